@@ -1,0 +1,748 @@
+/**
+ * Module loading and declarations: the first half of the SCF-lang front end.
+ *
+ * Algorithm
+ * 1. Parse the entry file with oxc-parser and follow its relative imports, transitively.
+ *    Imports of the prelude (`scf/prelude`, or a relative path to this package's prelude) bind
+ *    prelude names; any other import is rejected.
+ * 2. Collect each module's top-level declarations: functions, type aliases, interfaces,
+ *    literal constants, imports. Everything else at the top level is a diagnostic.
+ * 3. Resolve type syntax to `Type`s. A type naming an interface with a `kind: 'lit'` field is
+ *    a one-constructor data type; a union of such members is a data type with every
+ *    constructor. Constructors are registered by kind, which must be unique program-wide.
+ *    Data types are resolved by name first (only constructor sets are needed), field types
+ *    afterwards, so recursive types need no fixpoint.
+ * 4. Resolve function signatures (every parameter and the result annotated).
+ *
+ * Invariant: nothing here throws on bad input; every problem becomes a diagnostic and
+ * resolution continues with `unknown` so later errors are still found.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  type Function as FunctionNode,
+  type ImportDeclaration,
+  parseSync,
+  type Program as OxcProgram,
+  type Statement,
+  type TSInterfaceDeclaration,
+  type TSSignature,
+  type TSType,
+  type TSTypeAliasDeclaration,
+} from 'oxc-parser';
+import type { Span } from './core.js';
+import { type DiagnosticLog, diag } from './diagnostics.js';
+import { BOOL, type DataType, NUM, STR, substitute, type Type, UNKNOWN } from './types.js';
+
+export const PRELUDE_SPECIFIER = 'scf/prelude';
+export const PRELUDE_PATH = fileURLToPath(new URL('./prelude.ts', import.meta.url));
+
+export interface ConstDecl {
+  readonly value: number | string | boolean;
+  readonly type: Type;
+}
+
+export interface ImportBinding {
+  readonly from: Module | 'prelude';
+  readonly name: string;
+  readonly span: Span;
+}
+
+export interface Module {
+  /** Absolute path. */
+  readonly path: string;
+  /** The path as shown in diagnostics (relative to the working directory). */
+  readonly file: string;
+  /** Qualifier of this module's functions in Core. */
+  coreName: string;
+  readonly text: string;
+  readonly ast: OxcProgram;
+  readonly typeDecls: Map<string, TSTypeAliasDeclaration | TSInterfaceDeclaration>;
+  readonly funs: Map<string, FunctionNode>;
+  readonly consts: Map<string, ConstDecl>;
+  readonly imports: Map<string, ImportBinding>;
+  readonly exports: Set<string>;
+}
+
+export interface FieldInfo {
+  readonly name: string;
+  type: Type;
+}
+
+export interface CtorInfo {
+  readonly kind: string;
+  /** The declaring interface (or union, for inline members) — the name of the one-constructor type. */
+  readonly typeName: string;
+  readonly fields: FieldInfo[];
+  /** Type parameters the field types may mention (only the prelude's generic types have any). */
+  readonly typeParams: readonly string[];
+  readonly span: Span | null;
+  /** Unresolved field syntax, resolved in `resolveFieldTypes`. */
+  readonly pending?: { readonly module: Module; readonly members: readonly TSSignature[] };
+}
+
+export interface FunSig {
+  readonly name: string;
+  readonly coreName: string;
+  readonly module: Module;
+  readonly node: FunctionNode;
+  readonly params: readonly { readonly name: string; readonly type: Type; readonly span: Span }[];
+  readonly ret: Type;
+  readonly exported: boolean;
+}
+
+// ---- prelude types ------------------------------------------------------------------------
+
+const T: Type = { tag: 'var', name: 'T' };
+
+export function optionType(elem: Type): DataType {
+  return { tag: 'data', name: 'Option', ctors: ['none', 'some'], args: [elem] };
+}
+export function listType(elem: Type): DataType {
+  return { tag: 'data', name: 'List', ctors: ['nil', 'cons'], args: [elem] };
+}
+
+function preludeCtors(): CtorInfo[] {
+  return [
+    { kind: 'none', typeName: 'Option', fields: [], typeParams: ['T'], span: null },
+    { kind: 'some', typeName: 'Option', fields: [{ name: 'value', type: T }], typeParams: ['T'], span: null },
+    { kind: 'nil', typeName: 'List', fields: [], typeParams: ['T'], span: null },
+    {
+      kind: 'cons',
+      typeName: 'List',
+      fields: [
+        { name: 'head', type: T },
+        { name: 'tail', type: listType(T) },
+      ],
+      typeParams: ['T'],
+      span: null,
+    },
+  ];
+}
+
+/** Field `field` of constructor `c` at the type arguments of the data type it was read from. */
+export function fieldType(c: CtorInfo, field: FieldInfo, args: readonly Type[]): Type {
+  if (c.typeParams.length === 0) return field.type;
+  const s = new Map<string, Type>();
+  c.typeParams.forEach((p, i) => {
+    s.set(p, args[i] ?? UNKNOWN);
+  });
+  return substitute(field.type, s);
+}
+
+// ---- the program's declarations -----------------------------------------------------------
+
+export type SourceReader = (absPath: string) => string;
+
+export class Declarations {
+  readonly modules = new Map<string, Module>();
+  readonly ctors = new Map<string, CtorInfo>();
+  readonly sigs = new Map<Module, Map<string, FunSig>>();
+  readonly sources = new Map<string, string>();
+  private readonly named = new Map<string, Type | 'resolving'>();
+
+  constructor(
+    readonly log: DiagnosticLog,
+    private readonly read: SourceReader = (p) => readFileSync(p, 'utf8'),
+    private readonly cwd: string = process.cwd(),
+  ) {
+    for (const c of preludeCtors()) this.ctors.set(c.kind, c);
+  }
+
+  span(m: Module, node: { start: number; end: number }): Span {
+    return { file: m.file, start: node.start, end: node.end };
+  }
+
+  // ---- 1. loading ----
+
+  /** Loads `absPath` and everything it imports; null when the entry itself cannot be read. */
+  load(absPath: string, from?: { module: Module; span: Span }): Module | null {
+    const existing = this.modules.get(absPath);
+    if (existing) return existing;
+    const file = path.relative(this.cwd, absPath) || absPath;
+    let text: string;
+    try {
+      text = this.read(absPath);
+    } catch (e) {
+      const why =
+        (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String((e as Error).message);
+      this.log.add(diag('SCF1002', from?.span ?? null, file, why));
+      return null;
+    }
+    this.sources.set(file, text);
+    const parsed = parseSync(absPath, text, { lang: 'ts', sourceType: 'module', preserveParens: true });
+    const m: Module = {
+      path: absPath,
+      file,
+      coreName: path.basename(absPath).replace(/\.[cm]?tsx?$/, ''),
+      text,
+      ast: parsed.program,
+      typeDecls: new Map(),
+      funs: new Map(),
+      consts: new Map(),
+      imports: new Map(),
+      exports: new Set(),
+    };
+    this.modules.set(absPath, m);
+    if (parsed.errors.length > 0) {
+      for (const err of parsed.errors) {
+        const label = err.labels[0];
+        const span: Span = label ? { file, start: label.start, end: label.end } : { file, start: 0, end: 0 };
+        this.log.add(diag('SCF1001', span, err.message));
+      }
+      return m;
+    }
+    this.collect(m);
+    return m;
+  }
+
+  /** Gives modules with the same file name distinct Core qualifiers. */
+  disambiguateNames(): void {
+    const byName = new Map<string, Module[]>();
+    for (const m of this.modules.values()) byName.set(m.coreName, [...(byName.get(m.coreName) ?? []), m]);
+    for (const group of byName.values()) {
+      if (group.length < 2) continue;
+      for (const m of group) m.coreName = m.file.replace(/\.[cm]?tsx?$/, '').replace(/[\\/]/g, '.');
+    }
+  }
+
+  // ---- 2. top-level declarations ----
+
+  private collect(m: Module): void {
+    for (const stmt of m.ast.body) this.collectTop(m, stmt as Statement, false);
+  }
+
+  private declare(m: Module, name: string, node: { start: number; end: number }): boolean {
+    if (m.funs.has(name) || m.consts.has(name) || m.imports.has(name)) {
+      this.log.add(diag('SCF3008', this.span(m, node), name));
+      return false;
+    }
+    return true;
+  }
+
+  private collectTop(m: Module, stmt: Statement, exported: boolean): void {
+    const sp = this.span(m, stmt);
+    switch (stmt.type) {
+      case 'ImportDeclaration':
+        this.collectImport(m, stmt);
+        return;
+      case 'ExportNamedDeclaration':
+        if (stmt.source !== null || stmt.declaration === null) {
+          this.log.add(diag('SCF1004', sp, "'export { … }' lists and re-exports"));
+          return;
+        }
+        this.collectTop(m, stmt.declaration as Statement, true);
+        return;
+      case 'FunctionDeclaration': {
+        const name = stmt.id?.name ?? '';
+        if (!this.declare(m, name, stmt.id ?? stmt)) return;
+        m.funs.set(name, stmt);
+        if (exported) m.exports.add(name);
+        return;
+      }
+      case 'TSTypeAliasDeclaration':
+      case 'TSInterfaceDeclaration': {
+        const name = stmt.id.name;
+        if (m.typeDecls.has(name)) {
+          this.log.add(diag('SCF3008', this.span(m, stmt.id), name));
+          return;
+        }
+        m.typeDecls.set(name, stmt);
+        if (exported) m.exports.add(name);
+        return;
+      }
+      case 'VariableDeclaration':
+        this.collectConst(m, stmt, exported);
+        return;
+      case 'EmptyStatement':
+        return;
+      case 'ClassDeclaration':
+        this.log.add(diag('SCF2006', sp));
+        return;
+      case 'TSEnumDeclaration':
+        this.log.add(diag('SCF1004', sp, 'an enum (use a union of string literals or kinds)'));
+        return;
+      case 'ExportDefaultDeclaration':
+        this.log.add(diag('SCF1004', sp, "'export default'"));
+        return;
+      case 'ExportAllDeclaration':
+        this.log.add(diag('SCF1004', sp, "'export *'"));
+        return;
+      default:
+        this.log.add(diag('SCF1004', sp, describeStatement(stmt)));
+    }
+  }
+
+  private collectConst(
+    m: Module,
+    stmt: Statement & { type: 'VariableDeclaration' },
+    exported: boolean,
+  ): void {
+    if (stmt.kind !== 'const') {
+      this.log.add(diag('SCF2001', this.span(m, stmt), stmt.kind));
+    }
+    for (const d of stmt.declarations) {
+      if (d.id.type !== 'Identifier') {
+        this.log.add(diag('SCF1004', this.span(m, d), 'a destructuring declaration'));
+        continue;
+      }
+      const lit = literalValue(d.init);
+      if (lit === null) {
+        this.log.add(diag('SCF1004', this.span(m, d.init ?? d), 'a constant whose value is not a literal'));
+        continue;
+      }
+      if (!this.declare(m, d.id.name, d.id)) continue;
+      const type = typeof lit === 'number' ? NUM : typeof lit === 'string' ? STR : BOOL;
+      m.consts.set(d.id.name, { value: lit, type });
+      if (exported) m.exports.add(d.id.name);
+    }
+  }
+
+  private collectImport(m: Module, stmt: ImportDeclaration): void {
+    const spec = stmt.source.value;
+    const sp = this.span(m, stmt.source);
+    let target: Module | 'prelude' | null = null;
+    if (spec === PRELUDE_SPECIFIER) target = 'prelude';
+    else if (spec.startsWith('./') || spec.startsWith('../')) {
+      const abs = resolveRelative(m.path, spec);
+      if (abs === PRELUDE_PATH) target = 'prelude';
+      else target = this.load(abs, { module: m, span: sp });
+    } else {
+      this.log.add(diag('SCF1003', sp, spec));
+      return;
+    }
+    if (target === null) return;
+    for (const s of stmt.specifiers) {
+      if (s.type !== 'ImportSpecifier') {
+        this.log.add(
+          diag('SCF1004', this.span(m, s), 'a default or namespace import (import names: { a, b })'),
+        );
+        continue;
+      }
+      const imported = s.imported.type === 'Identifier' ? s.imported.name : String(s.imported.value);
+      const local = s.local.name;
+      if (!this.declare(m, local, s.local)) continue;
+      m.imports.set(local, { from: target, name: imported, span: this.span(m, s) });
+    }
+  }
+
+  /** Checks that every imported name exists in its module (after all modules are loaded). */
+  checkImports(isPreludeName: (name: string) => boolean): void {
+    for (const m of this.modules.values()) {
+      for (const [, b] of m.imports) {
+        if (b.from === 'prelude') {
+          if (!isPreludeName(b.name) && !PRELUDE_TYPES.has(b.name))
+            this.log.add(diag('SCF1005', b.span, b.name));
+        } else if (!b.from.exports.has(b.name)) {
+          this.log.add(diag('SCF1005', b.span, b.name));
+        }
+      }
+    }
+  }
+
+  // ---- 3. types ----
+
+  /** Resolves a named type as seen from module `m`; null when no such name exists. */
+  resolveName(m: Module, name: string, args: readonly Type[], at: Span): Type | null {
+    const local = m.typeDecls.get(name);
+    if (local) return this.resolveDecl(m, local);
+    const imp = m.imports.get(name);
+    if (imp) {
+      if (imp.from === 'prelude') return preludeType(imp.name, args);
+      const target = imp.from;
+      if (!target.exports.has(imp.name)) return UNKNOWN;
+      return this.resolveName(target, imp.name, args, at);
+    }
+    return null;
+  }
+
+  private resolveDecl(m: Module, decl: TSTypeAliasDeclaration | TSInterfaceDeclaration): Type {
+    const key = `${m.path}#${decl.id.name}`;
+    const cached = this.named.get(key);
+    if (cached === 'resolving') {
+      this.log.add(
+        diag('SCF2015', this.span(m, decl.id), 'a type alias that refers to itself without a constructor'),
+      );
+      return UNKNOWN;
+    }
+    if (cached) return cached;
+    this.named.set(key, 'resolving');
+    if (decl.typeParameters) {
+      this.log.add(diag('SCF2015', this.span(m, decl.typeParameters), 'generic type declarations'));
+    }
+    let t: Type;
+    if (decl.type === 'TSInterfaceDeclaration') {
+      if (decl.extends.length > 0)
+        this.log.add(diag('SCF2015', this.span(m, decl), "'extends' on interfaces"));
+      const kind = this.registerCtor(m, decl.id.name, decl.body.body, this.span(m, decl.id));
+      t = kind === null ? UNKNOWN : { tag: 'data', name: decl.id.name, ctors: [kind], args: [] };
+    } else {
+      t = this.resolveAliasBody(m, decl.id.name, decl.typeAnnotation);
+    }
+    this.named.set(key, t);
+    return t;
+  }
+
+  /** An alias body: a union of constructor members becomes one data type; anything else is an alias. */
+  private resolveAliasBody(m: Module, name: string, body: TSType): Type {
+    const members = body.type === 'TSUnionType' ? body.types : [body];
+    const isDataMember = (t: TSType) =>
+      t.type === 'TSTypeLiteral' || (t.type === 'TSTypeReference' && this.refersToData(m, t));
+    if (body.type !== 'TSUnionType' && body.type !== 'TSTypeLiteral') return this.resolveType(m, body);
+    if (!members.some(isDataMember)) return this.resolveType(m, body);
+    const ctors: string[] = [];
+    for (const mem of members) {
+      if (mem.type === 'TSTypeLiteral') {
+        const k = this.registerCtor(m, name, mem.members, this.span(m, mem));
+        if (k !== null) ctors.push(k);
+        continue;
+      }
+      const t = this.resolveType(m, mem);
+      if (t.tag === 'data' && t.args.length === 0) ctors.push(...t.ctors.filter((c) => !ctors.includes(c)));
+      else if (t.tag !== 'unknown') {
+        this.log.add(diag('SCF2015', this.span(m, mem), 'a union mixing constructors with other types'));
+      }
+    }
+    return { tag: 'data', name, ctors, args: [] };
+  }
+
+  private refersToData(m: Module, t: TSType & { type: 'TSTypeReference' }): boolean {
+    if (t.typeName.type !== 'Identifier') return false;
+    const r = this.resolveName(m, t.typeName.name, [], this.span(m, t));
+    return r !== null && r.tag === 'data';
+  }
+
+  /** Registers the constructor declared by an object type with a `kind` literal; returns its kind. */
+  private registerCtor(
+    m: Module,
+    typeName: string,
+    members: readonly TSSignature[],
+    at: Span,
+  ): string | null {
+    let kind: string | null = null;
+    const fields: FieldInfo[] = [];
+    let ok = true;
+    for (const mem of members) {
+      if (mem.type !== 'TSPropertySignature' || mem.computed || mem.key.type !== 'Identifier') {
+        this.log.add(diag('SCF2015', this.span(m, mem), 'a member that is not a plain field'));
+        ok = false;
+        continue;
+      }
+      if (mem.optional) {
+        this.log.add(diag('SCF2015', this.span(m, mem), 'an optional field (use Option<T>)'));
+        ok = false;
+      }
+      const fname = mem.key.name;
+      const ann = mem.typeAnnotation?.typeAnnotation;
+      if (fname === 'kind') {
+        if (
+          ann?.type === 'TSLiteralType' &&
+          ann.literal.type === 'Literal' &&
+          typeof ann.literal.value === 'string'
+        ) {
+          kind = ann.literal.value;
+        } else {
+          this.log.add(
+            diag('SCF3006', this.span(m, mem), "the 'kind' field must have a string literal type"),
+          );
+          ok = false;
+        }
+        continue;
+      }
+      if (fields.some((f) => f.name === fname)) {
+        this.log.add(diag('SCF3008', this.span(m, mem.key), fname));
+        continue;
+      }
+      fields.push({ name: fname, type: UNKNOWN });
+    }
+    if (kind === null) {
+      if (ok)
+        this.log.add(diag('SCF3006', at, `'${typeName}' has no 'kind' field: data types are tagged unions`));
+      return null;
+    }
+    if (kind.startsWith('#')) {
+      this.log.add(diag('SCF3006', at, `kind '${kind}' is reserved`));
+      return null;
+    }
+    const existing = this.ctors.get(kind);
+    const info: CtorInfo = {
+      kind,
+      typeName,
+      fields,
+      typeParams: [],
+      span: at,
+      pending: { module: m, members },
+    };
+    if (existing) {
+      const same =
+        existing.span !== null &&
+        existing.fields.length === fields.length &&
+        existing.fields.every((f, i) => f.name === fields[i]?.name);
+      if (!same || existing.span === null) {
+        this.log.add(diag('SCF3007', at, kind));
+        return null;
+      }
+      return kind;
+    }
+    this.ctors.set(kind, info);
+    return kind;
+  }
+
+  /** Resolves every registered constructor's field types (after all names are known). */
+  resolveFieldTypes(): void {
+    let progress = true;
+    const done = new Set<string>();
+    while (progress) {
+      progress = false;
+      for (const c of [...this.ctors.values()]) {
+        if (done.has(c.kind) || !c.pending) continue;
+        done.add(c.kind);
+        progress = true;
+        const { module, members } = c.pending;
+        for (const mem of members) {
+          if (mem.type !== 'TSPropertySignature' || mem.key.type !== 'Identifier' || mem.key.name === 'kind')
+            continue;
+          const key = mem.key.name;
+          const f = c.fields.find((x) => x.name === key);
+          const ann = mem.typeAnnotation?.typeAnnotation;
+          if (!f) continue;
+          if (!ann) {
+            this.log.add(diag('SCF2018', this.span(module, mem), `field '${f.name}'`));
+            continue;
+          }
+          f.type = this.resolveType(module, ann);
+        }
+      }
+    }
+  }
+
+  /** TS type syntax → `Type`, with diagnostics for what the subset does not have. */
+  resolveType(m: Module, t: TSType): Type {
+    const sp = this.span(m, t);
+    switch (t.type) {
+      case 'TSNumberKeyword':
+        return NUM;
+      case 'TSStringKeyword':
+        return STR;
+      case 'TSBooleanKeyword':
+        return BOOL;
+      case 'TSNeverKeyword':
+        return { tag: 'data', name: 'never', ctors: [], args: [] };
+      case 'TSAnyKeyword':
+        this.log.add(diag('SCF2011', sp, 'any'));
+        return UNKNOWN;
+      case 'TSUnknownKeyword':
+        this.log.add(diag('SCF2011', sp, 'unknown'));
+        return UNKNOWN;
+      case 'TSParenthesizedType':
+        return this.resolveType(m, t.typeAnnotation);
+      case 'TSLiteralType': {
+        const v = t.literal.type === 'Literal' ? t.literal.value : undefined;
+        if (typeof v === 'string') return STR;
+        if (typeof v === 'number') return NUM;
+        if (typeof v === 'boolean') return BOOL;
+        this.log.add(diag('SCF2015', sp, 'this literal type'));
+        return UNKNOWN;
+      }
+      case 'TSUnionType': {
+        // A union of literal types of one primitive type is that primitive type.
+        const parts = t.types.map((x) => this.resolveType(m, x));
+        const first = parts[0];
+        if (
+          first &&
+          parts.every((p) => p.tag === first.tag && (p.tag === 'num' || p.tag === 'str' || p.tag === 'bool'))
+        ) {
+          return first;
+        }
+        if (parts.every((p) => p.tag === 'data' && p.args.length === 0)) {
+          const ctors = [...new Set(parts.flatMap((p) => (p.tag === 'data' ? p.ctors : [])))];
+          return {
+            tag: 'data',
+            name: parts.map((p) => (p.tag === 'data' ? p.name : '')).join(' | '),
+            ctors,
+            args: [],
+          };
+        }
+        this.log.add(diag('SCF2015', sp, 'an untagged union (declare a tagged union type)'));
+        return UNKNOWN;
+      }
+      case 'TSTypeOperator':
+        if (t.operator === 'readonly') {
+          const inner = this.resolveType(m, t.typeAnnotation);
+          return inner;
+        }
+        this.log.add(diag('SCF2015', sp, t.operator));
+        return UNKNOWN;
+      case 'TSTupleType': {
+        const elems: Type[] = [];
+        for (const el of t.elementTypes) {
+          if (el.type === 'TSNamedTupleMember') elems.push(this.resolveType(m, el.elementType as TSType));
+          else if (el.type === 'TSOptionalType' || el.type === 'TSRestType') {
+            this.log.add(diag('SCF2015', this.span(m, el), 'optional or rest tuple elements'));
+            elems.push(UNKNOWN);
+          } else elems.push(this.resolveType(m, el));
+        }
+        return { tag: 'tuple', elems };
+      }
+      case 'TSTypeReference': {
+        if (t.typeName.type !== 'Identifier') {
+          this.log.add(diag('SCF2015', sp, 'a qualified type name'));
+          return UNKNOWN;
+        }
+        const name = t.typeName.name;
+        const args = (t.typeArguments?.params ?? []).map((a) => this.resolveType(m, a));
+        if (name === 'Array' || name === 'ReadonlyArray') {
+          this.log.add(diag('SCF2015', sp, 'arrays (use List<T> from the prelude, or a tuple)'));
+          return UNKNOWN;
+        }
+        if (name === 'Map' || name === 'Set') {
+          this.log.add(diag('SCF2015', sp, `the built-in ${name} (use PMap/PSet from the prelude)`));
+          return UNKNOWN;
+        }
+        const r = this.resolveName(m, name, args, sp);
+        if (r === null) {
+          this.log.add(diag('SCF3003', sp, name));
+          return UNKNOWN;
+        }
+        if (r.tag === 'map' || r.tag === 'set') {
+          const keyT = r.tag === 'map' ? r.key : r.elem;
+          if (keyT.tag !== 'num' && keyT.tag !== 'str' && keyT.tag !== 'bool' && keyT.tag !== 'unknown') {
+            this.log.add(diag('SCF3012', sp, `${keyT.tag === 'data' ? keyT.name : keyT.tag}`));
+          }
+        }
+        return r;
+      }
+      case 'TSArrayType':
+        this.log.add(diag('SCF2015', sp, 'arrays (use List<T> from the prelude, or a tuple)'));
+        return UNKNOWN;
+      case 'TSFunctionType':
+      case 'TSConstructorType':
+        this.log.add(diag('SCF2004', sp, 'function types (higher-order parameters)'));
+        return UNKNOWN;
+      case 'TSTypeLiteral':
+        this.log.add(diag('SCF2015', sp, 'an inline object type outside a type declaration'));
+        return UNKNOWN;
+      default:
+        this.log.add(diag('SCF2015', sp, sourceText(m, t)));
+        return UNKNOWN;
+    }
+  }
+
+  // ---- 4. signatures ----
+
+  resolveSignatures(): void {
+    for (const m of this.modules.values()) {
+      const sigs = new Map<string, FunSig>();
+      this.sigs.set(m, sigs);
+      for (const [name, node] of m.funs) {
+        const sp = this.span(m, node.id ?? node);
+        if (node.typeParameters) this.log.add(diag('SCF2016', this.span(m, node.typeParameters)));
+        if (node.async || node.generator) this.log.add(diag('SCF2024', sp, 'async functions and generators'));
+        const params: { name: string; type: Type; span: Span }[] = [];
+        for (const p of node.params) {
+          const psp = this.span(m, p);
+          if (p.type === 'Identifier') {
+            if (p.optional) this.log.add(diag('SCF2017', psp, 'optional'));
+            const ann = p.typeAnnotation?.typeAnnotation;
+            if (!ann) this.log.add(diag('SCF2018', psp, `parameter '${p.name}'`));
+            params.push({ name: p.name, type: ann ? this.resolveType(m, ann) : UNKNOWN, span: psp });
+          } else if (p.type === 'AssignmentPattern') {
+            this.log.add(diag('SCF2017', psp, 'default'));
+          } else if (p.type === 'RestElement') {
+            this.log.add(diag('SCF2017', psp, 'rest'));
+          } else {
+            this.log.add(diag('SCF2017', psp, 'destructured'));
+          }
+        }
+        const retAnn = node.returnType?.typeAnnotation;
+        if (!retAnn) this.log.add(diag('SCF2018', sp, `the result of '${name}'`));
+        const ret = retAnn ? this.resolveType(m, retAnn) : UNKNOWN;
+        sigs.set(name, {
+          name,
+          coreName: `${m.coreName}.${name}`,
+          module: m,
+          node,
+          params,
+          ret,
+          exported: m.exports.has(name),
+        });
+      }
+    }
+  }
+
+  /** The signature a call to `name` in module `m` reaches, following imports. */
+  lookupFun(m: Module, name: string): FunSig | null {
+    const local = this.sigs.get(m)?.get(name);
+    if (local) return local;
+    const imp = m.imports.get(name);
+    if (imp && imp.from !== 'prelude') return this.lookupFun(imp.from, imp.name);
+    return null;
+  }
+
+  lookupConst(m: Module, name: string): ConstDecl | null {
+    const local = m.consts.get(name);
+    if (local) return local;
+    const imp = m.imports.get(name);
+    if (imp && imp.from !== 'prelude' && imp.from.exports.has(imp.name))
+      return this.lookupConst(imp.from, imp.name);
+    return null;
+  }
+}
+
+const PRELUDE_TYPES = new Set(['PMap', 'PSet', 'Option', 'List', 'Prim']);
+
+function preludeType(name: string, args: readonly Type[]): Type | null {
+  const a = (i: number) => args[i] ?? UNKNOWN;
+  switch (name) {
+    case 'PMap':
+      return { tag: 'map', key: a(0), val: a(1) };
+    case 'PSet':
+      return { tag: 'set', elem: a(0) };
+    case 'Option':
+      return optionType(a(0));
+    case 'List':
+      return listType(a(0));
+    default:
+      return null;
+  }
+}
+
+function resolveRelative(fromPath: string, spec: string): string {
+  const base = path.resolve(path.dirname(fromPath), spec);
+  if (/\.js$/.test(base)) return base.replace(/\.js$/, '.ts');
+  if (/\.ts$/.test(base)) return base;
+  return `${base}.ts`;
+}
+
+export function literalValue(e: unknown): number | string | boolean | null {
+  const node = e as { type?: string; value?: unknown; operator?: string; argument?: unknown } | null;
+  if (!node) return null;
+  if (node.type === 'Literal') {
+    const v = node.value;
+    return typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean' ? v : null;
+  }
+  if (node.type === 'UnaryExpression' && node.operator === '-') {
+    const inner = literalValue(node.argument);
+    return typeof inner === 'number' ? -inner : null;
+  }
+  if (node.type === 'ParenthesizedExpression')
+    return literalValue((node as { expression?: unknown }).expression);
+  return null;
+}
+
+function sourceText(m: Module, node: { start: number; end: number }): string {
+  const s = m.text.slice(node.start, node.end);
+  return s.length > 40 ? `${s.slice(0, 37)}...` : s;
+}
+
+export function describeStatement(s: { type: string }): string {
+  const names: Record<string, string> = {
+    ExpressionStatement: 'an expression statement',
+    IfStatement: 'an if statement',
+    ForStatement: 'a for loop',
+    WhileStatement: 'a while loop',
+    ClassDeclaration: 'a class',
+  };
+  return names[s.type] ?? `a ${s.type.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()}`;
+}

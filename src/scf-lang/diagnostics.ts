@@ -1,0 +1,173 @@
+/**
+ * Diagnostics of the SCF-lang front end: every code and its message factory, in one sorted
+ * table. Diagnostics carry a span; line and column are computed only when printed. They are
+ * collected in a `DiagnosticLog`, never thrown, so one run reports every error in a file.
+ *
+ * Code ranges: SCF1xxx files, syntax and modules; SCF2xxx constructs outside the subset;
+ * SCF3xxx typing.
+ */
+import type { Span } from './core.js';
+
+export const MESSAGES = {
+  SCF1001: (msg: string) => `syntax error: ${msg}`,
+  SCF1002: (path: string, why: string) => `cannot read module '${path}': ${why}`,
+  SCF1003: (spec: string) =>
+    `import of '${spec}' is not allowed: SCF-lang modules import only other SCF-lang modules (relative paths) and the prelude ('scf/prelude')`,
+  SCF1004: (what: string) =>
+    `${what} is not allowed at the top level of an SCF-lang module (only functions, types, interfaces, imports and literal constants)`,
+  SCF1005: (name: string) => `'${name}' is not exported by that module`,
+  SCF2001: (kw: string) => `'${kw}' declarations are not allowed: bindings are immutable, use 'const'`,
+  SCF2002: () => 'assignment is not allowed: SCF-lang has no mutable variables; bind a new name with const',
+  SCF2003: (loop: string) => `'${loop}' loops are not allowed: use recursion`,
+  SCF2004: (what: string) => `${what} are not allowed: SCF-lang is first-order (no closures)`,
+  SCF2005: (name: string) => `function '${name}' is used as a value: SCF-lang is first-order`,
+  SCF2006: () => 'classes are not allowed: declare data as interfaces with a kind tag',
+  SCF2007: () => "'this' is not allowed",
+  SCF2008: (what: string) => `mutation is not allowed: ${what}`,
+  SCF2009: () => "'throw' is not allowed: return an Option or a result variant instead",
+  SCF2010: () => "'try' is not allowed: SCF-lang has no exceptions",
+  SCF2011: (t: string) => `type '${t}' is not allowed: give a precise type`,
+  SCF2012: (op: string, t: string) =>
+    `'${op}' compares values of type ${t} by identity: use the prelude's 'equal' for structural equality`,
+  SCF2013: (what: string) => `${what} is not supported in SCF-lang`,
+  SCF2014: (what: string) => `statement '${what}' is not supported in SCF-lang`,
+  SCF2015: (what: string) => `type syntax '${what}' is not supported in SCF-lang`,
+  SCF2016: () => 'generic functions are not supported: write one function per type',
+  SCF2017: (what: string) => `${what} parameters are not supported`,
+  SCF2018: (what: string) => `${what} needs a type annotation`,
+  SCF2019: () => 'unreachable code',
+  SCF2020: (fn: string) => `not all paths of '${fn}' return a value`,
+  SCF2021: () => 'expression statement has no effect: SCF-lang is pure',
+  SCF2022: (method: string) =>
+    `method call '.${method}(…)' is not allowed: use the prelude's functions on maps and sets`,
+  SCF2023: () => "'new' is not allowed: build values with object literals and the prelude",
+  SCF2024: (what: string) => `${what} are not allowed`,
+  SCF2025: (name: string) => `nested function '${name}' is not allowed: declare it at the top level`,
+  SCF2026: () => 'spread syntax is not allowed: write every field out',
+  SCF2027: () => "tuple elements are read with a literal index, as in 't[0]'",
+  SCF2028: () => "'break' is allowed only to leave a switch case",
+  SCF2029: () => 'a case body may not fall through into the next case: end it with return or break',
+  SCF3001: (expected: string, actual: string) => `type mismatch: expected ${expected}, got ${actual}`,
+  SCF3002: (name: string) => `unknown name '${name}'`,
+  SCF3003: (name: string) => `unknown type '${name}'`,
+  SCF3004: (field: string, t: string) => `type ${t} has no field '${field}'`,
+  SCF3005: (fn: string, expected: number, actual: number) =>
+    `'${fn}' takes ${expected} argument${expected === 1 ? '' : 's'}, got ${actual}`,
+  SCF3006: (msg: string) => `bad constructor: ${msg}`,
+  SCF3007: (kind: string) => `kind '${kind}' is declared twice with different fields: kinds must be unique`,
+  SCF3008: (name: string) => `'${name}' is declared twice`,
+  SCF3009: (name: string) => `'${name}' is not a function`,
+  SCF3010: (field: string, t: string, missing: string) =>
+    `field '${field}' is not on every variant of ${t} (missing on ${missing}): test 'kind' first`,
+  SCF3011: (msg: string) => `bad case: ${msg}`,
+  SCF3012: (t: string) => `map keys and set elements must be number, string or boolean, not ${t}`,
+  SCF3013: (t: string) => `condition must be boolean, got ${t}`,
+  SCF3014: (op: string, t: string) => `operator '${op}' cannot be applied to ${t}`,
+  SCF3015: () => "'absurd' is reachable here: the value it is given is not of type never",
+  SCF3016: () => "'return' needs a value: every SCF-lang function returns one",
+} as const;
+
+export type DiagCode = keyof typeof MESSAGES;
+
+export interface Diagnostic {
+  readonly code: DiagCode;
+  readonly message: string;
+  readonly span: Span | null;
+}
+
+export function diag<C extends DiagCode>(
+  code: C,
+  span: Span | null,
+  ...args: Parameters<(typeof MESSAGES)[C]>
+): Diagnostic {
+  const f = MESSAGES[code] as (...a: unknown[]) => string;
+  return { code, message: f(...args), span };
+}
+
+/** Collects diagnostics; drops exact duplicates (code elaborated twice reports once). */
+export class DiagnosticLog {
+  private readonly seen = new Set<string>();
+  readonly items: Diagnostic[] = [];
+
+  add(d: Diagnostic): void {
+    const key = `${d.code}|${d.span?.file}|${d.span?.start}|${d.span?.end}|${d.message}`;
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    this.items.push(d);
+  }
+
+  get hasErrors(): boolean {
+    return this.items.length > 0;
+  }
+
+  /** Sorted by file, then position. */
+  sorted(): Diagnostic[] {
+    return [...this.items].sort((a, b) => {
+      const fa = a.span?.file ?? '';
+      const fb = b.span?.file ?? '';
+      if (fa !== fb) return fa < fb ? -1 : 1;
+      return (a.span?.start ?? 0) - (b.span?.start ?? 0) || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0);
+    });
+  }
+}
+
+// ---- positions and printing ---------------------------------------------------------------
+
+export interface LineCol {
+  readonly line: number; // 1-based
+  readonly col: number; // 1-based, in UTF-16 code units
+}
+
+let lastText: string | undefined;
+let lastStarts: number[] = [];
+
+function lineStarts(text: string): number[] {
+  if (text === lastText) return lastStarts;
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
+  lastText = text;
+  lastStarts = starts;
+  return starts;
+}
+
+export function lineCol(text: string, offset: number): LineCol {
+  const starts = lineStarts(text);
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((starts[mid] as number) <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return { line: lo + 1, col: offset - (starts[lo] as number) + 1 };
+}
+
+/** `file:line:col` of a span's start. */
+export function formatLocation(span: Span, sources: ReadonlyMap<string, string>): string {
+  const text = sources.get(span.file);
+  if (text === undefined) return span.file;
+  const { line, col } = lineCol(text, span.start);
+  return `${span.file}:${line}:${col}`;
+}
+
+/** The source line of a span with carets under it. */
+export function codeFrame(text: string, span: Span): string {
+  const { line, col } = lineCol(text, span.start);
+  const lines = text.split('\n');
+  const src = (lines[line - 1] ?? '').replace(/\r$/, '');
+  const endLc = lineCol(text, Math.max(span.start, span.end));
+  const width = endLc.line === line ? Math.max(1, endLc.col - col) : Math.max(1, src.length - col + 1);
+  const gutter = String(line);
+  const pad = ' '.repeat(gutter.length);
+  const lead = src.slice(0, col - 1).replace(/[^\t]/g, ' ');
+  return `${gutter} | ${src}\n${pad} | ${lead}${'^'.repeat(width)}`;
+}
+
+/** `FILE:LINE:COL: error SCFnnnn: message`, then a code frame when the source is known. */
+export function formatDiagnostic(d: Diagnostic, sources: ReadonlyMap<string, string>, frame = true): string {
+  if (d.span === null) return `error ${d.code}: ${d.message}`;
+  const head = `${formatLocation(d.span, sources)}: error ${d.code}: ${d.message}`;
+  const text = sources.get(d.span.file);
+  if (!frame || text === undefined) return head;
+  return `${head}\n${codeFrame(text, d.span)}`;
+}

@@ -1,0 +1,241 @@
+/**
+ * The SCF-lang prelude: persistent maps and sets, structural equality, options and lists.
+ *
+ * Optimizers import from here (`import { mapInsert } from 'scf/prelude'`). Run natively, these
+ * are ordinary functions over Immutable.js collections. For the stager, every function here is
+ * a Core *primitive* (see `prims.ts`), never user code: the partial evaluator knows what each
+ * one does, which is what lets it be precise on maps (SCF §3.3.2).
+ *
+ * Invariants
+ * - Every value is immutable; no function mutates its arguments.
+ * - Map keys and set elements are primitives (number, string, boolean), so Immutable's value
+ *   equality on them is plain equality.
+ * - `setToList` / `mapKeyList` return elements in ascending order, so what an optimizer computes
+ *   never depends on insertion order.
+ */
+import { Map as IMap, Set as ISet } from 'immutable';
+
+/** Values allowed as map keys and set elements. */
+export type Prim = number | string | boolean;
+
+/** A persistent map from primitive keys to values. */
+export type PMap<K extends Prim, V> = IMap<K, V>;
+/** A persistent set of primitives. */
+export type PSet<T extends Prim> = ISet<T>;
+
+/** The option type. `mapFind` returns one. */
+export type Option<T> = { readonly kind: 'none' } | { readonly kind: 'some'; readonly value: T };
+
+/** Immutable cons lists, for sequences in ASTs and for iterating over a set's elements. */
+export type List<T> =
+  | { readonly kind: 'nil' }
+  | { readonly kind: 'cons'; readonly head: T; readonly tail: List<T> };
+
+// ---- options ----------------------------------------------------------------------------
+
+const NONE: Option<never> = Object.freeze({ kind: 'none' });
+
+export function none<T>(): Option<T> {
+  return NONE;
+}
+
+export function some<T>(value: T): Option<T> {
+  return { kind: 'some', value };
+}
+
+/** The option's value, or `otherwise` when it is `none`. */
+export function getOr<T>(o: Option<T>, otherwise: T): T {
+  return o.kind === 'some' ? o.value : otherwise;
+}
+
+// ---- maps -------------------------------------------------------------------------------
+
+export function mapEmpty<K extends Prim, V>(): PMap<K, V> {
+  return IMap<K, V>();
+}
+
+export function mapInsert<K extends Prim, V>(m: PMap<K, V>, key: K, value: V): PMap<K, V> {
+  return m.set(key, value);
+}
+
+export function mapFind<K extends Prim, V>(m: PMap<K, V>, key: K): Option<V> {
+  return m.has(key) ? some(m.get(key) as V) : NONE;
+}
+
+export function mapDelete<K extends Prim, V>(m: PMap<K, V>, key: K): PMap<K, V> {
+  return m.delete(key);
+}
+
+export function mapHas<K extends Prim, V>(m: PMap<K, V>, key: K): boolean {
+  return m.has(key);
+}
+
+export function mapSize<K extends Prim, V>(m: PMap<K, V>): number {
+  return m.size;
+}
+
+/** The keys of a map, as a set. */
+export function mapKeys<K extends Prim, V>(m: PMap<K, V>): PSet<K> {
+  return ISet<K>(m.keys());
+}
+
+// ---- sets -------------------------------------------------------------------------------
+
+export function setEmpty<T extends Prim>(): PSet<T> {
+  return ISet<T>();
+}
+
+export function setSingleton<T extends Prim>(x: T): PSet<T> {
+  return ISet<T>([x]);
+}
+
+export function setAdd<T extends Prim>(s: PSet<T>, x: T): PSet<T> {
+  return s.add(x);
+}
+
+export function setDelete<T extends Prim>(s: PSet<T>, x: T): PSet<T> {
+  return s.delete(x);
+}
+
+export function setHas<T extends Prim>(s: PSet<T>, x: T): boolean {
+  return s.has(x);
+}
+
+export function setUnion<T extends Prim>(a: PSet<T>, b: PSet<T>): PSet<T> {
+  return a.union(b);
+}
+
+export function setIntersect<T extends Prim>(a: PSet<T>, b: PSet<T>): PSet<T> {
+  return a.intersect(b);
+}
+
+export function setDiff<T extends Prim>(a: PSet<T>, b: PSet<T>): PSet<T> {
+  return a.subtract(b);
+}
+
+export function setSize<T extends Prim>(s: PSet<T>): number {
+  return s.size;
+}
+
+/** Whether every element of `a` is in `b`. */
+export function setSubset<T extends Prim>(a: PSet<T>, b: PSet<T>): boolean {
+  return a.isSubset(b);
+}
+
+/** The elements in ascending order (numbers numerically, strings by code unit, false < true). */
+export function setToList<T extends Prim>(s: PSet<T>): List<T> {
+  const sorted = s.toArray().sort(comparePrim);
+  let out: List<T> = { kind: 'nil' };
+  for (let i = sorted.length - 1; i >= 0; i--) out = { kind: 'cons', head: sorted[i] as T, tail: out };
+  return out;
+}
+
+/** Total order on primitives of one type, used wherever iteration order must be canonical. */
+export function comparePrim(a: Prim, b: Prim): number {
+  if (a === b) return 0;
+  if (typeof a === 'number' && typeof b === 'number') {
+    if (Number.isNaN(a)) return Number.isNaN(b) ? 0 : 1;
+    if (Number.isNaN(b)) return -1;
+  }
+  return a < b ? -1 : 1;
+}
+
+// ---- numbers and strings ------------------------------------------------------------------
+
+/** 32-bit integer multiplication, wrapping (C `int` semantics). */
+export function imul(a: number, b: number): number {
+  return Math.imul(a, b);
+}
+
+/** Round to the nearest IEEE binary32 value (C `float` semantics). */
+export function fround(x: number): number {
+  return Math.fround(x);
+}
+
+export function trunc(x: number): number {
+  return Math.trunc(x);
+}
+
+export function floor(x: number): number {
+  return Math.floor(x);
+}
+
+export function sqrt(x: number): number {
+  return Math.sqrt(x);
+}
+
+export function abs(x: number): number {
+  return Math.abs(x);
+}
+
+export function min(a: number, b: number): number {
+  return Math.min(a, b);
+}
+
+export function max(a: number, b: number): number {
+  return Math.max(a, b);
+}
+
+/** Decimal text of a number (as JavaScript's `String(n)`). */
+export function numToString(n: number): string {
+  return String(n);
+}
+
+export function strLength(s: string): number {
+  return s.length;
+}
+
+// ---- structural equality ------------------------------------------------------------------
+
+/**
+ * Structural equality on SCF-lang values: primitives by SameValueZero (NaN equals NaN),
+ * constructor values and tuples field by field, maps and sets by contents.
+ * This is what SCF-lang uses instead of `===` on non-primitive values.
+ */
+export function equal<T>(a: T, b: T): boolean {
+  return deepEqual(a, b);
+}
+
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) {
+    return typeof a === 'number' && typeof b === 'number' && Number.isNaN(a) && Number.isNaN(b);
+  }
+  if (IMap.isMap(a)) {
+    if (!IMap.isMap(b) || a.size !== b.size) return false;
+    const bm = b as IMap<unknown, unknown>;
+    for (const [k, v] of a as IMap<unknown, unknown>) {
+      if (!bm.has(k) || !deepEqual(v, bm.get(k))) return false;
+    }
+    return true;
+  }
+  if (ISet.isSet(a)) {
+    if (!ISet.isSet(b) || a.size !== b.size) return false;
+    const bs = b as ISet<unknown>;
+    for (const x of a as ISet<unknown>) if (!bs.has(x)) return false;
+    return true;
+  }
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b) || IMap.isMap(b) || ISet.isSet(b)) return false;
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  if (ao.kind !== bo.kind) return false;
+  const keys = Object.keys(ao);
+  if (keys.length !== Object.keys(bo).length) return false;
+  for (const k of keys) {
+    if (!(k in bo) || !deepEqual(ao[k], bo[k])) return false;
+  }
+  return true;
+}
+
+/**
+ * Marks a branch the type checker proved unreachable (`default: return absurd(x)` after an
+ * exhaustive switch). The SCF-lang front end drops such branches; natively it throws.
+ */
+export function absurd(x: never): never {
+  throw new Error(`absurd: reached with ${JSON.stringify(x)}`);
+}
