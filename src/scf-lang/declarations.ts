@@ -63,6 +63,8 @@ export interface Module {
   readonly consts: Map<string, ConstDecl>;
   readonly imports: Map<string, ImportBinding>;
   readonly exports: Set<string>;
+  /** Names imported from a module that could not be loaded: their uses are not reported again. */
+  readonly brokenImports: Set<string>;
 }
 
 export interface FieldInfo {
@@ -141,6 +143,8 @@ export class Declarations {
   readonly sigs = new Map<Module, Map<string, FunSig>>();
   readonly sources = new Map<string, string>();
   private readonly named = new Map<string, Type | 'resolving'>();
+  /** Type parameters of a (rejected) generic function being resolved: read as `unknown`. */
+  private typeParamsInScope: ReadonlySet<string> = new Set();
 
   constructor(
     readonly log: DiagnosticLog,
@@ -183,6 +187,7 @@ export class Declarations {
       consts: new Map(),
       imports: new Map(),
       exports: new Set(),
+      brokenImports: new Set(),
     };
     this.modules.set(absPath, m);
     if (parsed.errors.length > 0) {
@@ -312,7 +317,10 @@ export class Declarations {
       this.log.add(diag('SCF1003', sp, spec));
       return;
     }
-    if (target === null) return;
+    if (target === null) {
+      for (const s of stmt.specifiers) m.brokenImports.add(s.local.name);
+      return;
+    }
     for (const s of stmt.specifiers) {
       if (s.type !== 'ImportSpecifier') {
         this.log.add(
@@ -591,6 +599,7 @@ export class Declarations {
           return UNKNOWN;
         }
         const name = t.typeName.name;
+        if (this.typeParamsInScope.has(name)) return UNKNOWN;
         const args = (t.typeArguments?.params ?? []).map((a) => this.resolveType(m, a));
         if (name === 'Array' || name === 'ReadonlyArray') {
           this.log.add(diag('SCF2015', sp, 'arrays (use List<T> from the prelude, or a tuple)'));
@@ -638,6 +647,7 @@ export class Declarations {
       for (const [name, node] of m.funs) {
         const sp = this.span(m, node.id ?? node);
         if (node.typeParameters) this.log.add(diag('SCF2016', this.span(m, node.typeParameters)));
+        this.typeParamsInScope = new Set(node.typeParameters?.params.map((p) => p.name.name) ?? []);
         if (node.async || node.generator) this.log.add(diag('SCF2024', sp, 'async functions and generators'));
         const params: { name: string; type: Type; span: Span }[] = [];
         for (const p of node.params) {
@@ -658,6 +668,7 @@ export class Declarations {
         const retAnn = node.returnType?.typeAnnotation;
         if (!retAnn) this.log.add(diag('SCF2018', sp, `the result of '${name}'`));
         const ret = retAnn ? this.resolveType(m, retAnn) : UNKNOWN;
+        this.typeParamsInScope = new Set();
         sigs.set(name, {
           name,
           coreName: `${m.coreName}.${name}`,

@@ -193,18 +193,47 @@ export class FunctionElaborator {
     }
   }
 
+  /**
+   * The narrowing key of a reference: a variable's name, or for a read-only field path such as
+   * `e.l.r` the root binding's id and the fields (`@3.l.r`), so narrowing `e.l.kind` narrows
+   * later reads of `e.l` (as TypeScript does) and a shadowing binding never inherits it.
+   */
+  private pathOf(node: AnyNode, env: Env): string | null {
+    const n = node as Expression;
+    if (n.type === 'ParenthesizedExpression') return this.pathOf(n.expression, env);
+    if (n.type === 'Identifier') return env.has(n.name) ? n.name : null;
+    if (n.type === 'MemberExpression' && !n.computed && !n.optional && n.property.type === 'Identifier') {
+      const base = this.pathOf(n.object, env);
+      if (base === null) return null;
+      const root = base.startsWith('@') ? base : `@${(env.get(base) as Binding).id}`;
+      return `${root}.${n.property.name}`;
+    }
+    return null;
+  }
+
+  private readonly pathTypes = new Map<string, DataType>();
+
   private applyFacts(env: Env, facts: Facts | undefined): { env: Env; dead: boolean } {
     if (!facts || facts.size === 0) return { env, dead: false };
     const out = new Map(env);
     let dead = false;
     for (const [name, keep] of facts) {
       const b = env.get(name);
-      if (b?.type.tag !== 'data') continue;
-      const t = narrow(b.type, (c) => keep.has(c));
+      const base =
+        b?.type.tag === 'data' ? b.type : name.startsWith('@') ? this.pathTypes.get(name) : undefined;
+      if (base === undefined) continue;
+      const t = narrow(base, (c) => keep.has(c));
       if (t.ctors.length === 0) dead = true;
-      out.set(name, { ...b, type: t });
+      out.set(name, { core: b?.core ?? '', id: b?.id ?? -1, type: t });
     }
     return { env: out, dead };
+  }
+
+  /** Facts saying the reference `path` (of type `t`) has one of `ctors`. */
+  private factsFor(path: string | null, t: DataType, ctors: Iterable<string>): Facts {
+    if (path === null) return NO_FACTS;
+    if (path.startsWith('@')) this.pathTypes.set(path, t);
+    return new Map([[path, new Set(ctors)]]);
   }
 
   // ---- statements ----
@@ -475,7 +504,7 @@ export class FunctionElaborator {
 
     if (isKind) {
       const obj = d.object;
-      const subject = obj.type === 'Identifier' && env.has(obj.name) ? obj.name : null;
+      const subject = this.pathOf(obj, env);
       const o = this.expr(obj, env);
       if (o.t.tag !== 'data') {
         if (o.t.tag !== 'unknown') this.log.add(diag('SCF3014', this.span(obj), '.kind', showType(o.t)));
@@ -483,7 +512,7 @@ export class FunctionElaborator {
       }
       const otype = o.t;
       const withCtors = (envX: Env, ctors: ReadonlySet<string>) =>
-        subject === null ? envX : this.applyFacts(envX, new Map([[subject, ctors]])).env;
+        this.applyFacts(envX, this.factsFor(subject, otype, ctors)).env;
       return this.share(obj, o.e, (v) => {
         const chain = (gi: number, remaining: readonly string[]): Core.Expr => {
           if (gi >= ordered.length) {
@@ -769,6 +798,7 @@ export class FunctionElaborator {
       this.log.add(diag('SCF2005', this.span(at), name));
       return { e: this.placeholder(at), t: UNKNOWN };
     }
+    if (this.m.brokenImports.has(name)) return { e: this.placeholder(at), t: UNKNOWN };
     if (name === 'undefined') {
       this.log.add(diag('SCF2013', this.span(at), "'undefined' (use Option from the prelude)"));
       return { e: this.placeholder(at), t: UNKNOWN };
@@ -799,9 +829,11 @@ export class FunctionElaborator {
   private object(e: ObjectExpression, env: Env, expected: Type | undefined): Typed {
     const sp = this.span(e);
     const props = new Map<string, { value: Expression; at: AnyNode }>();
+    let spread = false;
     for (const p of e.properties) {
       if (p.type === 'SpreadElement') {
         this.log.add(diag('SCF2026', this.span(p)));
+        spread = true;
         continue;
       }
       if (p.computed || p.method || p.kind !== 'init') {
@@ -821,6 +853,7 @@ export class FunctionElaborator {
     const kindProp = props.get('kind');
     const kind = kindProp ? literalValue(kindProp.value) : null;
     if (typeof kind !== 'string') {
+      if (spread) return { e: this.placeholder(e), t: UNKNOWN };
       this.log.add(
         diag(
           'SCF3006',
@@ -920,7 +953,10 @@ export class FunctionElaborator {
         t: STR,
       };
     }
-    return this.field(e, o.e, o.t, name, e.property);
+    const r = this.field(e, o.e, o.t, name, e.property);
+    const path = this.pathOf(e, env);
+    const narrowed = path === null ? undefined : env.get(path)?.type;
+    return narrowed?.tag === 'data' && r.t.tag === 'data' ? { ...r, t: narrowed } : r;
   }
 
   /** Field `name` of a value `obj` of type `t`: a projection, or a test chain over several constructors. */
@@ -1074,9 +1110,13 @@ export class FunctionElaborator {
     }
     const test = this.mk<Core.Test>(e, { kind: 'test', ctor: kind, arg: o.e });
     const obj = member.object;
-    const subject = obj.type === 'Identifier' && env.has(obj.name) ? obj.name : null;
-    const yes: Facts = subject ? new Map([[subject, new Set([kind])]]) : NO_FACTS;
-    const no: Facts = subject ? new Map([[subject, new Set(o.t.ctors.filter((c) => c !== kind))]]) : NO_FACTS;
+    const subject = this.pathOf(obj, env);
+    const yes = this.factsFor(subject, o.t, [kind]);
+    const no = this.factsFor(
+      subject,
+      o.t,
+      o.t.ctors.filter((c) => c !== kind),
+    );
     if (e.operator === '===') return { e: test, t: BOOL, whenTrue: yes, whenFalse: no };
     return { e: this.prim(e, 'not', [test]), t: BOOL, whenTrue: no, whenFalse: yes };
   }
@@ -1123,7 +1163,7 @@ export class FunctionElaborator {
       const pf = PRELUDE_FUNS[imp.name];
       if (pf) return this.preludeCall(e, name, pf, args, env, expected);
     }
-    this.log.add(diag('SCF3002', this.span(callee), name));
+    if (!this.m.brokenImports.has(name)) this.log.add(diag('SCF3002', this.span(callee), name));
     for (const a of args) this.expr(a, env);
     return { e: this.placeholder(e), t: UNKNOWN };
   }

@@ -6,7 +6,8 @@
  *     else …
  *
  * Constructor tests print as `c?(e)`, projections as `c⁻ᵏ(e)` with k counted from 1 as in the
- * paper, tuples as `(a, b)`. Arithmetic and comparisons print infix. `let` chains and `if`s
+ * paper, tuples as `(a, b)`. Arithmetic and comparisons print infix; other primitives print
+ * qualified (`Map.insert(m, k, v)`, `Set.add(s, x)`, `Prim.fround(x)`). `let` chains and `if`s
  * that do not fit on a line are broken and indented. With `labels`, every node shows `@label`.
  */
 import { assertNever, type Expr, type FunDef, type Program } from './core.js';
@@ -37,6 +38,15 @@ const INFIX: Partial<Record<PrimOp, string>> = {
   ge: '>=',
   concat: '^^',
 };
+
+const UNARY: Partial<Record<PrimOp, string>> = { neg: '-', not: 'not ', bitnot: '~' };
+
+/** Named primitives print qualified (`Map.insert`, `Set.add`, `Prim.fround`), never like a constructor. */
+function primName(op: PrimOp): string {
+  if (op.startsWith('map_')) return `Map.${op.slice(4)}`;
+  if (op.startsWith('set_')) return `Set.${op.slice(4)}`;
+  return `Prim.${op}`;
+}
 
 const SUPERSCRIPT = '⁰¹²³⁴⁵⁶⁷⁸⁹';
 function sup(n: number): string {
@@ -90,8 +100,13 @@ export function printExpr(e: Expr, options: PrintOptions = {}, indent = 0): stri
           const b = flat(x.args[1] as Expr);
           return a === null || b === null ? null : `(${a} ${op} ${b})${lab(x)}`;
         }
+        const unary = UNARY[x.op];
+        if (unary && x.args.length === 1) {
+          const a = flat(x.args[0] as Expr);
+          return a === null ? null : `(${unary}${a})${lab(x)}`;
+        }
         const args = list(x.args);
-        return args === null ? null : `${x.op}(${args})${lab(x)}`;
+        return args === null ? null : `${primName(x.op)}(${args})${lab(x)}`;
       }
       case 'if': {
         const c = flat(x.cond);

@@ -1,0 +1,54 @@
+/**
+ * The `scf` command line: dispatches to one module per command. Every command takes its
+ * arguments and a `CliIo` and returns an exit status; none lets an exception reach the user
+ * as a stack trace — an unexpected one is reported as an internal error.
+ */
+import { checkCommand } from './check.js';
+import { evalCommand } from './eval.js';
+import type { CliIo } from './io.js';
+
+const HELP = `scf — a staged compilation framework
+
+Usage: scf <command> [options]
+
+Commands:
+  check FILE.ts                     check an optimizer against the SCF-lang subset
+  eval FILE.c --function F --args JSON
+                                    run a kernel function on the reference evaluator
+
+Run 'scf <command> --help' for a command's options.`;
+
+type Command = (argv: string[], io: CliIo) => number | Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  check: checkCommand,
+  eval: evalCommand,
+};
+
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.out(HELP);
+    return name === undefined ? 1 : 0;
+  }
+  const cmd = COMMANDS[name];
+  if (cmd === undefined) {
+    io.err(`scf: unknown command '${name}'\n\n${HELP}`);
+    return 1;
+  }
+  try {
+    return await cmd(rest, io);
+  } catch (e) {
+    io.err(`scf ${name}: internal error: ${e instanceof Error ? e.message : String(e)}`);
+    if (process.env.SCF_DEBUG) io.err(String(e instanceof Error ? e.stack : e));
+    return 2;
+  }
+}
+
+const isEntry = process.argv[1] !== undefined && /[\\/]main\.ts$/.test(process.argv[1]);
+if (isEntry) {
+  process.exitCode = await main(process.argv.slice(2), {
+    out: (s) => process.stdout.write(`${s}\n`),
+    err: (s) => process.stderr.write(`${s}\n`),
+  });
+}
