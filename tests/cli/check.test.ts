@@ -1,0 +1,72 @@
+/** `scf check` through the CLI entry, in-process and as a real process (the bin shim). */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+
+async function cli(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+describe('scf check', () => {
+  it('accepts the Fig. 3 optimizer', async () => {
+    const r = await cli('check', 'src/optimizers/fig3/dae.ts');
+    expect(r.code).toBe(0);
+    expect(r.out).toBe('src/optimizers/fig3/dae.ts: ok (9 functions in 2 modules)');
+  });
+  it('prints Core with --core', async () => {
+    const r = await cli('check', 'src/optimizers/fig3/dae.ts', '--core');
+    expect(r.out).toContain('fun dae.meet(live1, live2) =\n  Set.union(live1, live2)');
+  });
+  it('reports FILE:LINE:COL: error SCFnnnn and exits 1', async () => {
+    const r = await cli('check', 'tests/fixtures/scf-lang/reject/many-errors/input.ts', '--no-frame');
+    expect(r.code).toBe(1);
+    expect(r.err.split('\n')).toEqual([
+      "tests/fixtures/scf-lang/reject/many-errors/input.ts:2:3: error SCF2001: 'let' declarations are not allowed: bindings are immutable, use 'const'",
+      "tests/fixtures/scf-lang/reject/many-errors/input.ts:3:3: error SCF2003: 'for' loops are not allowed: use recursion",
+      'tests/fixtures/scf-lang/reject/many-errors/input.ts:4:13: error SCF2004: arrow functions are not allowed: SCF-lang is first-order (no closures)',
+      "tests/fixtures/scf-lang/reject/many-errors/input.ts:5:3: error SCF2009: 'throw' is not allowed: return an Option or a result variant instead",
+      '4 errors',
+    ]);
+  });
+  it('a missing file, a binary file and bad flags get messages, not stack traces', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'scf-'));
+    const bin = path.join(dir, 'b.ts');
+    writeFileSync(bin, Buffer.from([0, 255, 254, 1, 2, 3, 0x7b, 0x7b]));
+    for (const argv of [
+      ['check', 'nope.ts'],
+      ['check', bin],
+      ['check', '--bogus', 'x.ts'],
+      ['check'],
+      ['frobnicate'],
+    ]) {
+      const r = await cli(...argv);
+      expect(r.code).toBe(1);
+      expect(r.err).not.toMatch(/\n\s+at /);
+      expect(r.err.length).toBeGreaterThan(0);
+    }
+  });
+  it('--help', async () => {
+    const r = await cli('check', '--help');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('Usage: scf check FILE.ts');
+  });
+  it('runs as the scf binary', () => {
+    const ok = execFileSync('node', ['bin/scf.js', 'check', 'src/optimizers/fig3/dae.ts'], {
+      encoding: 'utf8',
+    });
+    expect(ok.trim()).toBe('src/optimizers/fig3/dae.ts: ok (9 functions in 2 modules)');
+    const bad = spawnSync(
+      'node',
+      ['bin/scf.js', 'check', 'tests/fixtures/scf-lang/reject/for-loop/input.ts'],
+      { encoding: 'utf8' },
+    );
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain('input.ts:3:3: error SCF2003');
+  });
+});
