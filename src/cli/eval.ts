@@ -1,0 +1,195 @@
+/**
+ * `scf eval FILE.c --function F --args JSON [--bind v=c ...] [--fuel N]`: runs a kernel function on
+ * the reference evaluator and prints `{"result": ..., "outputs": {...}}` as one line of JSON.
+ *
+ * `argv` is what follows `eval` on the command line. Every failure (unreadable file, parse errors,
+ * bad JSON or arguments, runtime errors) is reported on `io.err` as `FILE:LINE:COL: error: ...` or a
+ * one-line `scf eval: ...` message, with exit code 1; never a stack trace. NaN and infinities, which
+ * JSON cannot express, are written (and may be given) as the strings "NaN", "Infinity", "-Infinity".
+ */
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import {
+  type ArgValue,
+  evaluate,
+  findFun,
+  formatDiagnostic,
+  KernelArgumentError,
+  KernelRuntimeError,
+  listToArray,
+  parseKernel,
+} from '../kernel/index.js';
+
+export interface CommandIO {
+  readonly out: (s: string) => void;
+  readonly err: (s: string) => void;
+}
+
+const HELP = `Usage: scf eval FILE.c [--function F] [--args JSON] [--bind NAME=VALUE ...] [--fuel N]
+
+Runs kernel function F of FILE.c on the reference evaluator (C semantics: wrapping int,
+binary32 float) and prints {"result": ..., "outputs": {ARRAY_PARAM: [...], ...}}.
+
+Options:
+  -f, --function F    the function to run (default: the file's only function)
+  -a, --args JSON     arguments: an object by parameter name, e.g. {"x":1,"a":[1,2,3]},
+                      or an array in parameter order
+  -b, --bind N=V      one scalar argument (repeatable); V is a number, true or false
+      --fuel N        step budget (default 100000000)
+  -h, --help          show this help
+
+Floats may be given as "NaN", "Infinity" or "-Infinity". Outputs list the non-const
+array parameters after the call.`;
+
+class UsageError extends Error {}
+
+export async function evalCommand(argv: string[], io: CommandIO): Promise<number> {
+  try {
+    return await run(argv, io);
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof KernelArgumentError) {
+      io.err(`scf eval: ${e.message}`);
+      return 1;
+    }
+    if (e instanceof KernelRuntimeError) {
+      io.err(e.message);
+      return 1;
+    }
+    io.err(`scf eval: internal error: ${e instanceof Error ? e.message : String(e)}`);
+    return 1;
+  }
+}
+
+async function run(argv: string[], io: CommandIO): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (e) {
+    throw new UsageError(`${e instanceof Error ? e.message : String(e)} (see --help)`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.out(HELP);
+    return 0;
+  }
+  if (positionals.length !== 1) throw new UsageError('expected exactly one FILE.c (see --help)');
+  const file = positionals[0] as string;
+  let source: string;
+  try {
+    source = await readFile(file, 'utf8');
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    throw new UsageError(
+      `cannot read '${file}'${code === 'ENOENT' ? ': no such file' : code ? ` (${code})` : ''}`,
+    );
+  }
+  const parsedSrc = await parseKernel(source, file);
+  if (parsedSrc.diagnostics.length > 0) {
+    for (const d of parsedSrc.diagnostics) io.err(formatDiagnostic(d));
+    return 1;
+  }
+  const program = parsedSrc.program;
+  const funs = listToArray(program);
+  let fnName = values.function;
+  if (fnName === undefined) {
+    if (funs.length !== 1) {
+      throw new UsageError(`${file} defines ${funs.length} functions; choose one with --function`);
+    }
+    fnName = (funs[0] as { name: string }).name;
+  }
+  const fun = findFun(program, fnName);
+  if (!fun) throw new UsageError(`${file} has no function '${fnName}'`);
+  const params = listToArray(fun.params);
+
+  const args: Record<string, ArgValue> = {};
+  if (values.args !== undefined) {
+    let json: unknown;
+    try {
+      json = JSON.parse(values.args);
+    } catch (e) {
+      throw new UsageError(`--args is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    if (Array.isArray(json)) {
+      if (json.length !== params.length) {
+        throw new UsageError(`'${fnName}' takes ${params.length} argument(s), --args gives ${json.length}`);
+      }
+      params.forEach((p, i) => {
+        args[p.name] = argValue(json[i], p.name);
+      });
+    } else if (typeof json === 'object' && json !== null) {
+      for (const [k, v] of Object.entries(json)) args[k] = argValue(v, k);
+    } else {
+      throw new UsageError('--args must be a JSON object (by parameter name) or array (in parameter order)');
+    }
+  }
+  for (const b of values.bind ?? []) {
+    const eq = b.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--bind expects NAME=VALUE, got '${b}'`);
+    const name = b.slice(0, eq).trim();
+    const text = b.slice(eq + 1).trim();
+    let v: unknown;
+    try {
+      v = JSON.parse(text);
+    } catch {
+      v = text;
+    }
+    args[name] = argValue(v, name);
+  }
+  let fuel: number | undefined;
+  if (values.fuel !== undefined) {
+    fuel = Number(values.fuel);
+    if (!Number.isInteger(fuel) || fuel <= 0)
+      throw new UsageError(`--fuel must be a positive integer, got '${values.fuel}'`);
+  }
+  const r = evaluate(program, fnName, args, { fuel, spans: parsedSrc.spans, file });
+  const outputs: Record<string, unknown> = {};
+  for (const p of params) {
+    const arr = r.outputs[p.name];
+    if (arr) outputs[p.name] = arr.map((x) => jsonValue(x, p.ty));
+  }
+  const result = r.result === undefined ? null : jsonValue(r.result, fun.ret);
+  io.out(JSON.stringify({ result, outputs }));
+  return 0;
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      function: { type: 'string', short: 'f' },
+      args: { type: 'string', short: 'a' },
+      bind: { type: 'string', short: 'b', multiple: true },
+      fuel: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
+const SPECIAL: Record<string, number> = {
+  NaN: Number.NaN,
+  nan: Number.NaN,
+  Infinity: Number.POSITIVE_INFINITY,
+  inf: Number.POSITIVE_INFINITY,
+  '-Infinity': Number.NEGATIVE_INFINITY,
+  '-inf': Number.NEGATIVE_INFINITY,
+};
+
+function scalarValue(v: unknown, what: string): number | boolean {
+  if (typeof v === 'number' || typeof v === 'boolean') return v;
+  if (typeof v === 'string' && v in SPECIAL) return SPECIAL[v] as number;
+  throw new UsageError(`argument '${what}' must be a number or boolean, got ${JSON.stringify(v)}`);
+}
+
+function argValue(v: unknown, what: string): ArgValue {
+  if (Array.isArray(v)) return v.map((x, i) => scalarValue(x, `${what}[${i}]`));
+  return scalarValue(v, what);
+}
+
+function jsonValue(x: number, ty: string): number | boolean | string {
+  if (ty === 'bool') return x !== 0;
+  if (Number.isNaN(x)) return 'NaN';
+  if (!Number.isFinite(x)) return x > 0 ? 'Infinity' : '-Infinity';
+  return x;
+}

@@ -1,0 +1,399 @@
+/**
+ * The reference evaluator: runs a kernel function with C's semantics for the subset, as gcc does with
+ * `-O0 -fwrapv -ffp-contract=off` on a target with FLT_EVAL_METHOD 0 (x86-64 SSE, AArch64).
+ *
+ * - int: 32-bit two's complement; + - * and unary - wrap; / and % truncate toward zero; shifts are
+ *   arithmetic on the bit pattern; comparisons and ! && || give int 0/1.
+ * - float: IEEE binary32, rounded (Math.fround) after every operation; division by zero gives ±inf/NaN
+ *   as IEEE says (that is defined behaviour under Annex F, so it is not an error).
+ * - conversions: int→float rounds to nearest; float→int truncates; anything→bool is `!= 0`.
+ * - Undefined behaviour in the subset is reported, never silently given a value: integer division by
+ *   zero, INT_MIN / -1 and INT_MIN % -1 (they trap on x86), shift counts outside 0..31, array accesses
+ *   out of bounds, reads of uninitialized variables or array elements, float→int conversion out of
+ *   range (or of NaN), falling off the end of a non-void function. Running out of fuel (steps) or of
+ *   call depth is reported too. All are `KernelRuntimeError`s carrying the node's label and, when the
+ *   parser's span table is passed, its source position.
+ *
+ * Values are JS numbers: ints are int32, bools are 0/1, floats are binary32 values. Arrays are passed
+ * by reference; the caller's argument arrays are copied first and never modified.
+ */
+import type { Cmd, Expr, Fun, Program } from './ast.js';
+import { KernelArgumentError, KernelRuntimeError, type Span } from './diagnostics.js';
+import { assertNever, exprType, findFun, listToArray } from './util.js';
+
+/** An argument: a scalar (booleans allowed for bool parameters) or an array of scalars. */
+export type ArgValue = number | boolean | readonly (number | boolean)[];
+
+export interface EvalOptions {
+  /** Maximum number of steps (commands executed plus loop tests). Default 10^8. */
+  readonly fuel?: number;
+  /** Maximum call depth. Default 400. */
+  readonly maxDepth?: number;
+  /** The parser's span table, to give runtime errors a source position. */
+  readonly spans?: ReadonlyMap<number, Span>;
+  /** File name used in runtime error messages. */
+  readonly file?: string;
+}
+
+export interface EvalResult {
+  /** The return value (int, 0/1 for bool, or a binary32 value); `undefined` for a void function. */
+  readonly result: number | undefined;
+  /** The contents, after the call, of every non-const array parameter, by parameter name. */
+  readonly outputs: Readonly<Record<string, number[]>>;
+  /** Steps used. */
+  readonly steps: number;
+}
+
+export const DEFAULT_FUEL = 100_000_000;
+const DEFAULT_DEPTH = 400;
+const INT_MIN = -2147483648;
+
+type Cell = number | undefined;
+
+interface Frame {
+  readonly fun: Fun;
+  readonly scalars: Map<string, Cell>;
+  readonly arrays: Map<string, Cell[]>;
+  ret: number | undefined;
+}
+
+/** Runs `fnName` of `program` on `args` (by parameter position, or by parameter name). */
+export function evaluate(
+  program: Program,
+  fnName: string,
+  args: readonly ArgValue[] | Readonly<Record<string, ArgValue>>,
+  options: EvalOptions = {},
+): EvalResult {
+  const fun = findFun(program, fnName);
+  if (!fun) throw new KernelArgumentError(`no function named '${fnName}'`);
+  const params = listToArray(fun.params);
+  let ordered: ArgValue[];
+  if (Array.isArray(args)) {
+    ordered = [...(args as readonly ArgValue[])];
+    if (ordered.length !== params.length) {
+      throw new KernelArgumentError(
+        `'${fnName}' takes ${params.length} argument(s), ${ordered.length} given`,
+      );
+    }
+  } else {
+    const byName = args as Readonly<Record<string, ArgValue>>;
+    for (const k of Object.keys(byName)) {
+      if (!params.some((p) => p.name === k))
+        throw new KernelArgumentError(`'${fnName}' has no parameter '${k}'`);
+    }
+    ordered = params.map((p) => {
+      const v = byName[p.name];
+      if (v === undefined)
+        throw new KernelArgumentError(`missing argument for parameter '${p.name}' of '${fnName}'`);
+      return v;
+    });
+  }
+  const scalars: number[] = [];
+  const arrays: Cell[][] = [];
+  params.forEach((p, i) => {
+    const v = ordered[i] as ArgValue;
+    if (p.isArray) {
+      if (!Array.isArray(v)) throw new KernelArgumentError(`parameter '${p.name}' is an array of ${p.ty}`);
+      arrays.push((v as readonly (number | boolean)[]).map((x, j) => coerce(x, p.ty, `${p.name}[${j}]`)));
+    } else {
+      if (Array.isArray(v)) throw new KernelArgumentError(`parameter '${p.name}' is a scalar ${p.ty}`);
+      scalars.push(coerce(v as number | boolean, p.ty, p.name));
+    }
+  });
+  const machine = new Machine(program, options);
+  const result = machine.call(fun, scalars, arrays, fun.lbl);
+  const outputs: Record<string, number[]> = {};
+  let ai = 0;
+  for (const p of params) {
+    if (!p.isArray) continue;
+    const arr = arrays[ai++] as Cell[];
+    if (!p.isConst) outputs[p.name] = arr.map((x) => x ?? 0);
+  }
+  return { result, outputs, steps: machine.steps };
+}
+
+function coerce(x: number | boolean, ty: string, what: string): number {
+  if (typeof x === 'boolean') {
+    if (ty !== 'bool')
+      throw new KernelArgumentError(`argument '${what}' must be ${article(ty)}, not a boolean`);
+    return x ? 1 : 0;
+  }
+  if (typeof x !== 'number') throw new KernelArgumentError(`argument '${what}' must be ${article(ty)}`);
+  switch (ty) {
+    case 'int':
+      if (!Number.isInteger(x) || x < INT_MIN || x > 2147483647) {
+        throw new KernelArgumentError(`argument '${what}' must be an int (a 32-bit integer), got ${x}`);
+      }
+      return x;
+    case 'float':
+      return Math.fround(x);
+    case 'bool':
+      return x !== 0 ? 1 : 0;
+    default:
+      throw new KernelArgumentError(`parameter '${what}' has unsupported type '${ty}'`);
+  }
+}
+
+function article(ty: string): string {
+  return ty === 'int' ? 'an int' : `a ${ty}`;
+}
+
+class Machine {
+  steps = 0;
+  private depth = 0;
+  private readonly fuel: number;
+  private readonly maxDepth: number;
+  private readonly funs = new Map<string, Fun>();
+
+  constructor(
+    program: Program,
+    private readonly options: EvalOptions,
+  ) {
+    this.fuel = options.fuel ?? DEFAULT_FUEL;
+    this.maxDepth = options.maxDepth ?? DEFAULT_DEPTH;
+    for (const f of listToArray(program)) if (!this.funs.has(f.name)) this.funs.set(f.name, f);
+  }
+
+  private error(lbl: number, message: string): never {
+    throw new KernelRuntimeError(message, lbl, this.options.spans?.get(lbl), this.options.file);
+  }
+
+  private tick(lbl: number): void {
+    if (++this.steps > this.fuel) {
+      this.error(lbl, `step budget of ${this.fuel} exceeded (the kernel may not terminate)`);
+    }
+  }
+
+  /** Calls `fun` with scalar arguments and array references, in parameter order. */
+  call(fun: Fun, scalars: readonly number[], arrays: readonly Cell[][], at: number): number | undefined {
+    if (this.depth >= this.maxDepth) this.error(at, `call depth limit of ${this.maxDepth} exceeded`);
+    const frame: Frame = { fun, scalars: new Map(), arrays: new Map(), ret: undefined };
+    let si = 0;
+    let ai = 0;
+    for (const p of listToArray(fun.params)) {
+      if (p.isArray) frame.arrays.set(p.name, arrays[ai++] as Cell[]);
+      else frame.scalars.set(p.name, scalars[si++] as number);
+    }
+    for (const d of listToArray(fun.locals)) {
+      if (d.size.kind === 'some') frame.arrays.set(d.name, new Array<Cell>(d.size.value).fill(undefined));
+      else frame.scalars.set(d.name, undefined);
+    }
+    this.depth++;
+    let returned: boolean;
+    try {
+      returned = this.exec(frame, fun.body);
+    } catch (e) {
+      if (e instanceof RangeError)
+        this.error(at, 'call depth too large for the evaluator (JavaScript stack overflow)');
+      throw e;
+    } finally {
+      this.depth--;
+    }
+    if (!returned && fun.ret !== 'void') {
+      this.error(fun.lbl, `function '${fun.name}' reached its end without returning a value`);
+    }
+    return frame.ret;
+  }
+
+  /** Executes a command; true when it executed a `return`. */
+  private exec(f: Frame, c: Cmd): boolean {
+    switch (c.kind) {
+      case 'seq':
+        return this.exec(f, c.first) || this.exec(f, c.second);
+      case 'assign':
+        this.tick(c.lbl);
+        f.scalars.set(c.name, this.eval(f, c.rhs));
+        return false;
+      case 'store': {
+        this.tick(c.lbl);
+        const arr = this.array(f, c.array, c.lbl);
+        const i = this.eval(f, c.index);
+        const v = this.eval(f, c.rhs);
+        this.bounds(arr, i, c.array, c.index.lbl);
+        arr[i] = v;
+        return false;
+      }
+      case 'if':
+        this.tick(c.lbl);
+        return this.eval(f, c.cond) !== 0 ? this.exec(f, c.thenCmd) : this.exec(f, c.elseCmd);
+      case 'while':
+        for (;;) {
+          this.tick(c.lbl);
+          if (this.eval(f, c.cond) === 0) return false;
+          if (this.exec(f, c.body)) return true;
+        }
+      case 'return':
+        this.tick(c.lbl);
+        f.ret = c.value.kind === 'some' ? this.eval(f, c.value.value) : undefined;
+        return true;
+      case 'skip':
+        return false;
+      case 'callCmd':
+        this.tick(c.lbl);
+        this.invoke(f, c.name, listToArray(c.args), c.lbl);
+        return false;
+      default:
+        return assertNever(c);
+    }
+  }
+
+  private array(f: Frame, name: string, lbl: number): Cell[] {
+    const arr = f.arrays.get(name);
+    if (!arr) return this.error(lbl, `internal error: unknown array '${name}'`);
+    return arr;
+  }
+
+  private bounds(arr: Cell[], i: number, name: string, lbl: number): void {
+    if (i < 0 || i >= arr.length)
+      this.error(lbl, `index ${i} is out of bounds for array '${name}' of length ${arr.length}`);
+  }
+
+  private invoke(f: Frame, name: string, args: readonly Expr[], lbl: number): number | undefined {
+    const callee = this.funs.get(name);
+    if (!callee) return this.error(lbl, `internal error: unknown function '${name}'`);
+    const scalars: number[] = [];
+    const arrays: Cell[][] = [];
+    for (const a of args) {
+      if (a.kind === 'arrayRef') arrays.push(this.array(f, a.name, a.lbl));
+      else scalars.push(this.eval(f, a));
+    }
+    return this.call(callee, scalars, arrays, lbl);
+  }
+
+  private eval(f: Frame, e: Expr): number {
+    switch (e.kind) {
+      case 'var': {
+        const v = f.scalars.get(e.name);
+        if (v === undefined) return this.error(e.lbl, `'${e.name}' is read before it is assigned`);
+        return v;
+      }
+      case 'intLit':
+      case 'floatLit':
+        return e.value;
+      case 'boolLit':
+        return e.value ? 1 : 0;
+      case 'binary':
+        return this.binary(f, e.op, e.ty, e.left, e.right, e.lbl);
+      case 'unary': {
+        const a = this.eval(f, e.arg);
+        switch (e.op) {
+          case '-':
+            return e.ty === 'float' ? -a : -a | 0;
+          case '~':
+            return ~a;
+          case '!':
+            return a === 0 ? 1 : 0;
+          default:
+            return this.error(e.lbl, `internal error: unknown unary operator '${e.op}'`);
+        }
+      }
+      case 'load': {
+        const arr = this.array(f, e.array, e.lbl);
+        const i = this.eval(f, e.index);
+        this.bounds(arr, i, e.array, e.index.lbl);
+        const v = arr[i];
+        if (v === undefined) return this.error(e.lbl, `'${e.array}[${i}]' is read before it is assigned`);
+        return v;
+      }
+      case 'call': {
+        const r = this.invoke(f, e.name, listToArray(e.args), e.lbl);
+        if (r === undefined)
+          return this.error(e.lbl, `internal error: void function '${e.name}' used as a value`);
+        return r;
+      }
+      case 'cast':
+        return this.convert(this.eval(f, e.arg), exprType(e.arg), e.ty, e.lbl);
+      case 'ternary':
+        return this.eval(f, e.cond) !== 0 ? this.eval(f, e.thenExpr) : this.eval(f, e.elseExpr);
+      case 'arrayRef':
+        return this.error(e.lbl, `internal error: array '${e.name}' used as a value`);
+      default:
+        return assertNever(e);
+    }
+  }
+
+  private convert(v: number, from: string, to: string, lbl: number): number {
+    if (from === to) return v;
+    switch (to) {
+      case 'bool':
+        return v !== 0 ? 1 : 0;
+      case 'float':
+        return Math.fround(v);
+      case 'int': {
+        if (from !== 'float') return v;
+        const t = Math.trunc(v);
+        if (Number.isNaN(t) || t < INT_MIN || t > 2147483647) {
+          return this.error(lbl, `float value ${v} is out of range for int`);
+        }
+        return t | 0;
+      }
+      default:
+        return this.error(lbl, `internal error: conversion to '${to}'`);
+    }
+  }
+
+  private binary(f: Frame, op: string, ty: string, left: Expr, right: Expr, lbl: number): number {
+    if (op === '&&') return this.eval(f, left) !== 0 && this.eval(f, right) !== 0 ? 1 : 0;
+    if (op === '||') return this.eval(f, left) !== 0 || this.eval(f, right) !== 0 ? 1 : 0;
+    const l = this.eval(f, left);
+    const r = this.eval(f, right);
+    switch (op) {
+      case '<':
+        return l < r ? 1 : 0;
+      case '<=':
+        return l <= r ? 1 : 0;
+      case '>':
+        return l > r ? 1 : 0;
+      case '>=':
+        return l >= r ? 1 : 0;
+      case '==':
+        return l === r ? 1 : 0;
+      case '!=':
+        return l !== r ? 1 : 0;
+      default:
+        break;
+    }
+    if (ty === 'float') {
+      switch (op) {
+        case '+':
+          return Math.fround(l + r);
+        case '-':
+          return Math.fround(l - r);
+        case '*':
+          return Math.fround(l * r);
+        case '/':
+          return Math.fround(l / r);
+        default:
+          return this.error(lbl, `internal error: float operator '${op}'`);
+      }
+    }
+    switch (op) {
+      case '+':
+        return (l + r) | 0;
+      case '-':
+        return (l - r) | 0;
+      case '*':
+        return Math.imul(l, r);
+      case '/':
+        if (r === 0) return this.error(lbl, 'integer division by zero');
+        if (l === INT_MIN && r === -1) return this.error(lbl, 'integer overflow in division (INT_MIN / -1)');
+        return (l / r) | 0;
+      case '%':
+        if (r === 0) return this.error(lbl, 'integer remainder by zero');
+        if (l === INT_MIN && r === -1) return this.error(lbl, 'integer overflow in remainder (INT_MIN % -1)');
+        return (l % r) | 0;
+      case '&':
+        return l & r;
+      case '|':
+        return l | r;
+      case '^':
+        return l ^ r;
+      case '<<':
+      case '>>':
+        if (r < 0 || r > 31) return this.error(lbl, `shift count ${r} is out of range 0..31`);
+        return op === '<<' ? l << r : l >> r;
+      default:
+        return this.error(lbl, `internal error: int operator '${op}'`);
+    }
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * The kernel language (a C subset for kernel functions): AST types, parser, printer, reference
+ * evaluator. This is the folder's only public entry point; other stages import from here.
+ */
+export type * from './ast.js';
+export {
+  codes,
+  type Diagnostic,
+  formatDiagnostic,
+  KernelArgumentError,
+  KernelRuntimeError,
+  type Span,
+} from './diagnostics.js';
+export { type ArgValue, DEFAULT_FUEL, type EvalOptions, type EvalResult, evaluate } from './eval.js';
+export { decimalToFloat32, float32Bits, float32FromBits, formatFloat32Magnitude } from './float.js';
+export { loadKernelParser, type ParseResult, parseKernel, parseKernelSync } from './parse.js';
+export { printCmd, printExpr, printFun, printProgram } from './print.js';
+export { assertNever, exprType, findFun, listFromArray, listToArray } from './util.js';
+export { equalModuloLabels, maxLabel, relabel, stripLabels } from './walk.js';

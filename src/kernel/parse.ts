@@ -1,0 +1,969 @@
+/**
+ * C source → kernel AST, through tree-sitter-c (web-tree-sitter). The grammar does the parsing; this
+ * file checks that the tree stays inside the kernel subset, type-checks it, and elaborates it:
+ *
+ * - implicit C conversions become `cast` nodes with `implicit: true` (usual arithmetic conversions,
+ *   assignment/argument/return conversions), so every typed node's operands already have its type;
+ * - sugar is removed: `for` → init; `while` (isFor), `x op= e` → `x = x op e`, `x++` → `x = x + 1`,
+ *   `T x = e;` → hoisted local + assignment, `T a[3] = {..}` → stores (missing elements are zero);
+ * - block scoping is resolved: declarations are hoisted into `Fun.locals`; a declaration that shadows
+ *   a visible name, or reuses a name with another type, gets a fresh name (`x_1`); one that reuses a
+ *   name no longer visible with the same type shares the earlier local;
+ * - a unary minus applied to a literal is folded into a negative literal;
+ * - statement lists become right-nested `seq`s without `skip` elements (canonical, so that
+ *   parse(print(parse(s))) equals parse(s) modulo labels).
+ *
+ * Errors never throw: each is a `Diagnostic` (one per statement at most, to avoid cascades) and the
+ * returned program is only meaningful when there are none. Labels are unique; `spans` maps each
+ * label to the position of the syntax it came from (used for runtime error positions).
+ */
+import { createRequire } from 'node:module';
+import { Language, type Node, Parser } from 'web-tree-sitter';
+import type { Option } from '../scf-lang/prelude.js';
+import type { Cmd, Decl, Expr, Fun, Param, Program } from './ast.js';
+import { codes, type Diagnostic, type Span } from './diagnostics.js';
+import { decimalToFloat32 } from './float.js';
+import { exprType, listFromArray } from './util.js';
+
+export interface ParseResult {
+  readonly program: Program;
+  readonly diagnostics: readonly Diagnostic[];
+  /** Source position of the syntax each label came from. */
+  readonly spans: ReadonlyMap<number, Span>;
+  readonly file: string;
+}
+
+let parserPromise: Promise<Parser> | undefined;
+let loadedParser: Parser | undefined;
+
+/** Loads tree-sitter and the C grammar once (cached); `parseKernelSync` needs this to have finished. */
+export function loadKernelParser(): Promise<void> {
+  parserPromise ??= (async () => {
+    await Parser.init();
+    const wasm = createRequire(import.meta.url).resolve('tree-sitter-c/tree-sitter-c.wasm');
+    const language = await Language.load(wasm);
+    const parser = new Parser();
+    parser.setLanguage(language);
+    loadedParser = parser;
+    return parser;
+  })();
+  return parserPromise.then(() => undefined);
+}
+
+/** Parses and checks a kernel source file. */
+export async function parseKernel(source: string, file = '<input>'): Promise<ParseResult> {
+  await loadKernelParser();
+  return parseKernelSync(source, file);
+}
+
+/** As `parseKernel`, once `loadKernelParser()` has resolved. */
+export function parseKernelSync(source: string, file = '<input>'): ParseResult {
+  if (!loadedParser) throw new Error('internal error: call loadKernelParser() before parseKernelSync()');
+  const tree = loadedParser.parse(source);
+  if (!tree) throw new Error('internal error: tree-sitter returned no tree');
+  try {
+    const ctx: Ctx = { file, diags: [], spans: new Map(), nextLbl: 1, funs: new Map() };
+    const program = convertUnit(ctx, tree.rootNode);
+    const diagnostics = [...ctx.diags].sort((a, b) => a.span.line - b.span.line || a.span.col - b.span.col);
+    return { program, diagnostics, spans: ctx.spans, file };
+  } finally {
+    tree.delete();
+  }
+}
+
+// ---- context -------------------------------------------------------------------------------------
+
+interface Sig {
+  readonly name: string;
+  readonly ret: string;
+  readonly params: readonly Param[];
+}
+
+interface Ctx {
+  readonly file: string;
+  readonly diags: Diagnostic[];
+  readonly spans: Map<number, Span>;
+  nextLbl: number;
+  readonly funs: Map<string, Sig>;
+}
+
+interface VarInfo {
+  readonly name: string;
+  readonly ty: string;
+  readonly isArray: boolean;
+  readonly isConst: boolean;
+  /** Array size for local arrays (-1 for parameters and scalars). */
+  readonly size: number;
+}
+
+interface FunCtx {
+  readonly ctx: Ctx;
+  readonly sig: Sig;
+  readonly scopes: Map<string, VarInfo>[];
+  readonly locals: { decl: Decl; orig: string }[];
+  readonly used: Set<string>;
+}
+
+/** Thrown inside a statement's conversion after its diagnostic is recorded; caught per statement. */
+class Bail extends Error {}
+
+function spanOf(n: Node): Span {
+  return { line: n.startPosition.row + 1, col: n.startPosition.column + 1 };
+}
+
+function report(ctx: Ctx, n: Node, code: string, message: string): void {
+  ctx.diags.push({ code, message, file: ctx.file, span: spanOf(n) });
+}
+
+function fail(ctx: Ctx, n: Node, code: string, message: string): never {
+  report(ctx, n, code, message);
+  throw new Bail();
+}
+
+function label(ctx: Ctx, n: Node): number {
+  const l = ctx.nextLbl++;
+  ctx.spans.set(l, spanOf(n));
+  return l;
+}
+
+function named(n: Node): Node[] {
+  return n.namedChildren.filter((c): c is Node => c !== null && c.type !== 'comment');
+}
+
+function field(n: Node, name: string): Node | null {
+  return n.childForFieldName(name);
+}
+
+const NONE: Option<never> = { kind: 'none' };
+
+function some<T>(value: T): Option<T> {
+  return { kind: 'some', value };
+}
+
+/** Human-readable names of tree-sitter node types we reject. */
+const UNSUPPORTED: Record<string, string> = {
+  break_statement: "'break'",
+  continue_statement: "'continue'",
+  goto_statement: "'goto'",
+  labeled_statement: 'labels',
+  switch_statement: "'switch'",
+  case_statement: "'case'",
+  do_statement: "'do ... while'",
+  pointer_expression: 'pointer dereference and address-of',
+  field_expression: 'struct fields',
+  sizeof_expression: "'sizeof'",
+  string_literal: 'string literals',
+  concatenated_string: 'string literals',
+  char_literal: 'character literals',
+  comma_expression: 'the comma operator',
+  compound_literal_expression: 'compound literals',
+  struct_specifier: 'structs',
+  union_specifier: 'unions',
+  enum_specifier: 'enums',
+  type_definition: "'typedef'",
+  preproc_def: "'#define'",
+  preproc_function_def: "'#define'",
+  preproc_if: "'#if'",
+  preproc_ifdef: "'#ifdef'",
+  null: "'NULL'",
+  gnu_asm_expression: 'inline assembly',
+  generic_expression: "'_Generic'",
+  offsetof_expression: "'offsetof'",
+};
+
+function unsupported(ctx: Ctx, n: Node): never {
+  const what = UNSUPPORTED[n.type] ?? `'${n.type.replace(/_/g, ' ')}'`;
+  return fail(
+    ctx,
+    n,
+    codes.unsupported,
+    `${what} ${what.endsWith('s') ? 'are' : 'is'} not supported in kernels`,
+  );
+}
+
+// ---- syntax errors -------------------------------------------------------------------------------
+
+function collectSyntaxErrors(ctx: Ctx, n: Node): void {
+  if (n.isMissing) {
+    report(ctx, n, codes.missingToken, `syntax error: expected '${n.type}'`);
+    return;
+  }
+  if (n.isError) {
+    const text = n.text.split('\n')[0]?.slice(0, 30) ?? '';
+    report(ctx, n, codes.syntaxError, `syntax error near '${text}'`);
+    return;
+  }
+  if (!n.hasError) return;
+  for (const c of n.children) if (c) collectSyntaxErrors(ctx, c);
+}
+
+// ---- types ---------------------------------------------------------------------------------------
+
+/** The scalar type named by a type node: 'int' | 'float' | 'bool' | 'void'. */
+function typeName(ctx: Ctx, n: Node | null, owner: Node): string {
+  if (!n) return fail(ctx, owner, codes.unsupportedType, 'missing type');
+  if (n.type === 'primitive_type' || n.type === 'type_identifier') {
+    switch (n.text) {
+      case 'int':
+      case 'float':
+      case 'void':
+        return n.text;
+      case 'bool':
+      case '_Bool':
+        return 'bool';
+      case 'double':
+        return fail(ctx, n, codes.unsupportedType, "type 'double' is not supported in kernels (use float)");
+      default:
+        return fail(ctx, n, codes.unsupportedType, `type '${n.text}' is not supported in kernels`);
+    }
+  }
+  if (n.type === 'sized_type_specifier') {
+    return fail(ctx, n, codes.unsupportedType, `type '${n.text}' is not supported in kernels`);
+  }
+  if (UNSUPPORTED[n.type]) return unsupported(ctx, n);
+  return fail(ctx, n, codes.unsupportedType, `type '${n.text}' is not supported in kernels`);
+}
+
+/** Whether a declaration-like node carries `const`, and rejects storage classes other than allowed ones. */
+function qualifiers(ctx: Ctx, n: Node, allowStatic: boolean): boolean {
+  let isConst = false;
+  for (const c of named(n)) {
+    if (c.type === 'type_qualifier') {
+      if (c.text === 'const') isConst = true;
+      else fail(ctx, c, codes.unsupported, `qualifier '${c.text}' is not supported in kernels`);
+    } else if (c.type === 'storage_class_specifier') {
+      if (!(allowStatic && (c.text === 'static' || c.text === 'inline'))) {
+        fail(ctx, c, codes.unsupported, `storage class '${c.text}' is not supported in kernels`);
+      }
+    } else if (c.type === 'attribute_specifier' || c.type === 'ms_declspec_modifier') {
+      unsupported(ctx, c);
+    }
+  }
+  return isConst;
+}
+
+// ---- translation unit ----------------------------------------------------------------------------
+
+function convertUnit(ctx: Ctx, root: Node): Program {
+  collectSyntaxErrors(ctx, root);
+  const defs: { node: Node; sig: Sig }[] = [];
+  for (const item of named(root)) {
+    if (item.hasError) continue;
+    try {
+      switch (item.type) {
+        case 'preproc_include': {
+          const path = field(item, 'path')?.text ?? '';
+          if (path !== '<stdbool.h>')
+            fail(ctx, item, codes.unsupported, `#include ${path} is not supported in kernels`);
+          break;
+        }
+        case 'function_definition': {
+          const sig = signature(ctx, item);
+          if (ctx.funs.has(sig.name)) {
+            fail(ctx, item, codes.redefinition, `function '${sig.name}' is defined more than once`);
+          }
+          ctx.funs.set(sig.name, sig);
+          defs.push({ node: item, sig });
+          break;
+        }
+        case 'declaration': {
+          const decl = field(item, 'declarator');
+          if (decl?.type === 'function_declarator') break; // a prototype: definitions are found anyway
+          fail(ctx, item, codes.unsupported, 'global variables are not supported in kernels');
+          break;
+        }
+        case 'expression_statement':
+          if (named(item).length > 0) unsupported(ctx, item);
+          break;
+        default:
+          unsupported(ctx, item);
+      }
+    } catch (e) {
+      if (!(e instanceof Bail)) throw e;
+    }
+  }
+  const funs: Fun[] = [];
+  for (const { node, sig } of defs) {
+    const f = convertFun(ctx, node, sig);
+    if (f) funs.push(f);
+  }
+  return listFromArray(funs);
+}
+
+function signature(ctx: Ctx, n: Node): Sig {
+  qualifiers(ctx, n, true);
+  const ret = typeName(ctx, field(n, 'type'), n);
+  const decl = field(n, 'declarator');
+  if (decl?.type !== 'function_declarator') {
+    return fail(
+      ctx,
+      decl ?? n,
+      codes.unsupported,
+      'functions returning pointers are not supported in kernels',
+    );
+  }
+  const nameNode = field(decl, 'declarator');
+  if (nameNode?.type !== 'identifier') return unsupported(ctx, nameNode ?? decl);
+  const params: Param[] = [];
+  const plist = field(decl, 'parameters');
+  const pnodes = plist ? named(plist) : [];
+  const seen = new Set<string>();
+  for (const p of pnodes) {
+    if (p.type === 'variadic_parameter')
+      fail(ctx, p, codes.unsupported, 'variadic functions are not supported');
+    if (p.type !== 'parameter_declaration') unsupported(ctx, p);
+    const isConst = qualifiers(ctx, p, false);
+    const ty = typeName(ctx, field(p, 'type'), p);
+    let d = field(p, 'declarator');
+    if (!d && ty === 'void' && pnodes.length === 1) break; // f(void)
+    if (!d) return fail(ctx, p, codes.unsupported, 'unnamed parameters are not supported');
+    if (ty === 'void') fail(ctx, p, codes.unsupportedType, "parameter of type 'void'");
+    let isArray = false;
+    if (d.type === 'array_declarator' || d.type === 'pointer_declarator') {
+      isArray = true;
+      d = field(d, 'declarator');
+      if (d?.type !== 'identifier') {
+        return fail(ctx, d ?? p, codes.unsupported, 'only one-dimensional array parameters are supported');
+      }
+    }
+    if (d.type !== 'identifier') return unsupported(ctx, d);
+    if (seen.has(d.text)) fail(ctx, d, codes.redefinition, `parameter '${d.text}' is declared twice`);
+    seen.add(d.text);
+    params.push({ kind: 'param', name: d.text, ty, isArray, isConst, lbl: label(ctx, p) });
+  }
+  return { name: nameNode.text, ret, params };
+}
+
+function convertFun(ctx: Ctx, n: Node, sig: Sig): Fun | undefined {
+  const fx: FunCtx = {
+    ctx,
+    sig,
+    scopes: [new Map()],
+    locals: [],
+    used: new Set([...ctx.funs.keys()]),
+  };
+  for (const p of sig.params) {
+    fx.scopes[0]?.set(p.name, { name: p.name, ty: p.ty, isArray: p.isArray, isConst: p.isConst, size: -1 });
+    fx.used.add(p.name);
+  }
+  const lbl = label(ctx, n);
+  const bodyNode = field(n, 'body');
+  const out: Cmd[] = [];
+  // The body block shares the parameters' scope (C forbids redeclaring a parameter there).
+  if (bodyNode) for (const s of named(bodyNode)) stmt(fx, s, out);
+  return {
+    kind: 'fun',
+    name: sig.name,
+    ret: sig.ret,
+    params: listFromArray(sig.params),
+    locals: listFromArray(fx.locals.map((l) => l.decl)),
+    body: seqOf(ctx, n, out),
+    lbl,
+  };
+}
+
+function seqOf(ctx: Ctx, n: Node, cmds: readonly Cmd[]): Cmd {
+  if (cmds.length === 0) return { kind: 'skip', lbl: label(ctx, n) };
+  let acc = cmds[cmds.length - 1] as Cmd;
+  for (let i = cmds.length - 2; i >= 0; i--) {
+    acc = { kind: 'seq', first: cmds[i] as Cmd, second: acc, lbl: label(ctx, n) };
+  }
+  return acc;
+}
+
+// ---- scopes --------------------------------------------------------------------------------------
+
+function lookup(fx: FunCtx, name: string): VarInfo | undefined {
+  for (let i = fx.scopes.length - 1; i >= 0; i--) {
+    const v = fx.scopes[i]?.get(name);
+    if (v) return v;
+  }
+  return undefined;
+}
+
+function isVisible(fx: FunCtx, unique: string): boolean {
+  return fx.scopes.some((s) => [...s.values()].some((v) => v.name === unique));
+}
+
+function declare(
+  fx: FunCtx,
+  nameNode: Node,
+  ty: string,
+  size: number,
+  isConst: boolean,
+  declNode: Node,
+): VarInfo {
+  const ctx = fx.ctx;
+  const orig = nameNode.text;
+  const scope = fx.scopes[fx.scopes.length - 1] as Map<string, VarInfo>;
+  if (scope.has(orig)) fail(ctx, nameNode, codes.redefinition, `'${orig}' is already declared in this scope`);
+  const reuse = fx.locals.find(
+    (l) =>
+      l.orig === orig &&
+      l.decl.ty === ty &&
+      (l.decl.size.kind === 'some' ? l.decl.size.value : -1) === size &&
+      !isVisible(fx, l.decl.name),
+  );
+  let unique: string;
+  if (reuse) unique = reuse.decl.name;
+  else {
+    unique = orig;
+    for (let k = 1; fx.used.has(unique); k++) unique = `${orig}_${k}`;
+    fx.used.add(unique);
+    const decl: Decl = {
+      kind: 'decl',
+      name: unique,
+      ty,
+      size: size >= 0 ? some(size) : NONE,
+      lbl: label(ctx, declNode),
+    };
+    fx.locals.push({ decl, orig });
+  }
+  const info: VarInfo = { name: unique, ty, isArray: size >= 0, isConst, size };
+  scope.set(orig, info);
+  return info;
+}
+
+function inScope(fx: FunCtx, f: () => void): void {
+  fx.scopes.push(new Map());
+  try {
+    f();
+  } finally {
+    fx.scopes.pop();
+  }
+}
+
+// ---- statements ----------------------------------------------------------------------------------
+
+/** Converts one statement, appending its commands to `out`; reports (and drops) it on error. */
+function stmt(fx: FunCtx, n: Node, out: Cmd[]): void {
+  const start = out.length;
+  try {
+    stmtInner(fx, n, out);
+  } catch (e) {
+    if (!(e instanceof Bail)) throw e;
+    out.length = start;
+  }
+}
+
+function block(fx: FunCtx, n: Node | null, owner: Node): Cmd {
+  const out: Cmd[] = [];
+  if (n) inScope(fx, () => stmt(fx, n, out));
+  return seqOf(fx.ctx, n ?? owner, out);
+}
+
+function stmtInner(fx: FunCtx, n: Node, out: Cmd[]): void {
+  const ctx = fx.ctx;
+  switch (n.type) {
+    case 'comment':
+      return;
+    case 'compound_statement':
+      inScope(fx, () => {
+        for (const s of named(n)) stmt(fx, s, out);
+      });
+      return;
+    case 'declaration':
+      declaration(fx, n, out);
+      return;
+    case 'expression_statement': {
+      const kids = named(n);
+      const e = kids[0];
+      if (!e) return; // `;`
+      exprStatement(fx, e, out);
+      return;
+    }
+    case 'if_statement': {
+      const cond = condition(fx, field(n, 'condition'), n);
+      const thenCmd = block(fx, field(n, 'consequence'), n);
+      const alt = field(n, 'alternative');
+      const elseNode = alt ? (named(alt)[0] ?? null) : null;
+      const elseCmd = block(fx, elseNode, n);
+      out.push({ kind: 'if', cond, thenCmd, elseCmd, lbl: label(ctx, n) });
+      return;
+    }
+    case 'while_statement': {
+      const cond = condition(fx, field(n, 'condition'), n);
+      const body = block(fx, field(n, 'body'), n);
+      out.push({ kind: 'while', cond, body, isFor: false, lbl: label(ctx, n) });
+      return;
+    }
+    case 'for_statement':
+      inScope(fx, () => forStatement(fx, n, out));
+      return;
+    case 'return_statement': {
+      const e = named(n)[0];
+      const ret = fx.sig.ret;
+      if (!e) {
+        if (ret !== 'void') fail(ctx, n, codes.badReturn, `function '${fx.sig.name}' must return a value`);
+        out.push({ kind: 'return', value: NONE, lbl: label(ctx, n) });
+        return;
+      }
+      if (ret === 'void')
+        fail(ctx, n, codes.badReturn, `void function '${fx.sig.name}' cannot return a value`);
+      const value = convert(ctx, e, expr(fx, e), ret);
+      out.push({ kind: 'return', value: some(value), lbl: label(ctx, n) });
+      return;
+    }
+    default:
+      unsupported(ctx, n);
+  }
+}
+
+function condition(fx: FunCtx, n: Node | null, owner: Node): Expr {
+  if (!n) return fail(fx.ctx, owner, codes.syntaxError, 'missing condition');
+  return expr(fx, n);
+}
+
+function forStatement(fx: FunCtx, n: Node, out: Cmd[]): void {
+  const ctx = fx.ctx;
+  const init = field(n, 'initializer');
+  if (init) {
+    if (init.type === 'declaration') declaration(fx, init, out);
+    else exprStatement(fx, init, out);
+  }
+  const condNode = field(n, 'condition');
+  const cond: Expr = condNode ? expr(fx, condNode) : { kind: 'intLit', value: 1, lbl: label(ctx, n) };
+  const body: Cmd[] = [];
+  const bodyNode = field(n, 'body');
+  if (bodyNode) inScope(fx, () => stmt(fx, bodyNode, body));
+  const update = field(n, 'update');
+  if (update) exprStatement(fx, update, body);
+  out.push({ kind: 'while', cond, body: seqOf(ctx, n, body), isFor: update !== null, lbl: label(ctx, n) });
+}
+
+function declaration(fx: FunCtx, n: Node, out: Cmd[]): void {
+  const ctx = fx.ctx;
+  const isConst = qualifiers(ctx, n, false);
+  const ty = typeName(ctx, field(n, 'type'), n);
+  if (ty === 'void') fail(ctx, n, codes.unsupportedType, "variables cannot have type 'void'");
+  for (const d of n.childrenForFieldName('declarator')) {
+    if (!d) continue;
+    let target = d;
+    let value: Node | null = null;
+    if (d.type === 'init_declarator') {
+      target = field(d, 'declarator') ?? d;
+      value = field(d, 'value');
+    }
+    if (target.type === 'identifier') {
+      if (value?.type === 'initializer_list')
+        fail(ctx, value, codes.typeError, 'a scalar cannot have a {...} initializer');
+      // As in C, the new variable is in scope in its own initializer (`int x = x;` reads the new x).
+      const v = declare(fx, target, ty, -1, isConst, d);
+      const rhs = value ? expr(fx, value) : undefined;
+      if (value && rhs)
+        out.push({ kind: 'assign', name: v.name, rhs: convert(ctx, value, rhs, ty), lbl: label(ctx, d) });
+      continue;
+    }
+    if (target.type === 'array_declarator') {
+      const inner = field(target, 'declarator');
+      if (inner?.type !== 'identifier') {
+        fail(ctx, target, codes.unsupported, 'only one-dimensional arrays are supported');
+      }
+      const sizeNode = field(target, 'size');
+      const items = value ? arrayInitializer(fx, value) : undefined;
+      let size: number;
+      if (sizeNode) {
+        const s = sizeNode.type === 'number_literal' ? intLiteral(ctx, sizeNode) : undefined;
+        if (s === undefined || s <= 0 || s > 1 << 24) {
+          fail(
+            ctx,
+            sizeNode,
+            codes.unsupported,
+            'array size must be an integer constant between 1 and 16777216',
+          );
+        }
+        size = s;
+      } else if (items) size = items.length;
+      else fail(ctx, target, codes.unsupported, 'local arrays need a constant size');
+      if (items && items.length > size)
+        fail(ctx, value ?? target, codes.typeError, 'too many initializers for array');
+      const v = declare(fx, inner, ty, size, isConst, d);
+      if (items) {
+        for (let i = 0; i < size; i++) {
+          const item = items[i];
+          const at = item?.node ?? value ?? d;
+          const rhs: Expr = item ? convert(ctx, item.node, item.expr, ty) : zero(ctx, at, ty);
+          const index: Expr = { kind: 'intLit', value: i, lbl: label(ctx, at) };
+          out.push({ kind: 'store', array: v.name, index, rhs, lbl: label(ctx, at) });
+        }
+      }
+      continue;
+    }
+    if (target.type === 'pointer_declarator')
+      fail(ctx, target, codes.unsupported, 'pointer variables are not supported');
+    unsupported(ctx, target);
+  }
+}
+
+function arrayInitializer(fx: FunCtx, n: Node): { node: Node; expr: Expr }[] {
+  if (n.type !== 'initializer_list') fail(fx.ctx, n, codes.typeError, 'an array needs a {...} initializer');
+  return named(n).map((c) => {
+    if (c.type === 'initializer_pair' || c.type === 'initializer_list') unsupported(fx.ctx, c);
+    return { node: c, expr: expr(fx, c) };
+  });
+}
+
+function zero(ctx: Ctx, n: Node, ty: string): Expr {
+  const lbl = label(ctx, n);
+  if (ty === 'float') return { kind: 'floatLit', value: 0, lbl };
+  if (ty === 'bool') return { kind: 'boolLit', value: false, lbl };
+  return { kind: 'intLit', value: 0, lbl };
+}
+
+/** Assignment, `++`/`--` or a call, used as a statement (also for-init and for-update). */
+function exprStatement(fx: FunCtx, e: Node, out: Cmd[]): void {
+  const ctx = fx.ctx;
+  switch (e.type) {
+    case 'assignment_expression': {
+      const opText = field(e, 'operator')?.text ?? '=';
+      const left = field(e, 'left');
+      const right = field(e, 'right');
+      if (!left || !right) unsupported(ctx, e);
+      const op = opText === '=' ? undefined : opText.slice(0, -1);
+      out.push(update(fx, e, left, op, right));
+      return;
+    }
+    case 'update_expression': {
+      const arg = field(e, 'argument');
+      const opText = field(e, 'operator')?.text ?? '++';
+      if (!arg) unsupported(ctx, e);
+      out.push(update(fx, e, arg, opText === '++' ? '+' : '-', undefined));
+      return;
+    }
+    case 'call_expression': {
+      const { name, args } = callParts(fx, e);
+      out.push({ kind: 'callCmd', name, args: listFromArray(args), lbl: label(ctx, e) });
+      return;
+    }
+    case 'comma_expression':
+      unsupported(ctx, e);
+      return;
+    case 'parenthesized_expression': {
+      const inner = named(e)[0];
+      if (!inner) unsupported(ctx, e);
+      exprStatement(fx, inner, out);
+      return;
+    }
+    default:
+      fail(
+        ctx,
+        e,
+        codes.unsupported,
+        'expression statement has no effect (only assignments, ++/-- and calls)',
+      );
+  }
+}
+
+/**
+ * `left = right` (op undefined), `left op= right`, or `left++/--` (right undefined, op '+'/'-').
+ * The left side is converted twice for compound forms, so the read and the write get distinct labels.
+ */
+function update(fx: FunCtx, n: Node, left: Node, op: string | undefined, right: Node | undefined): Cmd {
+  const ctx = fx.ctx;
+  const rhsOf = (current: () => Expr, ty: string): Expr => {
+    if (op === undefined) return convert(ctx, right ?? n, expr(fx, right ?? n), ty);
+    const r: Expr = right ? expr(fx, right) : { kind: 'intLit', value: 1, lbl: label(ctx, n) };
+    return convert(ctx, n, binary(ctx, n, op, current(), r), ty);
+  };
+  if (left.type === 'parenthesized_expression') {
+    const inner = named(left)[0];
+    if (inner) return update(fx, n, inner, op, right);
+  }
+  if (left.type === 'identifier') {
+    const v = lookup(fx, left.text);
+    if (!v) return fail(ctx, left, codes.undeclared, `'${left.text}' is not declared`);
+    if (v.isArray)
+      return fail(ctx, left, codes.notAssignable, `cannot assign to array '${left.text}' as a whole`);
+    if (v.isConst)
+      return fail(ctx, left, codes.notAssignable, `cannot assign to read-only variable '${left.text}'`);
+    const rhs = rhsOf(() => ({ kind: 'var', name: v.name, ty: v.ty, lbl: label(ctx, left) }), v.ty);
+    return { kind: 'assign', name: v.name, rhs, lbl: label(ctx, n) };
+  }
+  if (left.type === 'subscript_expression') {
+    const { info, indexNode } = subscriptParts(fx, left);
+    if (info.isConst)
+      return fail(ctx, left, codes.notAssignable, `cannot assign to read-only array '${info.name}'`);
+    if (op !== undefined && containsCall(indexNode)) {
+      fail(
+        ctx,
+        indexNode,
+        codes.unsupported,
+        'compound assignment with a call in the index is not supported',
+      );
+    }
+    const index = indexExpr(fx, indexNode);
+    const rhs = rhsOf(
+      () => ({
+        kind: 'load',
+        array: info.name,
+        index: indexExpr(fx, indexNode),
+        ty: info.ty,
+        lbl: label(ctx, left),
+      }),
+      info.ty,
+    );
+    return { kind: 'store', array: info.name, index, rhs, lbl: label(ctx, n) };
+  }
+  return fail(ctx, left, codes.notAssignable, 'only variables and array elements can be assigned');
+}
+
+function containsCall(n: Node): boolean {
+  if (n.type === 'call_expression') return true;
+  return named(n).some(containsCall);
+}
+
+// ---- expressions ---------------------------------------------------------------------------------
+
+function subscriptParts(fx: FunCtx, n: Node): { info: VarInfo; indexNode: Node } {
+  const ctx = fx.ctx;
+  const arr = field(n, 'argument');
+  const indexNode = field(n, 'index');
+  if (!arr || !indexNode) return unsupported(ctx, n);
+  if (arr.type !== 'identifier') {
+    return fail(ctx, arr, codes.badArrayUse, 'only named one-dimensional arrays can be indexed');
+  }
+  const info = lookup(fx, arr.text);
+  if (!info) return fail(ctx, arr, codes.undeclared, `'${arr.text}' is not declared`);
+  if (!info.isArray) return fail(ctx, arr, codes.badArrayUse, `'${arr.text}' is not an array`);
+  return { info, indexNode };
+}
+
+function indexExpr(fx: FunCtx, n: Node): Expr {
+  const e = expr(fx, n);
+  const ty = exprType(e);
+  if (ty === 'float') fail(fx.ctx, n, codes.typeError, 'array index must be an integer');
+  return convert(fx.ctx, n, e, 'int');
+}
+
+function callParts(fx: FunCtx, n: Node): { name: string; args: Expr[]; sig: Sig } {
+  const ctx = fx.ctx;
+  const fn = field(n, 'function');
+  if (fn?.type !== 'identifier')
+    return fail(ctx, fn ?? n, codes.badCall, 'only named functions can be called');
+  const sig = ctx.funs.get(fn.text);
+  if (!sig) return fail(ctx, fn, codes.undeclared, `function '${fn.text}' is not defined in this file`);
+  const argList = field(n, 'arguments');
+  const argNodes = argList ? named(argList) : [];
+  if (argNodes.length !== sig.params.length) {
+    fail(
+      ctx,
+      n,
+      codes.badCall,
+      `'${sig.name}' takes ${sig.params.length} argument(s), ${argNodes.length} given`,
+    );
+  }
+  const args = argNodes.map((a, i): Expr => {
+    const p = sig.params[i] as Param;
+    if (p.isArray) {
+      const v = a.type === 'identifier' ? lookup(fx, a.text) : undefined;
+      if (!v?.isArray) {
+        return fail(ctx, a, codes.badCall, `argument ${i + 1} of '${sig.name}' must be an array of ${p.ty}`);
+      }
+      if (v.ty !== p.ty) {
+        return fail(
+          ctx,
+          a,
+          codes.badCall,
+          `argument ${i + 1} of '${sig.name}' must be an array of ${p.ty}, not ${v.ty}`,
+        );
+      }
+      if (v.isConst && !p.isConst) {
+        fail(ctx, a, codes.badCall, `read-only array '${a.text}' passed to non-const parameter '${p.name}'`);
+      }
+      return { kind: 'arrayRef', name: v.name, ty: v.ty, lbl: label(ctx, a) };
+    }
+    return convert(ctx, a, expr(fx, a), p.ty);
+  });
+  return { name: sig.name, args, sig };
+}
+
+function expr(fx: FunCtx, n: Node): Expr {
+  const ctx = fx.ctx;
+  switch (n.type) {
+    case 'parenthesized_expression': {
+      const inner = named(n)[0];
+      if (!inner) return unsupported(ctx, n);
+      return expr(fx, inner);
+    }
+    case 'identifier': {
+      const v = lookup(fx, n.text);
+      if (!v) {
+        if (ctx.funs.has(n.text)) return fail(ctx, n, codes.unsupported, 'function values are not supported');
+        return fail(ctx, n, codes.undeclared, `'${n.text}' is not declared`);
+      }
+      if (v.isArray) return fail(ctx, n, codes.badArrayUse, `array '${n.text}' used as a value`);
+      return { kind: 'var', name: v.name, ty: v.ty, lbl: label(ctx, n) };
+    }
+    case 'true':
+    case 'false':
+      return { kind: 'boolLit', value: n.type === 'true', lbl: label(ctx, n) };
+    case 'number_literal':
+      return numberLiteral(ctx, n);
+    case 'binary_expression': {
+      const op = field(n, 'operator')?.text ?? '';
+      const l = field(n, 'left');
+      const r = field(n, 'right');
+      if (!l || !r) return unsupported(ctx, n);
+      return binary(ctx, n, op, expr(fx, l), expr(fx, r));
+    }
+    case 'unary_expression': {
+      const op = field(n, 'operator')?.text ?? '';
+      const a = field(n, 'argument');
+      if (!a) return unsupported(ctx, n);
+      return unary(ctx, n, op, expr(fx, a));
+    }
+    case 'cast_expression': {
+      const td = field(n, 'type');
+      const v = field(n, 'value');
+      if (!td || !v) return unsupported(ctx, n);
+      if (named(td).some((c) => c.type === 'abstract_pointer_declarator')) {
+        fail(ctx, td, codes.unsupported, 'pointer casts are not supported');
+      }
+      const ty = typeName(ctx, field(td, 'type'), td);
+      if (ty === 'void') fail(ctx, td, codes.unsupportedType, "casts to 'void' are not supported");
+      const arg = expr(fx, v);
+      return { kind: 'cast', ty, arg, implicit: false, lbl: label(ctx, n) };
+    }
+    case 'conditional_expression': {
+      const c = field(n, 'condition');
+      const t = field(n, 'consequence');
+      const f = field(n, 'alternative');
+      if (!c || !t || !f) return unsupported(ctx, n);
+      const cond = expr(fx, c);
+      const te = promote(ctx, t, expr(fx, t));
+      const fe = promote(ctx, f, expr(fx, f));
+      const ty = exprType(te) === 'float' || exprType(fe) === 'float' ? 'float' : 'int';
+      return {
+        kind: 'ternary',
+        cond,
+        thenExpr: convert(ctx, t, te, ty),
+        elseExpr: convert(ctx, f, fe, ty),
+        ty,
+        lbl: label(ctx, n),
+      };
+    }
+    case 'call_expression': {
+      const { name, args, sig } = callParts(fx, n);
+      if (sig.ret === 'void') return fail(ctx, n, codes.badCall, `void function '${name}' used as a value`);
+      return { kind: 'call', name, args: listFromArray(args), ty: sig.ret, lbl: label(ctx, n) };
+    }
+    case 'subscript_expression': {
+      const { info, indexNode } = subscriptParts(fx, n);
+      const index = indexExpr(fx, indexNode);
+      return { kind: 'load', array: info.name, index, ty: info.ty, lbl: label(ctx, n) };
+    }
+    case 'assignment_expression':
+      return fail(
+        ctx,
+        n,
+        codes.unsupported,
+        'assignment inside an expression is not supported; use a statement',
+      );
+    case 'update_expression':
+      return fail(
+        ctx,
+        n,
+        codes.unsupported,
+        `'${field(n, 'operator')?.text ?? '++'}' inside an expression is not supported; use a statement`,
+      );
+    default:
+      return unsupported(ctx, n);
+  }
+}
+
+function intLiteral(ctx: Ctx, n: Node, literal: string = n.text): number {
+  const text = literal.replace(/'/g, '');
+  if (/[uUlL]$/.test(text))
+    return fail(ctx, n, codes.badLiteral, `integer suffixes are not supported ('${n.text}')`);
+  let v: bigint;
+  if (/^0[xX][0-9a-fA-F]+$/.test(text) || /^[1-9][0-9]*$/.test(text)) v = BigInt(text);
+  else if (/^0[0-7]*$/.test(text)) v = BigInt(`0o${text.slice(1) || '0'}`);
+  else if (/^0[bB][01]+$/.test(text)) v = BigInt(text);
+  else return fail(ctx, n, codes.badLiteral, `malformed integer constant '${n.text}'`);
+  if (v > 2147483647n)
+    return fail(ctx, n, codes.badLiteral, `integer constant '${n.text}' does not fit in int`);
+  return Number(v);
+}
+
+function numberLiteral(ctx: Ctx, n: Node): Expr {
+  // tree-sitter-c lexes a sign into the literal where a unary minus could stand: `-28` is one token.
+  // It means unary minus applied to the literal, which we fold anyway.
+  const sign = /^[-+]/.test(n.text) ? n.text[0] : '';
+  const e = unsignedLiteral(ctx, n, n.text.slice(sign ? 1 : 0).trim());
+  if (sign !== '-') return e;
+  if (e.kind === 'intLit') return { ...e, value: -e.value | 0 };
+  if (e.kind === 'floatLit') return { ...e, value: -e.value };
+  return e;
+}
+
+function unsignedLiteral(ctx: Ctx, n: Node, text: string): Expr {
+  if (/^0[xX]/.test(text) && /[pP]/.test(text))
+    return fail(ctx, n, codes.badLiteral, 'hexadecimal float constants are not supported');
+  if (/^0[xX]/.test(text) || !/[.eE]/.test(text))
+    return { kind: 'intLit', value: intLiteral(ctx, n, text), lbl: label(ctx, n) };
+  if (!/[fF]$/.test(text)) {
+    return fail(
+      ctx,
+      n,
+      codes.badLiteral,
+      `constant '${text}' has type double, which kernels do not support; write '${text.replace(/[lL]$/, '')}f'`,
+    );
+  }
+  const value = decimalToFloat32(text.slice(0, -1));
+  if (value === undefined) return fail(ctx, n, codes.badLiteral, `malformed float constant '${text}'`);
+  if (!Number.isFinite(value))
+    return fail(ctx, n, codes.badLiteral, `float constant '${text}' is out of range`);
+  return { kind: 'floatLit', value, lbl: label(ctx, n) };
+}
+
+/** bool operands are promoted to int, as C's integer promotions do. */
+function promote(ctx: Ctx, n: Node, e: Expr): Expr {
+  return exprType(e) === 'bool' ? convert(ctx, n, e, 'int') : e;
+}
+
+function convert(ctx: Ctx, n: Node, e: Expr, ty: string): Expr {
+  if (exprType(e) === ty) return e;
+  return { kind: 'cast', ty, arg: e, implicit: true, lbl: label(ctx, n) };
+}
+
+const ARITH = new Set(['+', '-', '*', '/']);
+const INT_ONLY = new Set(['%', '&', '|', '^', '<<', '>>']);
+const COMPARE = new Set(['<', '<=', '>', '>=', '==', '!=']);
+
+function binary(ctx: Ctx, n: Node, op: string, l0: Expr, r0: Expr): Expr {
+  const lbl = () => label(ctx, n);
+  if (op === '&&' || op === '||') return { kind: 'binary', op, ty: 'int', left: l0, right: r0, lbl: lbl() };
+  const l = promote(ctx, n, l0);
+  const r = promote(ctx, n, r0);
+  const common = exprType(l) === 'float' || exprType(r) === 'float' ? 'float' : 'int';
+  if (INT_ONLY.has(op)) {
+    if (common === 'float') return fail(ctx, n, codes.typeError, `invalid operands to '${op}' (float)`);
+    return { kind: 'binary', op, ty: 'int', left: l, right: r, lbl: lbl() };
+  }
+  if (ARITH.has(op) || COMPARE.has(op)) {
+    const left = convert(ctx, n, l, common);
+    const right = convert(ctx, n, r, common);
+    return { kind: 'binary', op, ty: COMPARE.has(op) ? 'int' : common, left, right, lbl: lbl() };
+  }
+  return fail(ctx, n, codes.unsupported, `operator '${op}' is not supported`);
+}
+
+function unary(ctx: Ctx, n: Node, op: string, a0: Expr): Expr {
+  if (op === '!') return { kind: 'unary', op, ty: 'int', arg: a0, lbl: label(ctx, n) };
+  const a = promote(ctx, n, a0);
+  const ty = exprType(a);
+  switch (op) {
+    case '+':
+      return a;
+    case '-':
+      // -literal folds into a negative literal: `-1` is intLit(-1).
+      if (a.kind === 'intLit') return { kind: 'intLit', value: -a.value | 0, lbl: label(ctx, n) };
+      if (a.kind === 'floatLit') return { kind: 'floatLit', value: -a.value, lbl: label(ctx, n) };
+      return { kind: 'unary', op, ty, arg: a, lbl: label(ctx, n) };
+    case '~':
+      if (ty === 'float') return fail(ctx, n, codes.typeError, "invalid operand to '~' (float)");
+      return { kind: 'unary', op, ty, arg: a, lbl: label(ctx, n) };
+    default:
+      return fail(ctx, n, codes.unsupported, `operator '${op}' is not supported`);
+  }
+}

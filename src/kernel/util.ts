@@ -1,0 +1,51 @@
+/**
+ * Small helpers over the kernel AST that are not SCF-lang: cons-list conversion, the type of an
+ * expression, exhaustiveness checks. Pure functions; nothing here mutates a node.
+ */
+import type { List } from '../scf-lang/prelude.js';
+import type { Expr, Fun, Program } from './ast.js';
+
+export function assertNever(x: never): never {
+  throw new Error(`internal error: unexpected value ${JSON.stringify(x)}`);
+}
+
+export function listFromArray<T>(xs: readonly T[]): List<T> {
+  let out: List<T> = { kind: 'nil' };
+  for (let i = xs.length - 1; i >= 0; i--) out = { kind: 'cons', head: xs[i] as T, tail: out };
+  return out;
+}
+
+export function listToArray<T>(xs: List<T>): T[] {
+  const out: T[] = [];
+  for (let l = xs; l.kind === 'cons'; l = l.tail) out.push(l.head);
+  return out;
+}
+
+/** The C type of an expression's value: 'int' | 'float' | 'bool'. */
+export function exprType(e: Expr): string {
+  switch (e.kind) {
+    case 'intLit':
+      return 'int';
+    case 'floatLit':
+      return 'float';
+    case 'boolLit':
+      return 'bool';
+    case 'var':
+    case 'binary':
+    case 'unary':
+    case 'load':
+    case 'call':
+    case 'cast':
+    case 'ternary':
+    case 'arrayRef':
+      return e.ty;
+    default:
+      return assertNever(e);
+  }
+}
+
+/** The function called `name`, if the program defines it. */
+export function findFun(program: Program, name: string): Fun | undefined {
+  for (let l = program; l.kind === 'cons'; l = l.tail) if (l.head.name === name) return l.head;
+  return undefined;
+}
