@@ -6,6 +6,7 @@
 import { checkCommand } from './check.js';
 import { evalCommand } from './eval.js';
 import type { CliIo } from './io.js';
+import { optCommand } from './opt.js';
 
 const HELP = `scf — a staged compilation framework
 
@@ -15,6 +16,8 @@ Commands:
   check FILE.ts                     check an optimizer against the SCF-lang subset
   eval FILE.c --function F --args JSON
                                     run a kernel function on the reference evaluator
+  opt FILE.c --function F [--bind v=c …] [--passes const-prop,copy-prop,dae]
+                                    optimize a kernel function (unstaged pipeline); prints C
 
 Run 'scf <command> --help' for a command's options.`;
 
@@ -23,6 +26,7 @@ type Command = (argv: string[], io: CliIo) => number | Promise<number>;
 const COMMANDS: Record<string, Command> = {
   check: checkCommand,
   eval: evalCommand,
+  opt: optCommand,
 };
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {

@@ -1,0 +1,161 @@
+/**
+ * The demo compiler's pass registry and pipeline runner (ordinary TypeScript, not SCF-lang).
+ *
+ * Each optimizer is an SCF-lang module (const-prop.ts, copy-prop.ts, dae.ts) whose `optimize` is
+ * called here natively. A pass is a record `{ name, description, run }`; the pass name doubles as
+ * the `--passes` flag value of `scf opt`. `runPipeline` runs a list of passes over one function of a
+ * program; the bindings (constants for scalar formals, constant arrays for array formals) become
+ * the formals' lattice values given to constant propagation, as in SCF §2.2.1.
+ *
+ * With `SCF_PASS_DEBUG=1`, the function is validated after every pass (labels unique, bound by the
+ * name of the pass that broke it).
+ */
+import type { Fun, Program } from '../kernel/ast.js';
+import { findFun, listFromArray, listToArray } from '../kernel/util.js';
+import { optimize as constPropOptimize } from './const-prop.js';
+import { optimize as copyPropOptimize } from './copy-prop.js';
+import { optimize as daeOptimize } from './dae.js';
+import type { LatticeVal } from './lattice.js';
+
+export type { LatticeVal } from './lattice.js';
+
+/** A value bound to a formal: a scalar (booleans for bool formals) or an array's contents. */
+export type BindValue = number | boolean | readonly (number | boolean)[];
+export type Bindings = Readonly<Record<string, BindValue>>;
+
+/** What a pass gets besides the function: the lattice values of its formals (in order). */
+export interface PassContext {
+  readonly formals: readonly LatticeVal[];
+}
+
+export interface Pass {
+  readonly name: string;
+  readonly description: string;
+  readonly run: (f: Fun, ctx: PassContext) => Fun;
+}
+
+export const constProp: Pass = {
+  name: 'const-prop',
+  description:
+    'constant propagation and folding (C semantics), algebraic identities, known branches, complete unrolling of loops with a known trip count (at most 64)',
+  run: (f, ctx) => constPropOptimize(f, listFromArray([...ctx.formals])),
+};
+
+export const copyProp: Pass = {
+  name: 'copy-prop',
+  description: 'copy propagation: after x = y, uses of x become y while neither is reassigned',
+  run: (f) => copyPropOptimize(f),
+};
+
+export const dae: Pass = {
+  name: 'dae',
+  description: 'dead-assignment elimination (SCF Fig. 3): removes assignments to scalars that are never read',
+  run: (f) => daeOptimize(f),
+};
+
+export const allPasses: readonly Pass[] = [constProp, copyProp, dae];
+export const defaultPipeline: readonly Pass[] = [constProp, copyProp, dae];
+
+/** The registered pass called `name`, if any. */
+export function findPass(name: string): Pass | undefined {
+  return allPasses.find((p) => p.name === name);
+}
+
+/** Bad bindings (unknown formal, array for a scalar, non-integer for an int, …). */
+export class BindError extends Error {
+  override readonly name = 'BindError';
+}
+
+const INT_MIN = -2147483648;
+const INT_MAX = 2147483647;
+
+/** The lattice values of `f`'s formals given `binds`: bound ones are constants, others nonConst. */
+export function formalsFromBindings(f: Fun, binds: Bindings): LatticeVal[] {
+  const params = listToArray(f.params);
+  for (const name of Object.keys(binds)) {
+    if (!params.some((p) => p.name === name)) throw new BindError(`'${f.name}' has no parameter '${name}'`);
+  }
+  return params.map((p): LatticeVal => {
+    const v = binds[p.name];
+    if (v === undefined) return { kind: 'nonConst' };
+    if (p.isArray) {
+      if (!Array.isArray(v))
+        throw new BindError(`parameter '${p.name}' is an array of ${p.ty}; bind it to [..]`);
+      const elems = (v as readonly (number | boolean)[]).map((x, i) => scalar(x, p.ty, `${p.name}[${i}]`));
+      return { kind: 'constArray', ty: p.ty, elems: listFromArray(elems) };
+    }
+    if (Array.isArray(v)) throw new BindError(`parameter '${p.name}' is a scalar ${p.ty}, not an array`);
+    return { kind: 'const', value: scalar(v as number | boolean, p.ty, p.name), ty: p.ty };
+  });
+}
+
+/** A bound value converted to the formal's type, exactly as the reference evaluator converts arguments. */
+function scalar(x: number | boolean, ty: string, what: string): number {
+  if (typeof x === 'boolean') {
+    if (ty !== 'bool')
+      throw new BindError(`'${what}' is ${ty === 'int' ? 'an int' : `a ${ty}`}, not a boolean`);
+    return x ? 1 : 0;
+  }
+  if (typeof x !== 'number') throw new BindError(`'${what}' must be bound to a number`);
+  switch (ty) {
+    case 'int':
+      if (!Number.isInteger(x) || x < INT_MIN || x > INT_MAX) {
+        throw new BindError(`'${what}' is an int (a 32-bit integer); cannot bind ${x}`);
+      }
+      return x;
+    case 'float':
+      return Math.fround(x);
+    case 'bool':
+      return x !== 0 ? 1 : 0;
+    default:
+      throw new BindError(`'${what}' has unsupported type '${ty}'`);
+  }
+}
+
+export interface PipelineResult {
+  /** The program with the function replaced by its optimized version. */
+  readonly program: Program;
+  /** The optimized function. */
+  readonly fun: Fun;
+}
+
+/** Runs `passes` in order over function `fnName` of `program`. Throws BindError for bad bindings. */
+export function runPipeline(
+  program: Program,
+  fnName: string,
+  passes: readonly Pass[] = defaultPipeline,
+  binds: Bindings = {},
+): PipelineResult {
+  const original = findFun(program, fnName);
+  if (!original) throw new BindError(`no function named '${fnName}'`);
+  const ctx: PassContext = { formals: formalsFromBindings(original, binds) };
+  const debug = process.env.SCF_PASS_DEBUG === '1';
+  let fun = original;
+  for (const pass of passes) {
+    fun = pass.run(fun, ctx);
+    if (debug) {
+      const problem = validateLabels(fun);
+      if (problem) throw new Error(`internal error: pass '${pass.name}' broke '${fnName}': ${problem}`);
+    }
+  }
+  const optimized = fun;
+  const funs = listToArray(program).map((g) => (g === original ? optimized : g));
+  return { program: listFromArray(funs), fun: optimized };
+}
+
+/** Names the first repeated label of `f`, or returns undefined when all labels are unique. */
+export function validateLabels(f: Fun): string | undefined {
+  const seen = new Set<number>();
+  let dup: number | undefined;
+  const go = (x: unknown): void => {
+    if (typeof x !== 'object' || x === null || dup !== undefined) return;
+    const o = x as Record<string, unknown>;
+    if (typeof o.lbl === 'number') {
+      if (seen.has(o.lbl)) dup = o.lbl;
+      seen.add(o.lbl);
+    }
+    for (const [k, v] of Object.entries(o)) if (k !== 'lbl') go(v);
+  };
+  go(f);
+  return dup === undefined ? undefined : `label ${dup} occurs twice`;
+}

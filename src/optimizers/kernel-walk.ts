@@ -1,0 +1,308 @@
+/**
+ * Helpers over the kernel AST shared by the demo compiler's optimizers, written in SCF-lang
+ * (checked by `scf check`, so that each optimizer importing them stays in the subset).
+ *
+ * - `exprTypeOf`: the C type of an expression (as `exprType` in src/kernel/util.ts);
+ * - `hasCall`: whether evaluating an expression may call a function (calls may store into arrays,
+ *   so an expression containing one is never dropped by an optimizer);
+ * - `arraysPassed` / `modifiedNames`: the arrays a command's calls may modify and the names a
+ *   command may assign, used to give up precision safely when a fixpoint runs out of fuel;
+ * - `mkSeq`: the smart `seq` constructor that drops `skip`s (the AST invariant: no `skip` elements
+ *   inside statement lists);
+ * - `maxLabelFun` and `relabelCmd`: fresh labels. Unrolling duplicates a loop body; every copy is
+ *   renumbered from a threaded counter that starts above the input's largest label, so labels stay
+ *   unique in the output (the AST invariant every optimizer keeps).
+ *
+ * Everything here is a pure function of its arguments; nothing is mutated.
+ */
+import { type List, max, type PSet, setAdd } from 'scf/prelude';
+import type { Cmd, Decl, Expr, Fun, Param } from '../kernel/ast.js';
+
+/** The C type of an expression's value: 'int' | 'float' | 'bool'. */
+export function exprTypeOf(e: Expr): string {
+  switch (e.kind) {
+    case 'intLit':
+      return 'int';
+    case 'floatLit':
+      return 'float';
+    case 'boolLit':
+      return 'bool';
+    case 'var':
+    case 'binary':
+    case 'unary':
+    case 'load':
+    case 'call':
+    case 'cast':
+    case 'ternary':
+    case 'arrayRef':
+      return e.ty;
+  }
+}
+
+/** Whether `e` contains a function call. */
+export function hasCall(e: Expr): boolean {
+  switch (e.kind) {
+    case 'call':
+      return true;
+    case 'binary':
+      return hasCall(e.left) || hasCall(e.right);
+    case 'unary':
+    case 'cast':
+      return hasCall(e.arg);
+    case 'load':
+      return hasCall(e.index);
+    case 'ternary':
+      return hasCall(e.cond) || hasCall(e.thenExpr) || hasCall(e.elseExpr);
+    case 'var':
+    case 'intLit':
+    case 'floatLit':
+    case 'boolLit':
+    case 'arrayRef':
+      return false;
+  }
+}
+
+/** Adds to `acc` the arrays passed by reference (`arrayRef`) to calls inside `e`. */
+export function arraysPassed(e: Expr, acc: PSet<string>): PSet<string> {
+  switch (e.kind) {
+    case 'arrayRef':
+      return setAdd(acc, e.name);
+    case 'call':
+      return arraysPassedList(e.args, acc);
+    case 'binary':
+      return arraysPassed(e.right, arraysPassed(e.left, acc));
+    case 'unary':
+    case 'cast':
+      return arraysPassed(e.arg, acc);
+    case 'load':
+      return arraysPassed(e.index, acc);
+    case 'ternary':
+      return arraysPassed(e.elseExpr, arraysPassed(e.thenExpr, arraysPassed(e.cond, acc)));
+    case 'var':
+    case 'intLit':
+    case 'floatLit':
+    case 'boolLit':
+      return acc;
+  }
+}
+
+export function arraysPassedList(es: List<Expr>, acc: PSet<string>): PSet<string> {
+  switch (es.kind) {
+    case 'nil':
+      return acc;
+    case 'cons':
+      return arraysPassedList(es.tail, arraysPassed(es.head, acc));
+  }
+}
+
+/** Adds to `acc` every scalar `c` may assign and every array it may store into (or pass to a call). */
+export function modifiedNames(c: Cmd, acc: PSet<string>): PSet<string> {
+  switch (c.kind) {
+    case 'assign':
+      return arraysPassed(c.rhs, setAdd(acc, c.name));
+    case 'store':
+      return arraysPassed(c.rhs, arraysPassed(c.index, setAdd(acc, c.array)));
+    case 'seq':
+      return modifiedNames(c.second, modifiedNames(c.first, acc));
+    case 'if':
+      return modifiedNames(c.elseCmd, modifiedNames(c.thenCmd, arraysPassed(c.cond, acc)));
+    case 'while':
+      return modifiedNames(c.body, arraysPassed(c.cond, acc));
+    case 'return':
+      return c.value.kind === 'some' ? arraysPassed(c.value.value, acc) : acc;
+    case 'skip':
+      return acc;
+    case 'callCmd':
+      return arraysPassedList(c.args, acc);
+  }
+}
+
+/** `first; second` without `skip`s: `skip; c` => `c`, `c; skip` => `c`. Reuses `lbl` for the seq. */
+export function mkSeq(first: Cmd, second: Cmd, lbl: number): Cmd {
+  if (first.kind === 'skip') return second;
+  if (second.kind === 'skip') return first;
+  return { kind: 'seq', first, second, lbl };
+}
+
+/** `xs` reversed, followed by `acc`. */
+export function reverseCmds(xs: List<Cmd>, acc: List<Cmd>): List<Cmd> {
+  switch (xs.kind) {
+    case 'nil':
+      return acc;
+    case 'cons':
+      return reverseCmds(xs.tail, { kind: 'cons', head: xs.head, tail: acc });
+  }
+}
+
+// ---- labels -----------------------------------------------------------------------------------
+
+/** The largest label anywhere in `f` (fresh labels start above it). */
+export function maxLabelFun(f: Fun): number {
+  return max(f.lbl, max(maxLabelParams(f.params, 0), max(maxLabelDecls(f.locals, 0), maxLabelCmd(f.body))));
+}
+
+function maxLabelParams(ps: List<Param>, acc: number): number {
+  switch (ps.kind) {
+    case 'nil':
+      return acc;
+    case 'cons':
+      return maxLabelParams(ps.tail, max(acc, ps.head.lbl));
+  }
+}
+
+function maxLabelDecls(ds: List<Decl>, acc: number): number {
+  switch (ds.kind) {
+    case 'nil':
+      return acc;
+    case 'cons':
+      return maxLabelDecls(ds.tail, max(acc, ds.head.lbl));
+  }
+}
+
+export function maxLabelCmd(c: Cmd): number {
+  switch (c.kind) {
+    case 'assign':
+      return max(c.lbl, maxLabelExpr(c.rhs));
+    case 'store':
+      return max(c.lbl, max(maxLabelExpr(c.index), maxLabelExpr(c.rhs)));
+    case 'seq':
+      return max(c.lbl, max(maxLabelCmd(c.first), maxLabelCmd(c.second)));
+    case 'if':
+      return max(c.lbl, max(maxLabelExpr(c.cond), max(maxLabelCmd(c.thenCmd), maxLabelCmd(c.elseCmd))));
+    case 'while':
+      return max(c.lbl, max(maxLabelExpr(c.cond), maxLabelCmd(c.body)));
+    case 'return':
+      return c.value.kind === 'some' ? max(c.lbl, maxLabelExpr(c.value.value)) : c.lbl;
+    case 'skip':
+      return c.lbl;
+    case 'callCmd':
+      return max(c.lbl, maxLabelExprs(c.args, 0));
+  }
+}
+
+export function maxLabelExpr(e: Expr): number {
+  switch (e.kind) {
+    case 'binary':
+      return max(e.lbl, max(maxLabelExpr(e.left), maxLabelExpr(e.right)));
+    case 'unary':
+    case 'cast':
+      return max(e.lbl, maxLabelExpr(e.arg));
+    case 'load':
+      return max(e.lbl, maxLabelExpr(e.index));
+    case 'call':
+      return max(e.lbl, maxLabelExprs(e.args, 0));
+    case 'ternary':
+      return max(e.lbl, max(maxLabelExpr(e.cond), max(maxLabelExpr(e.thenExpr), maxLabelExpr(e.elseExpr))));
+    case 'var':
+    case 'intLit':
+    case 'floatLit':
+    case 'boolLit':
+    case 'arrayRef':
+      return e.lbl;
+  }
+}
+
+function maxLabelExprs(es: List<Expr>, acc: number): number {
+  switch (es.kind) {
+    case 'nil':
+      return acc;
+    case 'cons':
+      return maxLabelExprs(es.tail, max(acc, maxLabelExpr(es.head)));
+  }
+}
+
+/** A copy of `c` whose labels are renumbered n, n+1, … (pre-order); returns the next free label. */
+export function relabelCmd(c: Cmd, n: number): [Cmd, number] {
+  switch (c.kind) {
+    case 'assign': {
+      const [rhs, n1] = relabelExpr(c.rhs, n + 1);
+      return [{ kind: 'assign', name: c.name, rhs, lbl: n }, n1];
+    }
+    case 'store': {
+      const [index, n1] = relabelExpr(c.index, n + 1);
+      const [rhs, n2] = relabelExpr(c.rhs, n1);
+      return [{ kind: 'store', array: c.array, index, rhs, lbl: n }, n2];
+    }
+    case 'seq': {
+      const [first, n1] = relabelCmd(c.first, n + 1);
+      const [second, n2] = relabelCmd(c.second, n1);
+      return [{ kind: 'seq', first, second, lbl: n }, n2];
+    }
+    case 'if': {
+      const [cond, n1] = relabelExpr(c.cond, n + 1);
+      const [thenCmd, n2] = relabelCmd(c.thenCmd, n1);
+      const [elseCmd, n3] = relabelCmd(c.elseCmd, n2);
+      return [{ kind: 'if', cond, thenCmd, elseCmd, lbl: n }, n3];
+    }
+    case 'while': {
+      const [cond, n1] = relabelExpr(c.cond, n + 1);
+      const [body, n2] = relabelCmd(c.body, n1);
+      return [{ kind: 'while', cond, body, isFor: c.isFor, lbl: n }, n2];
+    }
+    case 'return': {
+      if (c.value.kind === 'none') return [{ kind: 'return', value: c.value, lbl: n }, n + 1];
+      const [value, n1] = relabelExpr(c.value.value, n + 1);
+      return [{ kind: 'return', value: { kind: 'some', value }, lbl: n }, n1];
+    }
+    case 'skip':
+      return [{ kind: 'skip', lbl: n }, n + 1];
+    case 'callCmd': {
+      const [args, n1] = relabelExprs(c.args, n + 1);
+      return [{ kind: 'callCmd', name: c.name, args, lbl: n }, n1];
+    }
+  }
+}
+
+export function relabelExpr(e: Expr, n: number): [Expr, number] {
+  switch (e.kind) {
+    case 'var':
+      return [{ kind: 'var', name: e.name, ty: e.ty, lbl: n }, n + 1];
+    case 'intLit':
+      return [{ kind: 'intLit', value: e.value, lbl: n }, n + 1];
+    case 'floatLit':
+      return [{ kind: 'floatLit', value: e.value, lbl: n }, n + 1];
+    case 'boolLit':
+      return [{ kind: 'boolLit', value: e.value, lbl: n }, n + 1];
+    case 'arrayRef':
+      return [{ kind: 'arrayRef', name: e.name, ty: e.ty, lbl: n }, n + 1];
+    case 'binary': {
+      const [left, n1] = relabelExpr(e.left, n + 1);
+      const [right, n2] = relabelExpr(e.right, n1);
+      return [{ kind: 'binary', op: e.op, ty: e.ty, left, right, lbl: n }, n2];
+    }
+    case 'unary': {
+      const [arg, n1] = relabelExpr(e.arg, n + 1);
+      return [{ kind: 'unary', op: e.op, ty: e.ty, arg, lbl: n }, n1];
+    }
+    case 'cast': {
+      const [arg, n1] = relabelExpr(e.arg, n + 1);
+      return [{ kind: 'cast', ty: e.ty, arg, implicit: e.implicit, lbl: n }, n1];
+    }
+    case 'load': {
+      const [index, n1] = relabelExpr(e.index, n + 1);
+      return [{ kind: 'load', array: e.array, index, ty: e.ty, lbl: n }, n1];
+    }
+    case 'call': {
+      const [args, n1] = relabelExprs(e.args, n + 1);
+      return [{ kind: 'call', name: e.name, args, ty: e.ty, lbl: n }, n1];
+    }
+    case 'ternary': {
+      const [cond, n1] = relabelExpr(e.cond, n + 1);
+      const [thenExpr, n2] = relabelExpr(e.thenExpr, n1);
+      const [elseExpr, n3] = relabelExpr(e.elseExpr, n2);
+      return [{ kind: 'ternary', cond, thenExpr, elseExpr, ty: e.ty, lbl: n }, n3];
+    }
+  }
+}
+
+export function relabelExprs(es: List<Expr>, n: number): [List<Expr>, number] {
+  switch (es.kind) {
+    case 'nil':
+      return [es, n];
+    case 'cons': {
+      const [head, n1] = relabelExpr(es.head, n);
+      const [tail, n2] = relabelExprs(es.tail, n1);
+      return [{ kind: 'cons', head, tail }, n2];
+    }
+  }
+}
