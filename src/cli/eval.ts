@@ -19,11 +19,8 @@ import {
   listToArray,
   parseKernel,
 } from '../kernel/index.js';
-
-export interface CommandIO {
-  readonly out: (s: string) => void;
-  readonly err: (s: string) => void;
-}
+import { allPasses, BindError, type BindValue, findPass, runPipeline } from '../optimizers/index.js';
+import { type CliIo as CommandIO, EXIT_BAD_INPUT, EXIT_INTERNAL } from './io.js';
 
 const HELP = `Usage: scf eval FILE.c [--function F] [--args JSON] [--bind NAME=VALUE ...] [--fuel N]
 
@@ -34,7 +31,9 @@ Options:
   -f, --function F    the function to run (default: the file's only function)
   -a, --args JSON     arguments: an object by parameter name, e.g. {"x":1,"a":[1,2,3]},
                       or an array in parameter order
-  -b, --bind N=V      one scalar argument (repeatable); V is a number, true or false
+  -b, --bind N=V      one argument (repeatable); V is a number, true, false or an array
+  -p, --passes LIST   optimize first with these passes (e.g. const-prop,copy-prop,dae),
+                      treating the --bind values as constants, then run the result
       --fuel N        step budget (default 100000000)
   -h, --help          show this help
 
@@ -47,16 +46,16 @@ export async function evalCommand(argv: string[], io: CommandIO): Promise<number
   try {
     return await run(argv, io);
   } catch (e) {
-    if (e instanceof UsageError || e instanceof KernelArgumentError) {
+    if (e instanceof UsageError || e instanceof KernelArgumentError || e instanceof BindError) {
       io.err(`scf eval: ${e.message}`);
-      return 1;
+      return EXIT_BAD_INPUT;
     }
     if (e instanceof KernelRuntimeError) {
       io.err(e.message);
       return 1;
     }
     io.err(`scf eval: internal error: ${e instanceof Error ? e.message : String(e)}`);
-    return 1;
+    return EXIT_INTERNAL;
   }
 }
 
@@ -86,7 +85,7 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
   const parsedSrc = await parseKernel(source, file);
   if (parsedSrc.diagnostics.length > 0) {
     for (const d of parsedSrc.diagnostics) io.err(formatDiagnostic(d));
-    return 1;
+    return EXIT_BAD_INPUT;
   }
   const program = parsedSrc.program;
   const funs = listToArray(program);
@@ -122,6 +121,7 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
       throw new UsageError('--args must be a JSON object (by parameter name) or array (in parameter order)');
     }
   }
+  const bindValues: Record<string, BindValue> = {};
   for (const b of values.bind ?? []) {
     const eq = b.indexOf('=');
     if (eq <= 0) throw new UsageError(`--bind expects NAME=VALUE, got '${b}'`);
@@ -134,6 +134,8 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
       v = text;
     }
     args[name] = argValue(v, name);
+    if (typeof v === 'number' || typeof v === 'boolean' || Array.isArray(v))
+      bindValues[name] = v as BindValue;
   }
   let fuel: number | undefined;
   if (values.fuel !== undefined) {
@@ -141,7 +143,22 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
     if (!Number.isInteger(fuel) || fuel <= 0)
       throw new UsageError(`--fuel must be a positive integer, got '${values.fuel}'`);
   }
-  const r = evaluate(program, fnName, args, { fuel, spans: parsedSrc.spans, file });
+  let runProgram = program;
+  if (values.passes !== undefined) {
+    // Optimize first, with the --bind values as the constants const-prop may assume.
+    const passes = values.passes
+      .split(',')
+      .map((n) => n.trim())
+      .filter((n) => n !== '')
+      .map((n) => {
+        const pass = findPass(n);
+        if (!pass)
+          throw new UsageError(`unknown pass '${n}' (passes: ${allPasses.map((x) => x.name).join(', ')})`);
+        return pass;
+      });
+    runProgram = runPipeline(program, fnName, passes, bindValues).program;
+  }
+  const r = evaluate(runProgram, fnName, args, { fuel, spans: parsedSrc.spans, file });
   const outputs: Record<string, unknown> = {};
   for (const p of params) {
     const arr = r.outputs[p.name];
@@ -162,6 +179,7 @@ function parse(argv: string[]) {
       args: { type: 'string', short: 'a' },
       bind: { type: 'string', short: 'b', multiple: true },
       fuel: { type: 'string' },
+      passes: { type: 'string', short: 'p' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -2,10 +2,14 @@
  * The `scf` command line: dispatches to one module per command. Every command takes its
  * arguments and a `CliIo` and returns an exit status; none lets an exception reach the user
  * as a stack trace — an unexpected one is reported as an internal error.
+ *
+ * Exit statuses: 0 success; 1 the input was examined and found wanting (`scf check`
+ * diagnostics, a kernel's runtime error); 2 bad input (unreadable or malformed files, bad
+ * flags, arguments or bindings); 3 internal error.
  */
 import { checkCommand } from './check.js';
 import { evalCommand } from './eval.js';
-import type { CliIo } from './io.js';
+import { type CliIo, EXIT_BAD_INPUT, EXIT_INTERNAL } from './io.js';
 import { optCommand } from './opt.js';
 
 const HELP = `scf — a staged compilation framework
@@ -33,19 +37,19 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.out(HELP);
-    return name === undefined ? 1 : 0;
+    return name === undefined ? EXIT_BAD_INPUT : 0;
   }
   const cmd = COMMANDS[name];
   if (cmd === undefined) {
     io.err(`scf: unknown command '${name}'\n\n${HELP}`);
-    return 1;
+    return EXIT_BAD_INPUT;
   }
   try {
     return await cmd(rest, io);
   } catch (e) {
     io.err(`scf ${name}: internal error: ${e instanceof Error ? e.message : String(e)}`);
     if (process.env.SCF_DEBUG) io.err(String(e instanceof Error ? e.stack : e));
-    return 2;
+    return EXIT_INTERNAL;
   }
 }
 

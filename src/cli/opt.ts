@@ -5,7 +5,7 @@
  * A binding gives a formal a constant: an int or float literal (`a=3`, `s=0.5`, `s=1.5f`), `true` /
  * `false`, or an array (`k=[1,2,1]`) for an array formal. Every failure (unreadable file, parse
  * errors, unknown function or pass, bad binding) is one line on `io.err` — `FILE:LINE:COL: error: …`
- * where the position is known, else `scf opt: …` — with exit code 1; never a stack trace.
+ * where the position is known, else `scf opt: …` — with exit code 2; never a stack trace.
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
@@ -34,6 +34,8 @@ Options:
 Passes:
 ${allPasses.map((p) => `  ${p.name.padEnd(11)} ${p.description}`).join('\n')}`;
 
+import { EXIT_BAD_INPUT, EXIT_INTERNAL } from './io.js';
+
 class UsageError extends Error {}
 
 export async function optCommand(
@@ -45,10 +47,10 @@ export async function optCommand(
   } catch (e) {
     if (e instanceof UsageError || e instanceof BindError) {
       io.err(`scf opt: ${e.message}`);
-      return 1;
+      return EXIT_BAD_INPUT;
     }
     io.err(`scf opt: internal error: ${e instanceof Error ? e.message : String(e)}`);
-    return 1;
+    return EXIT_INTERNAL;
   }
 }
 
@@ -88,7 +90,7 @@ async function run(
   const parsedSrc = await parseKernel(source, file);
   if (parsedSrc.diagnostics.length > 0) {
     for (const d of parsedSrc.diagnostics) io.err(formatDiagnostic(d));
-    return 1;
+    return EXIT_BAD_INPUT;
   }
   const program = parsedSrc.program;
   const funs = listToArray(program);
@@ -108,7 +110,7 @@ async function run(
     // Bindings are checked against the function's formals: point at the function.
     const span = parsedSrc.spans.get(fun.lbl);
     io.err(span ? `${file}:${span.line}:${span.col}: error: ${e.message}` : `scf opt: ${e.message}`);
-    return 1;
+    return EXIT_BAD_INPUT;
   }
   io.out(printFun(optimized));
   return 0;

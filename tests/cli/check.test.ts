@@ -46,7 +46,7 @@ describe('scf check', () => {
       ['frobnicate'],
     ]) {
       const r = await cli(...argv);
-      expect(r.code).toBe(1);
+      expect(r.code).toBe(argv[0] === 'check' ? 1 : 2); // check: 1 on any error; unknown command: bad input
       expect(r.err).not.toMatch(/\n\s+at /);
       expect(r.err.length).toBeGreaterThan(0);
     }

@@ -55,14 +55,14 @@ describe('scf eval', () => {
     );
   });
 
-  it('reports errors on one line with exit code 1', async () => {
+  it('reports bad input on one line with exit code 2, a runtime error with 1', async () => {
     const missing = await cli(join(dir, 'nope.c'), '--args', '{}');
-    expect(missing.code).toBe(1);
+    expect(missing.code).toBe(2);
     expect(missing.err).toMatch(/^scf eval: cannot read '.*nope\.c': no such file$/);
 
     const bad = file('bad.c', 'int f(int x) {\n  return x +;\n}\n');
     expect(await cli(bad, '--args', '[1]')).toEqual({
-      code: 1,
+      code: 2,
       out: '',
       err: `${bad}:2:13: error K1002: syntax error: expected 'identifier'`,
     });
@@ -80,11 +80,27 @@ describe('scf eval', () => {
       [['--frobnicate'], /Unknown option/],
     ] as const) {
       const r = await cli(MUL_ADD, ...args);
-      expect(r.code).toBe(1);
+      expect(r.code).toBe(2);
       expect(r.err).toMatch(message);
       expect(r.err.split('\n')).toHaveLength(1);
     }
     expect((await cli(SCALE, '--args', '{}')).err).toMatch(/defines 3 functions; choose one with --function/);
+  });
+
+  it('--passes optimizes with the bindings first, and gives the same result', async () => {
+    const plain = await cli(MUL_ADD, '--args', '{"x":6,"y":2}', '--bind', 'a=1');
+    const opt = await cli(
+      MUL_ADD,
+      '--args',
+      '{"x":6,"y":2}',
+      '--bind',
+      'a=1',
+      '--passes',
+      'const-prop,copy-prop,dae',
+    );
+    expect(opt).toEqual(plain);
+    expect(JSON.parse(opt.out).result).toBe(8);
+    expect((await cli(MUL_ADD, '--args', '[1,2,3]', '--passes', 'nope')).code).toBe(2);
   });
 
   it('has --help', async () => {

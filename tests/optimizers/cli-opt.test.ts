@@ -58,7 +58,7 @@ describe('scf opt', () => {
     ];
     for (const [argv, re] of cases) {
       const r = await run(...argv);
-      expect(r.code, argv.join(' ')).toBe(1);
+      expect(r.code, argv.join(' ')).toBe(2);
       expect(r.err, argv.join(' ')).toMatch(re);
       expect(r.err.split('\n')).toHaveLength(1);
       expect(r.out).toBe('');
@@ -69,7 +69,7 @@ describe('scf opt', () => {
     const file = path.join(dir, 'bad.c');
     writeFileSync(file, 'int f(int x) {\n  return y;\n}\n');
     const r = await run(file);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.err).toMatch(/bad\.c:2:\d+: error.*'y'/);
   });
   it('parses bindings', () => {
