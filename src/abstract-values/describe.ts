@@ -1,0 +1,468 @@
+/**
+ * Describing inputs (SCF §2.2, Fig. 4's `toAbsValue`): the early-stage user writes what is
+ * known about an input, and gets the abstract value whose members are exactly the inputs meant.
+ *
+ * Two front doors:
+ * - `toAbsValue(x)`: a concrete SCF-lang value with holes (`holes.int` for "some integer",
+ *   `holes.oneOf(0, 1)`, `holes.array(holes.any, 3)` for "some array of length 3", …).
+ * - `parseDescription(text)`: the textual syntax of configurations:
+ *
+ *     d ::= d '|' d | 'fix' x '.' d | x                 union, recursion, recursion variable
+ *         | 'Int | 'Float | 'Str | 'Bool | 'Any | 'Empty  base sets, 1 and 0
+ *         | 'Array ['(' d ')'] ['[' n ']']              array of any length / length n
+ *         | 123 | -1.5 | NaN | Infinity | "str" | true | false
+ *         | c | c '(' d, … ')'                        constructor (checked against the table;
+ *                                                     `#n(…)` is the n-tuple)
+ *         | '(' d ')' | '(' d ',' d, … ')'              grouping, tuple (#n)
+ *         | '[' d, … ']'                              array with these elements
+ *         | '{' k ['?'] ':' d, … '}'                   map: constant keys certain (must), others
+ *                                                     (and `k?:`) may
+ *         | '#{' d ['?'], … '}'                        set: constants certain, others (and `d?`) may
+ *
+ * Arrays are abstract over their representation (`ArrayRepr`); the default is the prelude's
+ * cons list. Errors (`DescriptionError`) name the position: a path such as `$.body.e[1]` for
+ * `toAbsValue`, `line:col` for text.
+ */
+import { Map as IMap, Set as ISet } from 'immutable';
+import { type CtorTable, fieldsOf, isPrimValue, tupleArity, withPrelude } from './member.js';
+import {
+  type AbsValue,
+  absMap,
+  absSet,
+  anyBool,
+  base,
+  bottom,
+  con,
+  constant,
+  fix,
+  type MapBinding,
+  type MayBinding,
+  type Prim,
+  rec,
+  top,
+  union,
+} from './value.js';
+
+/** How arrays of the kernel language are represented as SCF-lang values. */
+export interface ArrayRepr {
+  /** Arrays with exactly these elements. */
+  exactly(elems: readonly AbsValue[]): AbsValue;
+  /** Arrays whose every element is in `elem`, of length `length` (any length when undefined). */
+  of(elem: AbsValue, length?: number): AbsValue;
+}
+
+/** Arrays as the prelude's cons lists (`List<T>`): the default. */
+export const LIST_ARRAYS: ArrayRepr = {
+  exactly(elems) {
+    let out: AbsValue = con('nil', []);
+    for (let i = elems.length - 1; i >= 0; i--) out = con('cons', [elems[i] as AbsValue, out]);
+    return out;
+  },
+  of(elem, length) {
+    if (length !== undefined) return LIST_ARRAYS.exactly(Array.from({ length }, () => elem));
+    return fix(union([con('cons', [elem, rec(0)]), con('nil', [])]));
+  },
+};
+
+export interface DescribeOptions {
+  /** Constructor table; the prelude's constructors are always included. */
+  readonly ctors?: CtorTable;
+  readonly arrays?: ArrayRepr;
+}
+
+export class DescriptionError extends Error {
+  constructor(
+    message: string,
+    /** `$.field[1]` for value descriptions, `line:col` for text. */
+    readonly position: string,
+  ) {
+    super(`${position}: ${message}`);
+    this.name = 'DescriptionError';
+  }
+}
+
+// ---- holes ----------------------------------------------------------------------------------
+
+const HOLE: unique symbol = Symbol('scf.abstract-values.hole');
+
+/** A placeholder in a concrete value for an unknown part. */
+export interface Hole {
+  readonly [HOLE]: (opts: Required<DescribeOptions>, path: string) => AbsValue;
+}
+
+function hole(f: Hole[typeof HOLE]): Hole {
+  return { [HOLE]: f };
+}
+
+function isHole(x: unknown): x is Hole {
+  return typeof x === 'object' && x !== null && HOLE in x;
+}
+
+const ANY: Hole = hole(() => top());
+
+/** Holes for `toAbsValue`. */
+export const holes = {
+  /** Some int32 integer ('Int). */
+  int: hole(() => base('Int')),
+  /** Some number ('Float). */
+  float: hole(() => base('Float')),
+  str: hole(() => base('Str')),
+  bool: hole(() => anyBool()),
+  /** Any value (1). */
+  any: ANY,
+  /** One of the described values: `oneOf(0, 1)` is 0|1. */
+  oneOf: (...xs: unknown[]): Hole =>
+    hole((o, path) => union(xs.map((x, i) => describeValue(x, o, `${path}<${i}>`)))),
+  /** An array whose elements are described by `elem`, of length `length` (any when omitted). */
+  array: (elem: unknown = ANY, length?: number): Hole =>
+    hole((o, path) => o.arrays.of(describeValue(elem, o, `${path}[*]`), length)),
+  /** An array with exactly these elements (each possibly a hole). */
+  arrayOf: (...elems: unknown[]): Hole =>
+    hole((o, path) => o.arrays.exactly(elems.map((e, i) => describeValue(e, o, `${path}[${i}]`)))),
+  /** An abstract value built by hand. */
+  abs: (v: AbsValue): Hole => hole(() => v),
+} as const;
+
+/**
+ * The abstract value of a concrete SCF-lang value with holes. Constructor objects are checked
+ * against the table: an unknown constructor or a wrong field set throws `DescriptionError`
+ * naming the path.
+ */
+export function toAbsValue(x: unknown, opts: DescribeOptions = {}): AbsValue {
+  return describeValue(x, { ctors: withPrelude(opts.ctors), arrays: opts.arrays ?? LIST_ARRAYS }, '$');
+}
+
+function describeValue(x: unknown, o: Required<DescribeOptions>, path: string): AbsValue {
+  if (isHole(x)) return x[HOLE](o, path);
+  if (isPrimValue(x)) return constant(x);
+  if (Array.isArray(x))
+    return con(
+      `#${x.length}`,
+      x.map((y, i) => describeValue(y, o, `${path}[${i}]`)),
+    );
+  if (IMap.isMap(x)) {
+    const must: MapBinding[] = [];
+    const may: MayBinding[] = [];
+    for (const [k, y] of x as IMap<unknown, unknown>) {
+      const v = describeValue(y, o, `${path}{${String(k)}}`);
+      if (isPrimValue(k)) must.push([k, v]);
+      else may.push([describeValue(k, o, `${path}{key}`), v]);
+    }
+    return absMap(must, may);
+  }
+  if (ISet.isSet(x)) {
+    const must: Prim[] = [];
+    const may: AbsValue[] = [];
+    for (const y of x as ISet<unknown>) {
+      if (isPrimValue(y)) must.push(y);
+      else may.push(describeValue(y, o, `${path}{elem}`));
+    }
+    return absSet(must, union(may));
+  }
+  if (typeof x === 'object' && x !== null && typeof (x as { kind?: unknown }).kind === 'string') {
+    const obj = x as { readonly kind: string; readonly [f: string]: unknown };
+    const fields = fieldsOf(obj.kind, o.ctors);
+    if (fields === undefined) throw new DescriptionError(`unknown constructor '${obj.kind}'`, path);
+    const given = Object.keys(obj).filter((k) => k !== 'kind');
+    const missing = fields.filter((f) => !given.includes(f));
+    const extra = given.filter((f) => !fields.includes(f));
+    if (missing.length > 0 || extra.length > 0) {
+      throw new DescriptionError(
+        `constructor '${obj.kind}' has ${fields.length} field(s) (${fields.join(', ') || 'none'}), ` +
+          `got ${given.length} (${given.join(', ') || 'none'})` +
+          (missing.length > 0 ? `; missing ${missing.join(', ')}` : '') +
+          (extra.length > 0 ? `; unexpected ${extra.join(', ')}` : ''),
+        path,
+      );
+    }
+    return con(
+      obj.kind,
+      fields.map((f) => describeValue(obj[f], o, `${path}.${f}`)),
+    );
+  }
+  throw new DescriptionError(`not a describable value: ${String(x)}`, path);
+}
+
+// ---- the textual syntax -------------------------------------------------------------------
+
+type Tok =
+  | { readonly t: 'num'; readonly v: number; readonly at: number }
+  | { readonly t: 'str'; readonly v: string; readonly at: number }
+  | { readonly t: 'id'; readonly v: string; readonly at: number }
+  | { readonly t: 'base'; readonly v: string; readonly at: number }
+  | { readonly t: 'punct'; readonly v: string; readonly at: number }
+  | { readonly t: 'eof'; readonly at: number };
+
+const ID_START = /[A-Za-z_$\u0370-\u03ff]/;
+const ID_PART = /[A-Za-z0-9_$\u0370-\u03ff]/;
+
+function lex(text: string): Tok[] {
+  const out: Tok[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i] as string;
+    if (/\s/.test(c)) {
+      i++;
+      continue;
+    }
+    const at = i;
+    if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(text[i + 1] ?? ''))) {
+      const m = /^(?:0[xX][0-9a-fA-F]+|[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)/.exec(text.slice(i));
+      const s = (m as RegExpExecArray)[0];
+      out.push({ t: 'num', v: Number(s), at });
+      i += s.length;
+    } else if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      if (j >= text.length) throw posError(text, at, 'unterminated string');
+      let v: string;
+      try {
+        v = JSON.parse(text.slice(i, j + 1)) as string;
+      } catch {
+        throw posError(text, at, 'bad string literal');
+      }
+      out.push({ t: 'str', v, at });
+      i = j + 1;
+    } else if (c === "'") {
+      let j = i + 1;
+      while (j < text.length && ID_PART.test(text[j] as string)) j++;
+      out.push({ t: 'base', v: text.slice(i + 1, j), at });
+      i = j;
+    } else if (ID_START.test(c)) {
+      let j = i + 1;
+      while (j < text.length && ID_PART.test(text[j] as string)) j++;
+      out.push({ t: 'id', v: text.slice(i, j), at });
+      i = j;
+    } else if (c === '#' && /[0-9]/.test(text[i + 1] ?? '')) {
+      let j = i + 1;
+      while (j < text.length && /[0-9]/.test(text[j] as string)) j++;
+      out.push({ t: 'id', v: text.slice(i, j), at });
+      i = j;
+    } else if (c === '#' && text[i + 1] === '{') {
+      out.push({ t: 'punct', v: '#{', at });
+      i += 2;
+    } else if ('|.,:?()[]{}-'.includes(c)) {
+      out.push({ t: 'punct', v: c, at });
+      i++;
+    } else {
+      throw posError(text, at, `unexpected character '${c}'`);
+    }
+  }
+  out.push({ t: 'eof', at: text.length });
+  return out;
+}
+
+function posError(text: string, at: number, message: string): DescriptionError {
+  let line = 1;
+  let col = 1;
+  for (let i = 0; i < at && i < text.length; i++) {
+    if (text[i] === '\n') {
+      line++;
+      col = 1;
+    } else col++;
+  }
+  return new DescriptionError(message, `${line}:${col}`);
+}
+
+/** Parses the textual description syntax (see the module comment) into an abstract value. */
+export function parseDescription(text: string, opts: DescribeOptions = {}): AbsValue {
+  const ctors = withPrelude(opts.ctors);
+  const arrays = opts.arrays ?? LIST_ARRAYS;
+  const toks = lex(text);
+  let pos = 0;
+  const scope: string[] = []; // fix variables, innermost last
+
+  const peek = (): Tok => toks[pos] as Tok;
+  const next = (): Tok => toks[pos++] as Tok;
+  const err = (tok: Tok, m: string) => posError(text, tok.at, m);
+  const isP = (v: string) => {
+    const t = peek();
+    return t.t === 'punct' && t.v === v;
+  };
+  const expect = (v: string): Tok => {
+    const t = next();
+    if (t.t !== 'punct' || t.v !== v) throw err(t, `expected '${v}'`);
+    return t;
+  };
+  const list = (close: string, item: () => void) => {
+    if (isP(close)) {
+      next();
+      return;
+    }
+    for (;;) {
+      item();
+      if (isP(',')) {
+        next();
+        continue;
+      }
+      expect(close);
+      return;
+    }
+  };
+
+  const parseUnion = (): AbsValue => {
+    const alts = [parsePrefix()];
+    while (isP('|')) {
+      next();
+      alts.push(parsePrefix());
+    }
+    return alts.length === 1 ? (alts[0] as AbsValue) : union(alts);
+  };
+
+  const parsePrefix = (): AbsValue => {
+    const t = peek();
+    if (t.t === 'id' && t.v === 'fix') {
+      next();
+      const name = next();
+      if (name.t !== 'id') throw err(name, 'expected a variable name after fix');
+      expect('.');
+      scope.push(name.v);
+      const body = parseUnion();
+      scope.pop();
+      return fix(body);
+    }
+    return parseAtom();
+  };
+
+  const parseAtom = (): AbsValue => {
+    const t = next();
+    switch (t.t) {
+      case 'num':
+        return constant(t.v);
+      case 'str':
+        return constant(t.v);
+      case 'base':
+        return parseBase(t);
+      case 'id':
+        return parseIdent(t);
+      case 'punct':
+        return parsePunct(t);
+      case 'eof':
+        throw err(t, 'unexpected end of description');
+      default:
+        throw err(t, 'unexpected token');
+    }
+  };
+
+  const parseBase = (t: Tok & { t: 'base' }): AbsValue => {
+    switch (t.v) {
+      case 'Int':
+      case 'Float':
+      case 'Str':
+        return base(t.v);
+      case 'Bool':
+        return anyBool();
+      case 'Any':
+        return top();
+      case 'Empty':
+        return bottom();
+      case 'Array': {
+        let elem: AbsValue = top();
+        let length: number | undefined;
+        if (isP('(')) {
+          next();
+          elem = parseUnion();
+          expect(')');
+        }
+        if (isP('[')) {
+          next();
+          const n = next();
+          if (n.t !== 'num' || !Number.isInteger(n.v) || n.v < 0) throw err(n, 'expected an array length');
+          length = n.v;
+          expect(']');
+        }
+        return arrays.of(elem, length);
+      }
+      default:
+        throw err(t, `unknown base set '${t.v} (expected 'Int, 'Float, 'Str, 'Bool, 'Any, 'Empty or 'Array)`);
+    }
+  };
+
+  const parseIdent = (t: Tok & { t: 'id' }): AbsValue => {
+    switch (t.v) {
+      case 'true':
+        return constant(true);
+      case 'false':
+        return constant(false);
+      case 'NaN':
+        return constant(Number.NaN);
+      case 'Infinity':
+        return constant(Number.POSITIVE_INFINITY);
+      default:
+        break;
+    }
+    const bound = scope.lastIndexOf(t.v);
+    if (bound >= 0 && !isP('(')) return rec(scope.length - 1 - bound);
+    const args: AbsValue[] = [];
+    if (isP('(')) {
+      next();
+      list(')', () => args.push(parseUnion()));
+    }
+    const arity = tupleArity(t.v);
+    const fields = arity !== undefined ? Array.from({ length: arity }) : fieldsOf(t.v, ctors);
+    if (fields === undefined) throw err(t, `unknown constructor '${t.v}'`);
+    if (fields.length !== args.length) {
+      throw err(t, `constructor '${t.v}' takes ${fields.length} argument(s), got ${args.length}`);
+    }
+    return con(t.v, args);
+  };
+
+  const parsePunct = (t: Tok & { t: 'punct' }): AbsValue => {
+    switch (t.v) {
+      case '-': {
+        const n = next();
+        if (n.t === 'num') return constant(-n.v);
+        if (n.t === 'id' && n.v === 'Infinity') return constant(Number.NEGATIVE_INFINITY);
+        throw err(n, 'expected a number after -');
+      }
+      case '(': {
+        const items: AbsValue[] = [];
+        list(')', () => items.push(parseUnion()));
+        if (items.length === 1) return items[0] as AbsValue;
+        return con(`#${items.length}`, items);
+      }
+      case '[': {
+        const items: AbsValue[] = [];
+        list(']', () => items.push(parseUnion()));
+        return arrays.exactly(items);
+      }
+      case '{': {
+        const must: MapBinding[] = [];
+        const may: MayBinding[] = [];
+        list('}', () => {
+          const kt = peek();
+          const k = parseUnion();
+          const forcedMay = isP('?');
+          if (forcedMay) next();
+          expect(':');
+          const v = parseUnion();
+          if (!forcedMay && k.kind === 'consts' && k.values.length === 1) {
+            const key = k.values[0] as Prim;
+            if (must.some(([x]) => x === key)) throw err(kt, `duplicate map key ${String(key)}`);
+            must.push([key, v]);
+          } else may.push([k, v]);
+        });
+        return absMap(must, may);
+      }
+      case '#{': {
+        const must: Prim[] = [];
+        const may: AbsValue[] = [];
+        list('}', () => {
+          const e = parseUnion();
+          const forcedMay = isP('?');
+          if (forcedMay) next();
+          if (!forcedMay && e.kind === 'consts' && e.values.length === 1) must.push(e.values[0] as Prim);
+          else may.push(e);
+        });
+        return absSet(must, union(may));
+      }
+      default:
+        throw err(t, `unexpected '${t.v}'`);
+    }
+  };
+
+  const v = parseUnion();
+  const end = peek();
+  if (end.t !== 'eof') throw err(end, 'unexpected text after the description');
+  return v;
+}

@@ -1,0 +1,451 @@
+/**
+ * The lattice structure of abstract values: `leq`, `join`, `widen`, `meet` (SCF §3.3.3).
+ *
+ * Every operation is a structural traversal, as in SCF: no leaf-linear systems, so some
+ * inclusions that hold are not recognised, but every answer is sound:
+ * - `leq(a, b)` true ⇒ γ(a) ⊆ γ(b). Recursive values are compared by unfolding `fix` nodes,
+ *   with a coinductive assumption set keyed by structural equality (finitely many distinct
+ *   unfoldings of a regular tree, so it terminates); assumptions made on a failed branch are
+ *   rolled back.
+ * - `join(a, b)` ⊇ γ(a) ∪ γ(b), reports `changed` = "not known to be ⊆ γ(a)"; when unchanged the
+ *   result has `a`'s structure (tags agreed per `agreeTags`), so fixpoint loops stabilise.
+ * - `widen(a, b)` ⊇ γ(a) ∪ γ(b) with bounded height, after Aiken & Murphy's heuristics:
+ *   (1) union members with the same constructor merge argument-wise; (2) a constructor set that
+ *   reappears beneath itself folds into a recursive value (`fix`): every node whose constructor
+ *   set is within the outer one becomes the variable, and the body is the join of all their
+ *   one-level skeletons (sound by induction on the member's height); (3) constructor nesting
+ *   past `DEPTH_CAP` becomes `1`, unions wider than `WIDTH_CAP` become `1`; constant sets and
+ *   may lists are capped by the constructors (`CONST_CAP`, `MAY_CAP`). So every ascending
+ *   widening chain stabilises.
+ * - `meet(a, b)` ⊇ γ(a) ∩ γ(b) (an over-approximation; it refines `a`, so it keeps `a`'s tags).
+ */
+import { mustIndex, primIn } from './member.js';
+import {
+  type AbsMap,
+  type AbsSet,
+  type AbsValue,
+  absMap,
+  absSet,
+  agreeTags,
+  assertNever,
+  type Base,
+  bottom,
+  con,
+  consts,
+  equals,
+  fix,
+  freshTag,
+  hash,
+  inBase,
+  type MapBinding,
+  mapChildren,
+  primIndex,
+  rec,
+  top,
+  union,
+  unfold,
+} from './value.js';
+
+/** Constructor nesting kept by `widen`; deeper parts become `1`. */
+export const DEPTH_CAP = 64;
+/** Widest union kept by `widen`; wider ones become `1`. */
+export const WIDTH_CAP = 32;
+
+// ---- leq ----------------------------------------------------------------------------------
+
+class Assumptions {
+  private readonly byHash = new Map<number, [AbsValue, AbsValue][]>();
+  private readonly log: number[] = [];
+
+  has(a: AbsValue, b: AbsValue): boolean {
+    const list = this.byHash.get(key(a, b));
+    return list?.some(([x, y]) => equals(x, a) && equals(y, b)) === true;
+  }
+  add(a: AbsValue, b: AbsValue): void {
+    const k = key(a, b);
+    let list = this.byHash.get(k);
+    if (list === undefined) {
+      list = [];
+      this.byHash.set(k, list);
+    }
+    list.push([a, b]);
+    this.log.push(k);
+  }
+  mark(): number {
+    return this.log.length;
+  }
+  rollback(m: number): void {
+    while (this.log.length > m) {
+      const k = this.log.pop() as number;
+      this.byHash.get(k)?.pop();
+    }
+  }
+}
+
+function key(a: AbsValue, b: AbsValue): number {
+  return (Math.imul(hash(a), 31) + hash(b)) | 0;
+}
+
+/** Sound inclusion test: `true` only if γ(a) ⊆ γ(b). Both values closed. */
+export function leq(a: AbsValue, b: AbsValue): boolean {
+  return leqA(a, b, new Assumptions());
+}
+
+function tryBranch(asm: Assumptions, f: () => boolean): boolean {
+  const m = asm.mark();
+  if (f()) return true;
+  asm.rollback(m);
+  return false;
+}
+
+function leqA(a: AbsValue, b: AbsValue, asm: Assumptions): boolean {
+  if (a === b || a.kind === 'bottom' || b.kind === 'top') return true;
+  if (a.kind === 'top' || b.kind === 'bottom') return false;
+  if (a.kind === 'fix' || b.kind === 'fix') {
+    if (asm.has(a, b)) return true;
+    asm.add(a, b);
+    return leqA(a.kind === 'fix' ? unfold(a) : a, b.kind === 'fix' ? unfold(b) : b, asm);
+  }
+  if (a.kind === 'union') return a.alts.every((x) => leqA(x, b, asm));
+  if (b.kind === 'union') {
+    if (a.kind === 'consts') return a.values.every((p) => primIn(p, b));
+    if (a.kind === 'base') return flatAlts(b).some((y) => y.kind === 'base' && baseLeq(a, y));
+    if (equals(a, b)) return true;
+    return b.alts.some((y) => tryBranch(asm, () => leqA(a, y, asm)));
+  }
+  switch (a.kind) {
+    case 'consts':
+      return a.values.every((p) => primIn(p, b));
+    case 'base':
+      return b.kind === 'base' && baseLeq(a, b);
+    case 'rec':
+      return b.kind === 'rec' && b.index === a.index;
+    case 'con':
+      return (
+        b.kind === 'con' &&
+        b.ctor === a.ctor &&
+        b.args.length === a.args.length &&
+        a.args.every((x, i) => leqA(x, b.args[i] as AbsValue, asm))
+      );
+    case 'map':
+      return b.kind === 'map' && mapLeq(a, b, asm);
+    case 'set':
+      return b.kind === 'set' && setLeq(a, b, asm);
+    default:
+      return assertNever(a);
+  }
+}
+
+/** Members of a union with fix members unfolded (each fix once). */
+function flatAlts(v: AbsValue, seen: Set<AbsValue> = new Set()): AbsValue[] {
+  if (v.kind === 'fix') {
+    if (seen.has(v)) return [];
+    seen.add(v);
+    return flatAlts(unfold(v), seen);
+  }
+  if (v.kind === 'union') return v.alts.flatMap((a) => flatAlts(a, seen));
+  return [v];
+}
+
+function baseLeq(a: Base, b: Base): boolean {
+  return a.base === b.base || (a.base === 'Int' && b.base === 'Float');
+}
+
+function mapLeq(a: AbsMap, b: AbsMap, asm: Assumptions): boolean {
+  // every key certain in b is certain in a, with a smaller value
+  for (const [k, y] of b.must) {
+    const i = mustIndex(a.must, k);
+    if (i < 0 || !leqA((a.must[i] as MapBinding)[1], y, asm)) return false;
+  }
+  // a's other certain keys and a's may pairs are covered by b's may pairs
+  for (const [k, x] of a.must) {
+    if (mustIndex(b.must, k) >= 0) continue;
+    if (!b.may.some(([kb, xb]) => primIn(k, kb) && tryBranch(asm, () => leqA(x, xb, asm)))) return false;
+  }
+  return a.may.every(([ka, xa]) =>
+    b.may.some(([kb, xb]) => tryBranch(asm, () => leqA(ka, kb, asm) && leqA(xa, xb, asm))),
+  );
+}
+
+function setLeq(a: AbsSet, b: AbsSet, asm: Assumptions): boolean {
+  for (const p of b.must) if (primIndex(a.must, p) < 0) return false;
+  for (const p of a.must) if (primIndex(b.must, p) < 0 && !primIn(p, b.may)) return false;
+  return leqA(a.may, b.may, asm);
+}
+
+// ---- join ---------------------------------------------------------------------------------
+
+export interface JoinResult {
+  readonly value: AbsValue;
+  /** Whether the result may denote more than `a` did (false ⇒ γ(result) = γ(a)). */
+  readonly changed: boolean;
+}
+
+/** Upper bound of `a` and `b`; `changed` says whether it grew past `a`. */
+export function join(a: AbsValue, b: AbsValue): JoinResult {
+  if (a === b) return { value: a, changed: false };
+  if (leq(b, a)) return { value: keepShape(a, b), changed: false };
+  if (leq(a, b)) return { value: keepShape(b, a), changed: true };
+  return { value: union([a, b], a.tag === b.tag ? a.tag : freshTag()), changed: true };
+}
+
+/** Join of many values (`0` for none). */
+export function joinAll(vs: readonly AbsValue[]): AbsValue {
+  return union(
+    vs,
+    vs.length > 0 && vs.every((v) => v.tag === (vs[0] as AbsValue).tag)
+      ? (vs[0] as AbsValue).tag
+      : freshTag(),
+  );
+}
+
+/** `big`'s structure (⊇ small), with tags agreed where `small` lines up with it. */
+function keepShape(big: AbsValue, small: AbsValue): AbsValue {
+  if (big.kind === 'union') {
+    const smallAlts = small.kind === 'union' ? small.alts : [small];
+    // small's members that are members of big's union line up by dedup
+    if (smallAlts.every((x) => big.alts.some((y) => equals(x, y)))) {
+      return union([big, small], big.tag === small.tag ? big.tag : freshTag());
+    }
+  }
+  return agreeTags(big, small);
+}
+
+// ---- widen --------------------------------------------------------------------------------
+
+/**
+ * Widening: an upper bound of `a` and `b` whose height is bounded, so the chain
+ * `w0 = a0, w(i+1) = widen(wi, a(i+1))` stabilises. `changed` as for `join`.
+ */
+export function widen(a: AbsValue, b: AbsValue): JoinResult {
+  if (a === b) return { value: a, changed: false };
+  if (leq(b, a)) return { value: keepShape(a, b), changed: false };
+  const j = union([a, b], a.tag === b.tag ? a.tag : freshTag());
+  return { value: bound(mergeAlts(fold(mergeAlts(j)))), changed: true };
+}
+
+/**
+ * Constructor names of a con, of the con members of a union, or of a fix's body (empty for
+ * anything else): the "shape" that recursion folding compares.
+ */
+function ctorSet(v: AbsValue): Set<string> {
+  const s = new Set<string>();
+  const add = (x: AbsValue) => {
+    if (x.kind === 'con') s.add(`${x.ctor}/${x.args.length}`);
+    else if (x.kind === 'fix') add(x.body);
+    else if (x.kind === 'union') for (const y of x.alts) if (y.kind === 'con' || y.kind === 'fix') add(y);
+  };
+  add(v);
+  return s;
+}
+
+function subsetOf(a: Set<string>, b: Set<string>): boolean {
+  if (a.size === 0) return false;
+  for (const x of a) if (!b.has(x)) return false;
+  return true;
+}
+
+/** Union members with the same constructor merge argument-wise (recursively). Fixes are opaque. */
+export function mergeAlts(v: AbsValue): AbsValue {
+  switch (v.kind) {
+    case 'fix':
+      return v;
+    case 'union': {
+      const alts = v.alts.map(mergeAlts);
+      const groups = new Map<string, AbsValue[]>();
+      const rest: AbsValue[] = [];
+      for (const x of alts) {
+        if (x.kind === 'con') {
+          const k = `${x.ctor}/${x.args.length}`;
+          const g = groups.get(k);
+          if (g === undefined) groups.set(k, [x]);
+          else g.push(x);
+        } else rest.push(x);
+      }
+      for (const g of groups.values()) {
+        const first = g[0] as AbsValue & { kind: 'con' };
+        if (g.length === 1) rest.push(first);
+        else {
+          const args = first.args.map((_, i) =>
+            mergeAlts(union(g.map((c) => (c as AbsValue & { kind: 'con' }).args[i] as AbsValue))),
+          );
+          rest.push(con(first.ctor, args));
+        }
+      }
+      return union(rest, v.tag);
+    }
+    default:
+      return mapChildren(v, mergeAlts);
+  }
+}
+
+/**
+ * Folds a constructor set that recurs beneath itself into a `fix` (top-down, outermost first).
+ * Recursive values already present take part: a fix whose shape matches is unfolded once into
+ * the worklist and its inner occurrences become the new variable, so repeated widening does
+ * not nest fixes.
+ */
+function fold(v: AbsValue): AbsValue {
+  if (v.kind === 'fix') return v;
+  const s = ctorSet(v);
+  if (s.size > 0 && hasMatch(v, s)) {
+    const skeletons: AbsValue[] = [];
+    const work: AbsValue[] = [v];
+    const seen = new Set<AbsValue>();
+    while (work.length > 0) {
+      const n = work.pop() as AbsValue;
+      skeletons.push(skeleton(n, s, work, seen));
+    }
+    return fix(mergeAlts(union(skeletons)));
+  }
+  return mapChildren(v, fold);
+}
+
+function isShape(x: AbsValue): boolean {
+  return x.kind === 'con' || x.kind === 'union' || x.kind === 'fix';
+}
+
+/** Whether some proper descendant (through constructor arguments and unions) matches `s`. */
+function hasMatch(v: AbsValue, s: Set<string>): boolean {
+  const below = (x: AbsValue): boolean => {
+    if (!isShape(x)) return false;
+    if (subsetOf(ctorSet(x), s)) return true;
+    return inside(x);
+  };
+  const inside = (x: AbsValue): boolean => {
+    if (x.kind === 'con') return x.args.some(below);
+    if (x.kind === 'union') {
+      return x.alts.some(
+        (a) => (a.kind === 'con' && a.args.some(below)) || (a.kind === 'fix' && subsetOf(ctorSet(a), s)),
+      );
+    }
+    return false;
+  };
+  return inside(v);
+}
+
+/**
+ * `n` with its outermost matching descendants replaced by the variable; matching values are
+ * pushed on `work` (a matching fix once, unfolded, remembered in `seen`).
+ */
+function skeleton(n: AbsValue, s: Set<string>, work: AbsValue[], seen: Set<AbsValue>): AbsValue {
+  const matched = (x: AbsValue): AbsValue => {
+    if (x.kind === 'fix') {
+      if (!seen.has(x)) {
+        seen.add(x);
+        work.push(unfold(x));
+      }
+    } else work.push(x);
+    return rec(0);
+  };
+  const below = (x: AbsValue): AbsValue => {
+    if (!isShape(x)) return x;
+    if (subsetOf(ctorSet(x), s)) return matched(x);
+    return inside(x);
+  };
+  const inside = (x: AbsValue): AbsValue => {
+    if (x.kind === 'con') return con(x.ctor, x.args.map(below), x.tag);
+    if (x.kind === 'union') {
+      return union(
+        x.alts.map((a) =>
+          a.kind === 'con' ? inside(a) : a.kind === 'fix' && subsetOf(ctorSet(a), s) ? matched(a) : a,
+        ),
+        x.tag,
+      );
+    }
+    return x;
+  };
+  return inside(n);
+}
+
+/** Constructor nesting past `DEPTH_CAP` and unions wider than `WIDTH_CAP` become `1`. */
+function bound(v: AbsValue, depth = 0): AbsValue {
+  switch (v.kind) {
+    case 'con':
+      if (depth >= DEPTH_CAP) return top();
+      return mapChildren(v, (c) => bound(c, depth + 1));
+    case 'union':
+      if (v.alts.length > WIDTH_CAP) return top();
+      return mapChildren(v, (c) => bound(c, depth));
+    case 'fix':
+      return fix(bound(v.body, depth), v.tag);
+    case 'map':
+    case 'set':
+      if (depth >= DEPTH_CAP) return top();
+      return mapChildren(v, (c) => bound(c, depth + 1));
+    default:
+      return v;
+  }
+}
+
+// ---- meet ---------------------------------------------------------------------------------
+
+/**
+ * An over-approximation of γ(a) ∩ γ(b) that refines `a` (keeps `a`'s tags): used to narrow a
+ * value after a test, and by the member generator for values that must be equal. Recursive
+ * values are unfolded at most `fuel` times; past that `a` itself is the (sound) answer.
+ */
+export function meet(a: AbsValue, b: AbsValue, fuel = 32): AbsValue {
+  if (a === b || b.kind === 'top' || a.kind === 'bottom') return a;
+  if (a.kind === 'top') return b;
+  if (b.kind === 'bottom') return bottom();
+  if (equals(a, b)) return a;
+  if (a.kind === 'fix' || b.kind === 'fix') {
+    if (fuel <= 0) return a;
+    return meet(a.kind === 'fix' ? unfold(a) : a, b.kind === 'fix' ? unfold(b) : b, fuel - 1);
+  }
+  if (a.kind === 'union')
+    return union(
+      a.alts.map((x) => meet(x, b, fuel)),
+      a.tag,
+    );
+  if (b.kind === 'union')
+    return union(
+      b.alts.map((y) => meet(a, y, fuel)),
+      a.tag,
+    );
+  switch (a.kind) {
+    case 'consts': {
+      const keep = a.values.filter((p) => primIn(p, b));
+      return keep.length === a.values.length ? a : consts(keep, a.tag);
+    }
+    case 'base':
+      if (b.kind === 'consts')
+        return consts(
+          b.values.filter((p) => inBase(p, a.base)),
+          a.tag,
+        );
+      if (b.kind !== 'base') return bottom();
+      if (baseLeq(a, b)) return a;
+      if (baseLeq(b, a)) return { ...b, tag: a.tag };
+      return bottom();
+    case 'con':
+      if (b.kind !== 'con' || b.ctor !== a.ctor || b.args.length !== a.args.length) return bottom();
+      return con(
+        a.ctor,
+        a.args.map((x, i) => meet(x, b.args[i] as AbsValue, fuel)),
+        a.tag,
+      );
+    case 'map': {
+      if (b.kind !== 'map') return bottom();
+      const must: MapBinding[] = a.must.map(([k, x]) => {
+        const i = mustIndex(b.must, k);
+        return [k, i < 0 ? x : meet(x, (b.must[i] as MapBinding)[1], fuel)];
+      });
+      for (const [k, y] of b.must) if (mustIndex(a.must, k) < 0) must.push([k, y]);
+      return absMap(must, a.may, a.tag);
+    }
+    case 'set':
+      if (b.kind !== 'set') return bottom();
+      return absSet([...a.must, ...b.must], a.may, a.tag);
+    case 'rec':
+      return a;
+    default:
+      return assertNever(a);
+  }
+}
+
+/** Whether γ(a) ∩ γ(b) is certainly empty. */
+export function disjoint(a: AbsValue, b: AbsValue): boolean {
+  return meet(a, b).kind === 'bottom';
+}

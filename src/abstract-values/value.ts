@@ -1,0 +1,928 @@
+/**
+ * Abstract values: augmented regular tree expressions (SCF §3.3, Table 1), their canonical
+ * forms, a total order, structural equality and hashing.
+ *
+ *   v ::= v'#id
+ *   v' ::= 0 | 1 | c(v1 … vn) | v1 | … | vn | fix α. v | α
+ *        | 'Int | 'Float | 'Str | {k1 … kn}              (base sets and finite constant sets)
+ *        | map(must[(k, v)…], may[(v, v)…]) | set(must[k…], may v)
+ *
+ * Representation
+ * - An immutable discriminated union on `kind`. Every node carries an identity tag (§3.3.1);
+ *   the tag discipline is documented at `freshTag` below.
+ * - Recursion uses de Bruijn indices: `{kind: 'rec', index: i}` names the i-th enclosing `fix`
+ *   (0 = nearest). So alpha-equivalent values are structurally equal, and a closed value means
+ *   the same wherever it is placed.
+ * - `'Bool` is not a base set: it is the constant set {false, true}, so every set of booleans
+ *   has exactly one form.
+ *
+ * Canonical-form invariants (established by the smart constructors, which every other module
+ * uses; never build nodes by hand):
+ * - `union.alts` has ≥ 2 members, sorted by `compare`, structurally distinct, none of them a
+ *   union, `0` or `1`; its primitive members are merged: at most one `consts` node, no constant
+ *   absorbed by a base set present ('Int absorbs int32 constants, 'Float all numbers, 'Str all
+ *   strings), at most one of 'Int/'Float; at most one map node and one set node (joined).
+ * - `consts.values` is non-empty, sorted by `comparePrim`, duplicate-free (SameValueZero:
+ *   -0 is stored as 0), and holds at most `CONST_CAP` numbers and `CONST_CAP` strings (past
+ *   that the part is widened to its base set).
+ * - A `con` has no `0` argument (it would denote the empty set: the node becomes `0`).
+ * - `map.must` is sorted by key, keys distinct primitives; no `0` value. `map.may` pairs are
+ *   sorted, distinct, without `0` parts, at most `MAY_CAP` (past that they merge into one pair).
+ * - `set.must` sorted distinct primitives; `set.may` is `0` when no other element may occur.
+ * - `fix` bodies mention their variable (else the fix is its body) and are inhabited (else the
+ *   fix is `0`).
+ *
+ * Order, equality and hashing ignore tags: they decide whether two representations are the same
+ * set description, which is what memo tables (specialization keys) want. `equalsWithTags` also
+ * compares tags. All three are single linear traversals (SCF §3.3.3).
+ */
+
+export type Prim = number | string | boolean;
+export type BaseSet = 'Int' | 'Float' | 'Str';
+
+export interface Bottom {
+  readonly kind: 'bottom';
+  readonly tag: number;
+}
+export interface Top {
+  readonly kind: 'top';
+  readonly tag: number;
+}
+export interface Con {
+  readonly kind: 'con';
+  readonly tag: number;
+  readonly ctor: string;
+  readonly args: readonly AbsValue[];
+}
+export interface Union {
+  readonly kind: 'union';
+  readonly tag: number;
+  readonly alts: readonly AbsValue[];
+}
+export interface Base {
+  readonly kind: 'base';
+  readonly tag: number;
+  readonly base: BaseSet;
+}
+export interface Consts {
+  readonly kind: 'consts';
+  readonly tag: number;
+  readonly values: readonly Prim[];
+}
+export interface Fix {
+  readonly kind: 'fix';
+  readonly tag: number;
+  readonly body: AbsValue;
+}
+export interface Rec {
+  readonly kind: 'rec';
+  readonly tag: number;
+  /** de Bruijn index: 0 names the nearest enclosing `fix`. */
+  readonly index: number;
+}
+export type MapBinding = readonly [key: Prim, value: AbsValue];
+export type MayBinding = readonly [key: AbsValue, value: AbsValue];
+export interface AbsMap {
+  readonly kind: 'map';
+  readonly tag: number;
+  /** Keys certainly present, known exactly (Table 1's must list). */
+  readonly must: readonly MapBinding[];
+  /** Every other key of a member map lies in some pair's key set, its value in the pair's value set. */
+  readonly may: readonly MayBinding[];
+}
+export interface AbsSet {
+  readonly kind: 'set';
+  readonly tag: number;
+  /** Elements certainly present. */
+  readonly must: readonly Prim[];
+  /** Every other element of a member set lies in this set (`0`: there is none). */
+  readonly may: AbsValue;
+}
+
+export type AbsValue = Bottom | Top | Con | Union | Base | Consts | Fix | Rec | AbsMap | AbsSet;
+export type AbsKind = AbsValue['kind'];
+
+/** Constant sets and may lists stay at most this long; past it they widen (bounded height). */
+export const CONST_CAP = 16;
+export const MAY_CAP = 8;
+
+export function assertNever(x: never): never {
+  throw new Error(`internal error: unexpected ${JSON.stringify(x)}`);
+}
+
+// ---- identity tags ---------------------------------------------------------------------------
+
+/**
+ * Identity tags (SCF §3.3.1). Invariant the partial evaluator maintains, and every operation
+ * here preserves: two abstract values carrying the same tag at one program point denote the
+ * same concrete value on every concrete execution reaching it. Consequences for this module:
+ * - a node built from nothing (a literal, a primitive result) gets a fresh tag;
+ * - a node extracted unchanged (projection, `map_find` on a must key) keeps its tag;
+ * - a node combining values whose tags differ (join, union merge, widening) gets a fresh tag;
+ *   only positions where both sides carry the same tag keep it.
+ * Fresh tags come from one module-level counter; `resetTags` restarts it (tests only).
+ */
+let nextTag = 1;
+
+export function freshTag(): number {
+  return nextTag++;
+}
+
+/** Restart the tag counter (for reproducible tests and printouts). */
+export function resetTags(start = 1): void {
+  nextTag = start;
+}
+
+// ---- primitives --------------------------------------------------------------------------
+
+const INT_MIN = -2147483648;
+const INT_MAX = 2147483647;
+
+/** `'Int`: integers in the int32 range (C `int`); -0 counts as the integer 0. */
+export function isInt32(x: unknown): x is number {
+  return typeof x === 'number' && Number.isInteger(x) && x >= INT_MIN && x <= INT_MAX;
+}
+
+/** Primitive identity used throughout: SameValueZero (NaN equals NaN, -0 equals 0). */
+export function samePrim(a: Prim, b: Prim): boolean {
+  return a === b || (typeof a === 'number' && typeof b === 'number' && Number.isNaN(a) && Number.isNaN(b));
+}
+
+function primRank(p: Prim): number {
+  return typeof p === 'boolean' ? 0 : typeof p === 'number' ? 1 : 2;
+}
+
+/** Total order on primitives: booleans < numbers < strings; numbers ascending with NaN last. */
+export function comparePrim(a: Prim, b: Prim): number {
+  if (samePrim(a, b)) return 0;
+  const ra = primRank(a);
+  const rb = primRank(b);
+  if (ra !== rb) return ra - rb;
+  if (typeof a === 'number' && typeof b === 'number') {
+    if (Number.isNaN(a)) return 1;
+    if (Number.isNaN(b)) return -1;
+  }
+  return a < b ? -1 : 1;
+}
+
+/** -0 → 0, so constants follow SameValueZero. */
+export function normPrim(p: Prim): Prim {
+  return p === 0 ? 0 : p;
+}
+
+/** Whether primitive `p` lies in base set `b`. */
+export function inBase(p: Prim, b: BaseSet): boolean {
+  switch (b) {
+    case 'Int':
+      return isInt32(p);
+    case 'Float':
+      return typeof p === 'number';
+    case 'Str':
+      return typeof p === 'string';
+    default:
+      return assertNever(b);
+  }
+}
+
+/** Binary search for `p` in a sorted primitive array. */
+export function primIndex(xs: readonly Prim[], p: Prim): number {
+  let lo = 0;
+  let hi = xs.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const c = comparePrim(xs[mid] as Prim, p);
+    if (c === 0) return mid;
+    if (c < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+export function sortPrims(xs: Iterable<Prim>): Prim[] {
+  const out = [...xs].map(normPrim).sort(comparePrim);
+  let w = 0;
+  for (let i = 0; i < out.length; i++) {
+    if (w === 0 || comparePrim(out[w - 1] as Prim, out[i] as Prim) !== 0) out[w++] = out[i] as Prim;
+  }
+  out.length = w;
+  return out;
+}
+
+// ---- order, hashing, equality (tags ignored) ---------------------------------------------
+
+const KIND_RANK: Readonly<Record<AbsKind, number>> = {
+  bottom: 0,
+  consts: 1,
+  base: 2,
+  con: 3,
+  map: 4,
+  set: 5,
+  fix: 6,
+  rec: 7,
+  union: 8,
+  top: 9,
+};
+const BASE_RANK: Readonly<Record<BaseSet, number>> = { Int: 0, Float: 1, Str: 2 };
+
+function cmpStr(a: string, b: string): number {
+  return a === b ? 0 : a < b ? -1 : 1;
+}
+
+function cmpList<T>(a: readonly T[], b: readonly T[], f: (x: T, y: T) => number): number {
+  if (a.length !== b.length) return a.length - b.length;
+  for (let i = 0; i < a.length; i++) {
+    const c = f(a[i] as T, b[i] as T);
+    if (c !== 0) return c;
+  }
+  return 0;
+}
+
+function cmpMust(a: MapBinding, b: MapBinding): number {
+  return comparePrim(a[0], b[0]) || compare(a[1], b[1]);
+}
+function cmpMay(a: MayBinding, b: MayBinding): number {
+  return compare(a[0], b[0]) || compare(a[1], b[1]);
+}
+
+/**
+ * A total order on abstract values (tags ignored), used to keep unions and bindings sorted.
+ * Cheap first: different kinds, arities and hashes decide before any deep traversal.
+ */
+export function compare(a: AbsValue, b: AbsValue): number {
+  if (a === b) return 0;
+  if (a.kind !== b.kind) return KIND_RANK[a.kind] - KIND_RANK[b.kind];
+  switch (a.kind) {
+    case 'bottom':
+    case 'top':
+      return 0;
+    case 'base':
+      return BASE_RANK[a.base] - BASE_RANK[(b as Base).base];
+    case 'rec':
+      return a.index - (b as Rec).index;
+    case 'consts':
+      return cmpList(a.values, (b as Consts).values, comparePrim);
+    default:
+      break;
+  }
+  if (a.kind === 'con') {
+    // readable order: smaller first, then by constructor, then argument-wise (Fig. 6 prints
+    // `x | (x * 'Int)`, Fig. 10 `var(y, 4) | var(z, 5)`)
+    const bb = b as Con;
+    return size(a) - size(bb) || cmpStr(a.ctor, bb.ctor) || cmpList(a.args, bb.args, compare);
+  }
+  const ha = hash(a);
+  const hb = hash(b);
+  if (ha !== hb) return ha < hb ? -1 : 1;
+  switch (a.kind) {
+    case 'union':
+      return cmpList(a.alts, (b as Union).alts, compare);
+    case 'fix':
+      return compare(a.body, (b as Fix).body);
+    case 'map': {
+      const bb = b as AbsMap;
+      return cmpList(a.must, bb.must, cmpMust) || cmpList(a.may, bb.may, cmpMay);
+    }
+    case 'set': {
+      const bb = b as AbsSet;
+      return cmpList(a.must, bb.must, comparePrim) || compare(a.may, bb.may);
+    }
+    default:
+      return assertNever(a);
+  }
+}
+
+/** Structural equality (tags ignored): the same set description. */
+export function equals(a: AbsValue, b: AbsValue): boolean {
+  return a === b || (hash(a) === hash(b) && compare(a, b) === 0);
+}
+
+/** Structural equality including every node's tag. */
+export function equalsWithTags(a: AbsValue, b: AbsValue): boolean {
+  if (a === b) return true;
+  if (a.tag !== b.tag || !equals(a, b)) return false;
+  const ca = childrenOf(a);
+  const cb = childrenOf(b);
+  for (let i = 0; i < ca.length; i++) if (!equalsWithTags(ca[i] as AbsValue, cb[i] as AbsValue)) return false;
+  return true;
+}
+
+// Lazily computed per-node caches live in symbol-keyed slots on the node itself (a WeakMap
+// side table makes V8's garbage collector slow once it holds many entries). They are pure
+// functions of the node's structure, so writing them does not break immutability, and copies
+// made by spreading (`withTag`) may share them: hash and size ignore tags.
+const HASH: unique symbol = Symbol('hash');
+const SIZE: unique symbol = Symbol('size');
+interface Cache {
+  [HASH]?: number;
+  [SIZE]?: number;
+}
+
+function mix(h: number, x: number): number {
+  return Math.imul(h ^ x, 0x01000193) >>> 0;
+}
+
+function hashString(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = mix(h, s.charCodeAt(i));
+  return h;
+}
+
+export function hashPrim(p: Prim): number {
+  if (typeof p === 'string') return hashString(p) ^ 0x5bd1e995;
+  if (typeof p === 'boolean') return p ? 0x2545f491 : 0x9e3779b9;
+  if (Number.isNaN(p)) return 0x7fc00000;
+  if (isInt32(p)) return mix(0x3c6ef372, p | 0);
+  return hashString(String(p));
+}
+
+/** Structural hash (tags ignored), cached per node: O(size) once, O(1) after. */
+export function hash(v: AbsValue): number {
+  const cached = (v as Cache)[HASH];
+  if (cached !== undefined) return cached;
+  let h = mix(0x811c9dc5, KIND_RANK[v.kind]);
+  switch (v.kind) {
+    case 'bottom':
+    case 'top':
+      break;
+    case 'base':
+      h = mix(h, BASE_RANK[v.base]);
+      break;
+    case 'rec':
+      h = mix(h, v.index);
+      break;
+    case 'consts':
+      for (const p of v.values) h = mix(h, hashPrim(p));
+      break;
+    case 'con':
+      h = mix(h, hashString(v.ctor));
+      for (const x of v.args) h = mix(h, hash(x));
+      break;
+    case 'union':
+      for (const x of v.alts) h = mix(h, hash(x));
+      break;
+    case 'fix':
+      h = mix(h, hash(v.body));
+      break;
+    case 'map':
+      for (const [k, x] of v.must) h = mix(mix(h, hashPrim(k)), hash(x));
+      h = mix(h, 0xabcdef);
+      for (const [k, x] of v.may) h = mix(mix(h, hash(k)), hash(x));
+      break;
+    case 'set':
+      for (const p of v.must) h = mix(h, hashPrim(p));
+      h = mix(h, hash(v.may));
+      break;
+    default:
+      return assertNever(v);
+  }
+  (v as Cache)[HASH] = h;
+  return h;
+}
+
+/** The direct sub-values of `v`, in a fixed order (children defined once). */
+export function childrenOf(v: AbsValue): readonly AbsValue[] {
+  switch (v.kind) {
+    case 'bottom':
+    case 'top':
+    case 'base':
+    case 'consts':
+    case 'rec':
+      return [];
+    case 'con':
+      return v.args;
+    case 'union':
+      return v.alts;
+    case 'fix':
+      return [v.body];
+    case 'map': {
+      const out: AbsValue[] = [];
+      for (const [, x] of v.must) out.push(x);
+      for (const [k, x] of v.may) out.push(k, x);
+      return out;
+    }
+    case 'set':
+      return [v.may];
+    default:
+      return assertNever(v);
+  }
+}
+
+/** Number of nodes (the size measure of the benchmarks), cached per node. */
+export function size(v: AbsValue): number {
+  const cached = (v as Cache)[SIZE];
+  if (cached !== undefined) return cached;
+  let n = 1;
+  for (const c of childrenOf(v)) n += size(c);
+  (v as Cache)[SIZE] = n;
+  return n;
+}
+
+// ---- smart constructors (canonical forms) --------------------------------------------------
+
+export function bottom(tag = freshTag()): Bottom {
+  return { kind: 'bottom', tag };
+}
+
+export function top(tag = freshTag()): Top {
+  return { kind: 'top', tag };
+}
+
+export function base(b: BaseSet, tag = freshTag()): Base {
+  return { kind: 'base', tag, base: b };
+}
+
+/** A finite set of constants (`0` when empty); capped at `CONST_CAP` per type. */
+export function consts(values: Iterable<Prim>, tag = freshTag()): AbsValue {
+  const vs = sortPrims(values);
+  if (vs.length === 0) return bottom(tag);
+  return capConsts(vs, tag);
+}
+
+export function constant(p: Prim, tag = freshTag()): Consts {
+  return { kind: 'consts', tag, values: [normPrim(p)] };
+}
+
+/** The abstract booleans. */
+export function bool(b: boolean, tag = freshTag()): Consts {
+  return constant(b, tag);
+}
+export function anyBool(tag = freshTag()): Consts {
+  return { kind: 'consts', tag, values: [false, true] };
+}
+
+function capConsts(vs: Prim[], tag: number): AbsValue {
+  let nums = 0;
+  let strs = 0;
+  for (const p of vs) {
+    if (typeof p === 'number') nums++;
+    else if (typeof p === 'string') strs++;
+  }
+  if (nums <= CONST_CAP && strs <= CONST_CAP) return { kind: 'consts', tag, values: vs };
+  const alts: AbsValue[] = [];
+  const keep: Prim[] = [];
+  if (nums > CONST_CAP)
+    alts.push(base(vs.every((p) => typeof p !== 'number' || isInt32(p)) ? 'Int' : 'Float'));
+  if (strs > CONST_CAP) alts.push(base('Str'));
+  for (const p of vs) {
+    if ((typeof p === 'number' && nums > CONST_CAP) || (typeof p === 'string' && strs > CONST_CAP)) continue;
+    keep.push(p);
+  }
+  if (keep.length > 0) alts.push({ kind: 'consts', tag: freshTag(), values: keep });
+  return union(alts, tag);
+}
+
+/** Constructor value `c(v1 … vn)`; `0` when an argument is `0`. */
+export function con(ctor: string, args: readonly AbsValue[], tag = freshTag()): AbsValue {
+  for (const a of args) if (a.kind === 'bottom') return bottom(tag);
+  return { kind: 'con', tag, ctor, args };
+}
+
+/** de Bruijn variable: the `index`-th enclosing fix. */
+export function rec(index: number, tag = freshTag()): Rec {
+  return { kind: 'rec', tag, index };
+}
+
+/** Whether `v` mentions the variable bound `depth` binders above it. */
+export function mentions(v: AbsValue, depth: number): boolean {
+  switch (v.kind) {
+    case 'rec':
+      return v.index === depth;
+    case 'fix':
+      return mentions(v.body, depth + 1);
+    default:
+      for (const c of childrenOf(v)) if (mentions(c, depth)) return true;
+      return false;
+  }
+}
+
+/** Whether `v` has a variable free (pointing outside `v`). */
+export function hasFreeRec(v: AbsValue, depth = 0): boolean {
+  switch (v.kind) {
+    case 'rec':
+      return v.index >= depth;
+    case 'fix':
+      return hasFreeRec(v.body, depth + 1);
+    default:
+      for (const c of childrenOf(v)) if (hasFreeRec(c, depth)) return true;
+      return false;
+  }
+}
+
+/**
+ * Whether `v` has a member when the variables in `empty` (de Bruijn depths counted from `v`,
+ * shifted under binders) denote the empty set. A fix is inhabited iff its body is inhabited
+ * with its own variable empty (first step of the least-fixpoint iteration).
+ */
+export function inhabited(v: AbsValue, emptyFrom = 0): boolean {
+  switch (v.kind) {
+    case 'bottom':
+      return false;
+    case 'rec':
+      return v.index < emptyFrom;
+    case 'fix':
+      return inhabited(v.body, emptyFrom + 1);
+    case 'con':
+      return v.args.every((a) => inhabited(a, emptyFrom));
+    case 'union':
+      return v.alts.some((a) => inhabited(a, emptyFrom));
+    case 'map':
+      return v.must.every(([, x]) => inhabited(x, emptyFrom));
+    default:
+      return true;
+  }
+}
+
+/**
+ * `fix α. body` (body uses de Bruijn index 0 for α). Removes unguarded self-references
+ * (`fix α. α | b` = `fix α. b`, least fixpoint); a body not mentioning α is returned as is;
+ * an uninhabited fix is `0`.
+ */
+export function fix(body: AbsValue, tag = freshTag()): AbsValue {
+  let b = body;
+  if (b.kind === 'rec' && b.index === 0) return bottom(tag);
+  if (b.kind === 'union' && b.alts.some((x) => x.kind === 'rec' && x.index === 0)) {
+    b = union(
+      b.alts.filter((x) => !(x.kind === 'rec' && x.index === 0)),
+      b.tag,
+    );
+  }
+  if (!mentions(b, 0)) return shift(b, -1, 0);
+  if (!inhabited(b, 0)) return bottom(tag);
+  return { kind: 'fix', tag, body: b };
+}
+
+/** Adds `d` to every variable index ≥ `cutoff` (used when removing or adding binders). */
+export function shift(v: AbsValue, d: number, cutoff: number): AbsValue {
+  if (d === 0 || !hasFreeRec(v, cutoff)) return v;
+  switch (v.kind) {
+    case 'rec':
+      return v.index >= cutoff ? rec(v.index + d, v.tag) : v;
+    case 'fix':
+      return { kind: 'fix', tag: v.tag, body: shift(v.body, d, cutoff + 1) };
+    default:
+      return mapChildren(v, (c) => shift(c, d, cutoff));
+  }
+}
+
+/**
+ * Replaces variable `depth` (as seen from `v`) by the closed value `s`: `unfold` of a fix is
+ * `subst(body, 0, fix)`. Indices above `depth` drop by one (their binder is gone).
+ */
+export function subst(v: AbsValue, depth: number, s: AbsValue): AbsValue {
+  if (!hasFreeRec(v, depth)) return v;
+  switch (v.kind) {
+    case 'rec':
+      return v.index === depth ? s : v.index > depth ? rec(v.index - 1, v.tag) : v;
+    case 'fix':
+      return { kind: 'fix', tag: v.tag, body: subst(v.body, depth + 1, s) };
+    default:
+      return mapChildren(v, (c) => subst(c, depth, s));
+  }
+}
+
+const UNFOLD: unique symbol = Symbol('unfold');
+
+/** One unfolding: `fix α. b` ↦ `b[α := fix α. b]` (cached per node). */
+export function unfold(f: Fix): AbsValue {
+  const slot = f as Fix & { [UNFOLD]?: AbsValue };
+  let u = slot[UNFOLD];
+  if (u === undefined) {
+    u = subst(f.body, 0, f);
+    slot[UNFOLD] = u;
+  }
+  return u;
+}
+
+/**
+ * Rebuilds `v` with each direct child replaced by `f(child)`, through the smart constructors
+ * (so the result is canonical); `v` itself when nothing changed. Not for `fix` (binders).
+ */
+export function mapChildren(v: AbsValue, f: (c: AbsValue) => AbsValue): AbsValue {
+  switch (v.kind) {
+    case 'bottom':
+    case 'top':
+    case 'base':
+    case 'consts':
+    case 'rec':
+      return v;
+    case 'con': {
+      let changed = false;
+      const args = v.args.map((a) => {
+        const b = f(a);
+        if (b !== a) changed = true;
+        return b;
+      });
+      return changed ? con(v.ctor, args, v.tag) : v;
+    }
+    case 'union': {
+      let changed = false;
+      const alts = v.alts.map((a) => {
+        const b = f(a);
+        if (b !== a) changed = true;
+        return b;
+      });
+      return changed ? union(alts, v.tag) : v;
+    }
+    case 'fix':
+      return fix(f(v.body), v.tag);
+    case 'map': {
+      let changed = false;
+      const g = (a: AbsValue) => {
+        const b = f(a);
+        if (b !== a) changed = true;
+        return b;
+      };
+      const must = v.must.map(([k, x]): MapBinding => [k, g(x)]);
+      const may = v.may.map(([k, x]): MayBinding => [g(k), g(x)]);
+      return changed ? absMap(must, may, v.tag) : v;
+    }
+    case 'set': {
+      const may = f(v.may);
+      return may === v.may ? v : absSet(v.must, may, v.tag);
+    }
+    default:
+      return assertNever(v);
+  }
+}
+
+/** Same structure, a given tag at the root. */
+export function withTag<T extends AbsValue>(v: T, tag: number): T {
+  return v.tag === tag ? v : { ...v, tag };
+}
+
+/** Same structure with every tag fresh: drops all identity claims (always sound). */
+export function freshen(v: AbsValue): AbsValue {
+  switch (v.kind) {
+    case 'fix':
+      return { kind: 'fix', tag: freshTag(), body: freshen(v.body) };
+    case 'con':
+      return { kind: 'con', tag: freshTag(), ctor: v.ctor, args: v.args.map(freshen) };
+    case 'union':
+      return { kind: 'union', tag: freshTag(), alts: v.alts.map(freshen) };
+    case 'map':
+      return {
+        kind: 'map',
+        tag: freshTag(),
+        must: v.must.map(([k, x]): MapBinding => [k, freshen(x)]),
+        may: v.may.map(([k, x]): MayBinding => [freshen(k), freshen(x)]),
+      };
+    case 'set':
+      return { kind: 'set', tag: freshTag(), must: v.must, may: freshen(v.may) };
+    default:
+      return withTag(v, freshTag());
+  }
+}
+
+/**
+ * Keeps `a`'s structure; a node keeps its tag only where `b` has, at the same position, a
+ * structurally equal shape with the same tag. Used when two values from different paths merge
+ * into one representation (dedup, join): identity claims survive only where both agree.
+ */
+export function agreeTags(a: AbsValue, b: AbsValue): AbsValue {
+  if (a === b) return a;
+  if (a.kind !== b.kind || !sameShape(a, b)) return freshen(a);
+  const tag = a.tag === b.tag ? a.tag : freshTag();
+  switch (a.kind) {
+    case 'con': {
+      const bb = b as Con;
+      return {
+        kind: 'con',
+        tag,
+        ctor: a.ctor,
+        args: a.args.map((x, i) => agreeTags(x, bb.args[i] as AbsValue)),
+      };
+    }
+    case 'union': {
+      const bb = b as Union;
+      return { kind: 'union', tag, alts: a.alts.map((x, i) => agreeTags(x, bb.alts[i] as AbsValue)) };
+    }
+    case 'fix':
+      return { kind: 'fix', tag, body: agreeTags(a.body, (b as Fix).body) };
+    case 'map': {
+      const bb = b as AbsMap;
+      return {
+        kind: 'map',
+        tag,
+        must: a.must.map(([k, x], i): MapBinding => [k, agreeTags(x, (bb.must[i] as MapBinding)[1])]),
+        may: a.may.map(([k, x], i): MayBinding => {
+          const p = bb.may[i] as MayBinding;
+          return [agreeTags(k, p[0]), agreeTags(x, p[1])];
+        }),
+      };
+    }
+    case 'set':
+      return { kind: 'set', tag, must: a.must, may: agreeTags(a.may, (b as AbsSet).may) };
+    default:
+      return withTag(a, tag);
+  }
+}
+
+/** Same kind and same immediate shape, so children can be paired position by position. */
+function sameShape(a: AbsValue, b: AbsValue): boolean {
+  switch (a.kind) {
+    case 'con':
+      return a.ctor === (b as Con).ctor && a.args.length === (b as Con).args.length;
+    case 'union':
+      return equals(a, b);
+    case 'map': {
+      const bb = b as AbsMap;
+      return (
+        a.must.length === bb.must.length &&
+        a.may.length === bb.may.length &&
+        a.must.every(([k], i) => samePrim(k, (bb.must[i] as MapBinding)[0]))
+      );
+    }
+    case 'set':
+      return cmpList(a.must, (b as AbsSet).must, comparePrim) === 0;
+    default:
+      return compare(a, b) === 0;
+  }
+}
+
+/**
+ * Union `v1 | … | vn` in canonical form: flattened, `0` dropped, `1` absorbing, primitives
+ * merged, maps and sets joined into one node each, structurally equal members merged (their
+ * tags agreed), sorted. The union node keeps `tag`; when there is a single member it is returned
+ * with its own tag if all inputs agreed on it, else re-tagged `tag`.
+ */
+export function union(alts: readonly AbsValue[], tag = freshTag()): AbsValue {
+  // fast path: all members structurally equal (common when joining a value with itself)
+  const first = alts[0];
+  if (first !== undefined && first.kind !== 'union' && alts.every((x) => equals(x, first))) {
+    let out: AbsValue = first;
+    for (let i = 1; i < alts.length; i++) out = agreeTags(out, alts[i] as AbsValue);
+    return out.tag === first.tag ? out : withTag(out, tag);
+  }
+  const flat: AbsValue[] = [];
+  const pushAll = (xs: readonly AbsValue[]) => {
+    for (const x of xs) {
+      if (x.kind === 'union') pushAll(x.alts);
+      else flat.push(x);
+    }
+  };
+  pushAll(alts);
+  const tags = new Set<number>();
+  for (const x of alts) tags.add(x.tag);
+  const oneTag = tags.size === 1;
+  let other: AbsValue[] = [];
+  const constVals: Prim[] = [];
+  let constTag: number | undefined;
+  let constNodes = 0;
+  const bases = new Set<BaseSet>();
+  const maps: AbsMap[] = [];
+  const sets: AbsSet[] = [];
+  for (const x of flat) {
+    switch (x.kind) {
+      case 'bottom':
+        break;
+      case 'top':
+        return top(oneTag ? x.tag : tag);
+      case 'consts':
+        constNodes++;
+        constTag = constTag === undefined ? x.tag : constTag === x.tag ? constTag : freshTag();
+        for (const p of x.values) constVals.push(p);
+        break;
+      case 'base':
+        bases.add(x.base);
+        break;
+      case 'map':
+        maps.push(x);
+        break;
+      case 'set':
+        sets.push(x);
+        break;
+      default:
+        other.push(x);
+    }
+  }
+  // primitive part: a base set absorbs the constants (and 'Float the 'Int) it contains; it
+  // keeps its tag only when it absorbed nothing and all its occurrences agree on the tag
+  const absorbedBy = new Set<BaseSet>();
+  if (bases.has('Float') && bases.has('Int')) {
+    bases.delete('Int');
+    absorbedBy.add('Float');
+  }
+  const kept = constVals.filter((p) => {
+    for (const b of bases) {
+      if (inBase(p, b)) {
+        absorbedBy.add(b);
+        return false;
+      }
+    }
+    return true;
+  });
+  for (const b of bases) {
+    const occ = flat.filter((x) => x.kind === 'base' && x.base === b);
+    const t0 = (occ[0] as AbsValue).tag;
+    const keepTag = !absorbedBy.has(b) && occ.every((x) => x.tag === t0);
+    other.push(base(b, keepTag ? t0 : freshTag()));
+  }
+  let capped = false;
+  if (kept.length > 0) {
+    const sameNode = constNodes === 1 && kept.length === constVals.length && constTag !== undefined;
+    const c = consts(kept, sameNode ? constTag : freshTag());
+    if (c.kind === 'union') {
+      capped = true;
+      for (const x of c.alts) other.push(x);
+    } else other.push(c);
+  }
+  if (maps.length > 0) other.push(maps.reduce((m, n) => joinMaps(m, n)));
+  if (sets.length > 0) other.push(sets.reduce((m, n) => joinSets(m, n)));
+  // capping may have produced a base set next to another one: merge once more (the constants
+  // are now within the cap, so this recursion is one level deep)
+  if (capped) return union(other, tag);
+  other.sort(compare);
+  const dedup: AbsValue[] = [];
+  for (const x of other) {
+    const last = dedup[dedup.length - 1];
+    if (last !== undefined && compare(last, x) === 0) dedup[dedup.length - 1] = agreeTags(last, x);
+    else dedup.push(x);
+  }
+  other = dedup;
+  if (other.length === 0) return bottom(tag);
+  if (other.length === 1) {
+    const only = other[0] as AbsValue;
+    return oneTag && only.tag === (alts[0] as AbsValue).tag ? only : withTag(only, tag);
+  }
+  return { kind: 'union', tag, alts: other };
+}
+
+// ---- maps and sets --------------------------------------------------------------------------
+
+/** Abstract map in canonical form (see the module invariants). */
+export function absMap(
+  must: readonly (readonly [Prim, AbsValue])[],
+  may: readonly (readonly [AbsValue, AbsValue])[],
+  tag = freshTag(),
+): AbsValue {
+  const m: MapBinding[] = [];
+  for (const [k, x] of must) {
+    if (x.kind === 'bottom') return bottom(tag);
+    m.push([normPrim(k), x]);
+  }
+  m.sort((a, b) => comparePrim(a[0], b[0]));
+  for (let i = 1; i < m.length; i++) {
+    if (comparePrim((m[i - 1] as MapBinding)[0], (m[i] as MapBinding)[0]) === 0) {
+      throw new Error(`abstract map: duplicate must key ${String((m[i] as MapBinding)[0])}`);
+    }
+  }
+  return { kind: 'map', tag, must: m, may: normMay(may) };
+}
+
+function normMay(may: readonly (readonly [AbsValue, AbsValue])[]): MayBinding[] {
+  const ps: MayBinding[] = [];
+  for (const [k, x] of may) if (k.kind !== 'bottom' && x.kind !== 'bottom') ps.push([k, x]);
+  // pairs with equal keys merge their values
+  ps.sort((a, b) => compare(a[0], b[0]));
+  const merged: MayBinding[] = [];
+  for (const p of ps) {
+    const last = merged[merged.length - 1];
+    if (last !== undefined && compare(last[0], p[0]) === 0) {
+      merged[merged.length - 1] = [agreeTags(last[0], p[0]), union([last[1], p[1]])];
+    } else merged.push(p);
+  }
+  if (merged.length > MAY_CAP) {
+    return [[union(merged.map((p) => p[0])), union(merged.map((p) => p[1]))]];
+  }
+  merged.sort(cmpMay);
+  return merged;
+}
+
+export function absSet(must: Iterable<Prim>, may: AbsValue, tag = freshTag()): AbsSet {
+  return { kind: 'set', tag, must: sortPrims(must), may };
+}
+
+/** Least upper bound of two maps as one map node: keys certain in both stay certain. */
+export function joinMaps(a: AbsMap, b: AbsMap): AbsMap {
+  if (a === b) return a;
+  const must: MapBinding[] = [];
+  const may: MayBinding[] = [...a.may, ...b.may];
+  let i = 0;
+  let j = 0;
+  while (i < a.must.length || j < b.must.length) {
+    const x = a.must[i];
+    const y = b.must[j];
+    const c = x === undefined ? 1 : y === undefined ? -1 : comparePrim(x[0], y[0]);
+    if (c === 0 && x !== undefined && y !== undefined) {
+      must.push([x[0], union([x[1], y[1]])]);
+      i++;
+      j++;
+    } else if (c < 0 && x !== undefined) {
+      may.push([constant(x[0]), x[1]]);
+      i++;
+    } else if (y !== undefined) {
+      may.push([constant(y[0]), y[1]]);
+      j++;
+    }
+  }
+  const tag = a.tag === b.tag ? a.tag : freshTag();
+  return { kind: 'map', tag, must, may: normMay(may) };
+}
+
+export function joinSets(a: AbsSet, b: AbsSet): AbsSet {
+  if (a === b) return a;
+  const must = a.must.filter((p) => primIndex(b.must, p) >= 0);
+  const dropped = [...a.must, ...b.must].filter((p) => primIndex(must, p) < 0);
+  const may = union([a.may, b.may, ...(dropped.length > 0 ? [consts(dropped)] : [])]);
+  return { kind: 'set', tag: a.tag === b.tag ? a.tag : freshTag(), must, may };
+}

@@ -1,0 +1,209 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  type AbsValue,
+  arbMember,
+  base,
+  compare,
+  con,
+  conforms,
+  constant,
+  consts,
+  equals,
+  equalsWithTags,
+  hash,
+  join,
+  LIST_ARRAYS,
+  leq,
+  meet,
+  printAbs,
+  union,
+  widen,
+} from '../../src/abstract-values/index.js';
+import { anyAbs, CTORS } from './gen.js';
+
+const opts = { ctors: CTORS };
+const pair = fc.tuple(anyAbs, anyAbs);
+/** Two values and a member of each. */
+const withMembers = pair.chain(([a, b]) =>
+  fc.tuple(fc.constant(a), fc.constant(b), arbMember(a, opts), arbMember(b, opts)),
+);
+const cfg = { numRuns: 200 };
+
+describe('lattice', () => {
+  it('members drawn from a value conform to it', () => {
+    fc.assert(
+      fc.property(
+        anyAbs.chain((a) => fc.tuple(fc.constant(a), arbMember(a, opts))),
+        ([a, t]) => conforms(t, a, CTORS),
+      ),
+      cfg,
+    );
+  });
+
+  it('leq is sound: leq(a, b) ⇒ every member of a conforms to b', () => {
+    fc.assert(
+      fc.property(withMembers, ([a, b, ta]) => !leq(a, b) || conforms(ta, b, CTORS)),
+      cfg,
+    );
+  });
+
+  it('leq is reflexive and 0 ≤ a ≤ 1', () => {
+    fc.assert(
+      fc.property(anyAbs, (a) => leq(a, a)),
+      cfg,
+    );
+  });
+
+  it('join is an upper bound; unchanged joins keep the structure of a', () => {
+    fc.assert(
+      fc.property(withMembers, ([a, b, ta, tb]) => {
+        const j = join(a, b);
+        expect(conforms(ta, j.value, CTORS)).toBe(true);
+        expect(conforms(tb, j.value, CTORS)).toBe(true);
+        if (!j.changed) expect(equals(j.value, a)).toBe(true);
+        expect(join(j.value, b).changed).toBe(false);
+      }),
+      cfg,
+    );
+  });
+
+  it('widen is an upper bound', () => {
+    fc.assert(
+      fc.property(withMembers, ([a, b, ta, tb]) => {
+        const w = widen(a, b);
+        expect(conforms(ta, w.value, CTORS)).toBe(true);
+        expect(conforms(tb, w.value, CTORS)).toBe(true);
+      }),
+      cfg,
+    );
+  });
+
+  it('meet over-approximates the intersection', () => {
+    fc.assert(
+      fc.property(withMembers, ([a, b, ta, tb]) => {
+        const m = meet(a, b);
+        if (conforms(ta, b, CTORS)) expect(conforms(ta, m, CTORS)).toBe(true);
+        if (conforms(tb, a, CTORS)) expect(conforms(tb, m, CTORS)).toBe(true);
+      }),
+      cfg,
+    );
+  });
+
+  it('widening stabilises on random ascending chains', () => {
+    fc.assert(
+      fc.property(fc.array(anyAbs, { minLength: 1, maxLength: 40 }), (xs) => {
+        let w = xs[0] as AbsValue;
+        let acc = w;
+        let changes = 0;
+        for (let round = 0; round < 3; round++) {
+          for (const x of xs) {
+            acc = join(acc, x).value; // the ascending chain
+            const r = widen(w, acc);
+            if (r.changed) changes++;
+            w = r.value;
+          }
+        }
+        // a second pass over the same chain changes nothing
+        for (const x of xs) expect(widen(w, x).changed).toBe(false);
+        expect(changes).toBeLessThan(3 * xs.length + 1);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('widen terminates on a 10,000-step ascending chain of lists', () => {
+    const t0 = performance.now();
+    let w: AbsValue = con('nil', []);
+    let chain: AbsValue = con('nil', []);
+    let changes = 0;
+    for (let i = 0; i < 10_000; i++) {
+      // lists of growing length (restarting every 20) of ever new constants
+      chain = con('cons', [constant(i), i % 20 === 0 ? con('nil', []) : chain]);
+      const r = widen(w, chain);
+      if (r.changed) changes++;
+      w = r.value;
+    }
+    expect(changes).toBeLessThan(40);
+    expect(printAbs(w)).toBe("fix α. nil | cons('Int, α)");
+    expect(performance.now() - t0).toBeLessThan(5000); // generous: shared CI machines
+  });
+
+  it('widen terminates on a 10,000-step chain of constants and of growing trees', () => {
+    let w: AbsValue = constant(0);
+    let changes = 0;
+    for (let i = 1; i < 10_000; i++) {
+      const r = widen(w, constant(i % 3 === 0 ? i : i + 0.5));
+      if (r.changed) changes++;
+      w = r.value;
+    }
+    expect(changes).toBeLessThan(20);
+    expect(printAbs(w)).toBe("'Float");
+    let t: AbsValue = con('leaf', []);
+    let wt: AbsValue = t;
+    changes = 0;
+    for (let i = 0; i < 10_000; i++) {
+      t = i % 30 === 0 ? con('leaf', []) : con('node', [t, i % 2 === 0 ? constant(i % 7) : t]);
+      const r = widen(wt, t);
+      if (r.changed) changes++;
+      wt = r.value;
+    }
+    expect(changes).toBeLessThan(40);
+  });
+});
+
+describe('canonical forms, order, equality', () => {
+  it('compare is a total order consistent with equals and hash', () => {
+    fc.assert(
+      fc.property(anyAbs, anyAbs, anyAbs, (a, b, c) => {
+        expect(compare(a, a)).toBe(0);
+        expect(Math.sign(compare(a, b)) + Math.sign(compare(b, a))).toBe(0);
+        if (compare(a, b) <= 0 && compare(b, c) <= 0) expect(compare(a, c)).toBeLessThanOrEqual(0);
+        expect(equals(a, b)).toBe(compare(a, b) === 0);
+        if (equals(a, b)) expect(hash(a)).toBe(hash(b));
+      }),
+      cfg,
+    );
+  });
+
+  it('equal values have the same members', () => {
+    fc.assert(
+      fc.property(withMembers, ([a, b, ta]) => {
+        if (equals(a, b)) expect(conforms(ta, b, CTORS)).toBe(true);
+      }),
+      cfg,
+    );
+  });
+
+  it('unions are independent of member order and duplication', () => {
+    fc.assert(
+      fc.property(fc.array(anyAbs, { minLength: 1, maxLength: 5 }), (xs) => {
+        const u1 = union(xs);
+        const u2 = union([...xs].reverse().concat(xs));
+        expect(equals(u1, u2)).toBe(true);
+        if (u1.kind === 'union') {
+          for (let i = 1; i < u1.alts.length; i++) {
+            expect(compare(u1.alts[i - 1] as AbsValue, u1.alts[i] as AbsValue)).toBeLessThan(0);
+          }
+        }
+      }),
+      cfg,
+    );
+  });
+
+  it('a rebuilt value is equal (tags ignored), equalsWithTags tells them apart', () => {
+    const a = con('node', [consts([1, 2]), base('Int')]);
+    const b = con('node', [consts([2, 1]), base('Int')]);
+    expect(equals(a, b)).toBe(true);
+    expect(equalsWithTags(a, b)).toBe(false);
+    expect(equalsWithTags(a, a)).toBe(true);
+  });
+
+  it('primitive parts merge: constants inside a base set vanish, sets past the cap widen', () => {
+    expect(printAbs(union([consts([1, 2.5]), base('Int')]))).toBe("2.5 | 'Int");
+    expect(printAbs(union([consts([1, 'a']), base('Float')]))).toBe('"a" | \'Float');
+    expect(printAbs(consts(Array.from({ length: 17 }, (_, i) => i)))).toBe("'Int");
+    expect(printAbs(consts([-0, 0]))).toBe('0');
+    expect(equals(LIST_ARRAYS.of(base('Int')), LIST_ARRAYS.of(base('Int')))).toBe(true);
+  });
+});
