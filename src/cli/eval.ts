@@ -7,20 +7,17 @@
  * one-line `scf eval: ...` message, with exit code 1; never a stack trace. NaN and infinities, which
  * JSON cannot express, are written (and may be given) as the strings "NaN", "Infinity", "-Infinity".
  */
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import {
   type ArgValue,
   evaluate,
-  findFun,
-  formatDiagnostic,
   KernelArgumentError,
   KernelRuntimeError,
   listToArray,
-  parseKernel,
 } from '../kernel/index.js';
-import { allPasses, BindError, type BindValue, findPass, runPipeline } from '../optimizers/index.js';
+import { BindError, type BindValue, runPipeline } from '../optimizers/index.js';
 import { type CliIo as CommandIO, EXIT_BAD_INPUT, EXIT_INTERNAL } from './io.js';
+import { loadKernelFunction, parsePasses, UsageError } from './kernel-input.js';
 
 const HELP = `Usage: scf eval FILE.c [--function F] [--args JSON] [--bind NAME=VALUE ...] [--fuel N]
 
@@ -39,8 +36,6 @@ Options:
 
 Floats may be given as "NaN", "Infinity" or "-Infinity". Outputs list the non-const
 array parameters after the call.`;
-
-class UsageError extends Error {}
 
 export async function evalCommand(argv: string[], io: CommandIO): Promise<number> {
   try {
@@ -73,31 +68,9 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
   }
   if (positionals.length !== 1) throw new UsageError('expected exactly one FILE.c (see --help)');
   const file = positionals[0] as string;
-  let source: string;
-  try {
-    source = await readFile(file, 'utf8');
-  } catch (e) {
-    const code = (e as { code?: string }).code;
-    throw new UsageError(
-      `cannot read '${file}'${code === 'ENOENT' ? ': no such file' : code ? ` (${code})` : ''}`,
-    );
-  }
-  const parsedSrc = await parseKernel(source, file);
-  if (parsedSrc.diagnostics.length > 0) {
-    for (const d of parsedSrc.diagnostics) io.err(formatDiagnostic(d));
-    return EXIT_BAD_INPUT;
-  }
-  const program = parsedSrc.program;
-  const funs = listToArray(program);
-  let fnName = values.function;
-  if (fnName === undefined) {
-    if (funs.length !== 1) {
-      throw new UsageError(`${file} defines ${funs.length} functions; choose one with --function`);
-    }
-    fnName = (funs[0] as { name: string }).name;
-  }
-  const fun = findFun(program, fnName);
-  if (!fun) throw new UsageError(`${file} has no function '${fnName}'`);
+  const input = await loadKernelFunction(file, values.function, io);
+  if (input === null) return EXIT_BAD_INPUT;
+  const { program, fnName, fun } = input;
   const params = listToArray(fun.params);
 
   const args: Record<string, ArgValue> = {};
@@ -146,19 +119,10 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
   let runProgram = program;
   if (values.passes !== undefined) {
     // Optimize first, with the --bind values as the constants const-prop may assume.
-    const passes = values.passes
-      .split(',')
-      .map((n) => n.trim())
-      .filter((n) => n !== '')
-      .map((n) => {
-        const pass = findPass(n);
-        if (!pass)
-          throw new UsageError(`unknown pass '${n}' (passes: ${allPasses.map((x) => x.name).join(', ')})`);
-        return pass;
-      });
+    const passes = parsePasses(values.passes);
     runProgram = runPipeline(program, fnName, passes, bindValues).program;
   }
-  const r = evaluate(runProgram, fnName, args, { fuel, spans: parsedSrc.spans, file });
+  const r = evaluate(runProgram, fnName, args, { fuel, spans: input.spans, file });
   const outputs: Record<string, unknown> = {};
   for (const p of params) {
     const arr = r.outputs[p.name];

@@ -7,18 +7,9 @@
  * errors, unknown function or pass, bad binding) is one line on `io.err` — `FILE:LINE:COL: error: …`
  * where the position is known, else `scf opt: …` — with exit code 2; never a stack trace.
  */
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { type Fun, findFun, formatDiagnostic, listToArray, parseKernel, printFun } from '../kernel/index.js';
-import {
-  allPasses,
-  BindError,
-  type BindValue,
-  defaultPipeline,
-  findPass,
-  type Pass,
-  runPipeline,
-} from '../optimizers/index.js';
+import { type Fun, printFun } from '../kernel/index.js';
+import { allPasses, BindError, type BindValue, defaultPipeline, runPipeline } from '../optimizers/index.js';
 
 const HELP = `Usage: scf opt FILE.c [--function F] [--bind NAME=VALUE ...] [--passes P1,P2,...]
 
@@ -35,8 +26,7 @@ Passes:
 ${allPasses.map((p) => `  ${p.name.padEnd(11)} ${p.description}`).join('\n')}`;
 
 import { EXIT_BAD_INPUT, EXIT_INTERNAL } from './io.js';
-
-class UsageError extends Error {}
+import { loadKernelFunction, parsePasses, UsageError } from './kernel-input.js';
 
 export async function optCommand(
   argv: string[],
@@ -78,37 +68,16 @@ async function run(
     if (name in binds) throw new UsageError(`'${name}' is bound twice`);
     binds[name] = value;
   }
-  let source: string;
-  try {
-    source = await readFile(file, 'utf8');
-  } catch (e) {
-    const code = (e as { code?: string }).code;
-    throw new UsageError(
-      `cannot read '${file}'${code === 'ENOENT' ? ': no such file' : code ? ` (${code})` : ''}`,
-    );
-  }
-  const parsedSrc = await parseKernel(source, file);
-  if (parsedSrc.diagnostics.length > 0) {
-    for (const d of parsedSrc.diagnostics) io.err(formatDiagnostic(d));
-    return EXIT_BAD_INPUT;
-  }
-  const program = parsedSrc.program;
-  const funs = listToArray(program);
-  let fnName = values.function;
-  if (fnName === undefined) {
-    if (funs.length !== 1)
-      throw new UsageError(`${file} defines ${funs.length} functions; choose one with --function`);
-    fnName = (funs[0] as { name: string }).name;
-  }
-  const fun = findFun(program, fnName);
-  if (!fun) throw new UsageError(`${file} has no function '${fnName}'`);
+  const input = await loadKernelFunction(file, values.function, io);
+  if (input === null) return EXIT_BAD_INPUT;
+  const { program, fnName, fun } = input;
   let optimized: Fun;
   try {
     optimized = runPipeline(program, fnName, passes, binds).fun;
   } catch (e) {
     if (!(e instanceof BindError)) throw e;
     // Bindings are checked against the function's formals: point at the function.
-    const span = parsedSrc.spans.get(fun.lbl);
+    const span = input.spans.get(fun.lbl);
     io.err(span ? `${file}:${span.line}:${span.col}: error: ${e.message}` : `scf opt: ${e.message}`);
     return EXIT_BAD_INPUT;
   }
@@ -127,19 +96,6 @@ function parse(argv: string[]) {
       passes: { type: 'string', short: 'p' },
       help: { type: 'boolean', short: 'h' },
     },
-  });
-}
-
-function parsePasses(text: string | undefined): readonly Pass[] {
-  if (text === undefined) return defaultPipeline;
-  const names = text
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-  return names.map((n) => {
-    const p = findPass(n);
-    if (!p) throw new UsageError(`unknown pass '${n}' (known: ${allPasses.map((q) => q.name).join(', ')})`);
-    return p;
   });
 }
 

@@ -1,0 +1,75 @@
+/**
+ * What `scf eval` and `scf opt` share: reading a kernel file, picking its function, and
+ * reading a pass list. Problems with the input are `UsageError`s (exit status 2); parse
+ * diagnostics are printed here and reported as `null`.
+ */
+import { readFile } from 'node:fs/promises';
+import {
+  type Fun,
+  findFun,
+  formatDiagnostic,
+  listToArray,
+  type ParseResult,
+  parseKernel,
+  type Program,
+} from '../kernel/index.js';
+import { allPasses, defaultPipeline, findPass, type Pass } from '../optimizers/index.js';
+import type { CliIo } from './io.js';
+
+/** Bad input to a command: printed as one line, exit status 2. */
+export class UsageError extends Error {}
+
+export interface KernelInput {
+  readonly file: string;
+  readonly program: Program;
+  readonly fnName: string;
+  readonly fun: Fun;
+  readonly spans: ParseResult['spans'];
+}
+
+/** Reads and parses `file` and finds function `fnName` (default: the file's only function). */
+export async function loadKernelFunction(
+  file: string,
+  fnName: string | undefined,
+  io: CliIo,
+): Promise<KernelInput | null> {
+  let source: string;
+  try {
+    source = await readFile(file, 'utf8');
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    throw new UsageError(
+      `cannot read '${file}'${code === 'ENOENT' ? ': no such file' : code ? ` (${code})` : ''}`,
+    );
+  }
+  const parsed = await parseKernel(source, file);
+  if (parsed.diagnostics.length > 0) {
+    for (const d of parsed.diagnostics) io.err(formatDiagnostic(d));
+    return null;
+  }
+  const program = parsed.program;
+  let name = fnName;
+  if (name === undefined) {
+    const funs = listToArray(program);
+    if (funs.length !== 1)
+      throw new UsageError(`${file} defines ${funs.length} functions; choose one with --function`);
+    name = (funs[0] as Fun).name;
+  }
+  const fun = findFun(program, name);
+  if (!fun) throw new UsageError(`${file} has no function '${name}'`);
+  return { file, program, fnName: name, fun, spans: parsed.spans };
+}
+
+/** A comma-separated pass list (default: the default pipeline). */
+export function parsePasses(text: string | undefined): readonly Pass[] {
+  if (text === undefined) return defaultPipeline;
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map((n) => {
+      const p = findPass(n);
+      if (!p) throw new UsageError(`unknown pass '${n}' (known: ${allPasses.map((q) => q.name).join(', ')})`);
+      return p;
+    });
+}
