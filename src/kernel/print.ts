@@ -8,6 +8,7 @@
  * as `x += e` (or `x++`), which the parser desugars back to the same tree.
  * Values the parser never produces (NaN, infinities, INT_MIN) are printed as constant expressions.
  */
+import { hasCall } from './expr-info.js';
 import type { Cmd, Expr, Fun, Program } from './ast.js';
 import { formatFloat32Magnitude } from './float.js';
 import { assertNever, listToArray } from './util.js';
@@ -281,30 +282,6 @@ function sugared(target: string, op: string, right: Expr): string {
   if ((op === '+' || op === '-') && right.kind === 'intLit' && right.value === 1)
     return `${target}${op}${op}`;
   return `${target} ${op}= ${expr(right, 0)}`;
-}
-
-function hasCall(e: Expr): boolean {
-  switch (e.kind) {
-    case 'call':
-      return true;
-    case 'binary':
-      return hasCall(e.left) || hasCall(e.right);
-    case 'unary':
-    case 'cast':
-      return hasCall(e.arg);
-    case 'load':
-      return hasCall(e.index);
-    case 'ternary':
-      return hasCall(e.cond) || hasCall(e.thenExpr) || hasCall(e.elseExpr);
-    case 'var':
-    case 'intLit':
-    case 'floatLit':
-    case 'boolLit':
-    case 'arrayRef':
-      return false;
-    default:
-      return assertNever(e);
-  }
 }
 
 // ---- expressions ---------------------------------------------------------------------------------

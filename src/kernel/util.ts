@@ -3,7 +3,7 @@
  * expression, exhaustiveness checks. Pure functions; nothing here mutates a node.
  */
 import type { List } from '../scf-lang/prelude.js';
-import type { Expr, Fun, Program } from './ast.js';
+import type { Fun, Program } from './ast.js';
 
 export function assertNever(x: never): never {
   throw new Error(`internal error: unexpected value ${JSON.stringify(x)}`);
@@ -21,28 +21,7 @@ export function listToArray<T>(xs: List<T>): T[] {
   return out;
 }
 
-/** The C type of an expression's value: 'int' | 'float' | 'bool'. */
-export function exprType(e: Expr): string {
-  switch (e.kind) {
-    case 'intLit':
-      return 'int';
-    case 'floatLit':
-      return 'float';
-    case 'boolLit':
-      return 'bool';
-    case 'var':
-    case 'binary':
-    case 'unary':
-    case 'load':
-    case 'call':
-    case 'cast':
-    case 'ternary':
-    case 'arrayRef':
-      return e.ty;
-    default:
-      return assertNever(e);
-  }
-}
+export { exprType } from './expr-info.js';
 
 /** The function called `name`, if the program defines it. */
 export function findFun(program: Program, name: string): Fun | undefined {

@@ -62,11 +62,10 @@ import {
   trunc,
 } from 'scf/prelude';
 import type { Cmd, Expr, Fun, Param, While } from '../kernel/ast.js';
+import { exprType, hasCall } from '../kernel/expr-info.js';
 import {
   arraysPassed,
   arraysPassedList,
-  exprTypeOf,
-  hasCall,
   maxLabelFun,
   mkSeq,
   modifiedNames,
@@ -288,7 +287,7 @@ export function cpExpr(e: Expr, env: Env): [Expr, LatticeVal] {
       const [arg, v] = cpExpr(e.arg, env);
       const rebuilt: Expr = { kind: 'cast', ty: e.ty, arg, implicit: e.implicit, lbl: e.lbl };
       if (v.kind !== 'const') return [rebuilt, nonConst()];
-      return finish(rebuilt, foldCast(v.value, exprTypeOf(e.arg), e.ty), e.ty);
+      return finish(rebuilt, foldCast(v.value, exprType(e.arg), e.ty), e.ty);
     }
     case 'load': {
       const [index, iv] = cpExpr(e.index, env);

@@ -24,7 +24,8 @@
  */
 import { equal, type List, type PSet, setAdd, setDelete, setEmpty, setHas, setUnion } from 'scf/prelude';
 import type { Cmd, Decl, Expr, Fun, Param, While } from '../kernel/ast.js';
-import { hasCall, mkSeq } from './kernel-walk.js';
+import { hasCall } from '../kernel/expr-info.js';
+import { mkSeq } from './kernel-walk.js';
 
 /** Most rounds of a loop's liveness fixpoint before every scalar is taken to be live. */
 export const DAE_FUEL = 64;

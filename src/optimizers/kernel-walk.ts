@@ -2,9 +2,8 @@
  * Helpers over the kernel AST shared by the demo compiler's optimizers, written in SCF-lang
  * (checked by `scf check`, so that each optimizer importing them stays in the subset).
  *
- * - `exprTypeOf`: the C type of an expression (as `exprType` in src/kernel/util.ts);
- * - `hasCall`: whether evaluating an expression may call a function (calls may store into arrays,
- *   so an expression containing one is never dropped by an optimizer);
+ * (`exprType` and `hasCall` — calls may store into arrays, so an expression containing one is
+ * never dropped — live in src/kernel/expr-info.ts, shared with the kernel's own tools.)
  * - `arraysPassed` / `modifiedNames`: the arrays a command's calls may modify and the names a
  *   command may assign, used to give up precision safely when a fixpoint runs out of fuel;
  * - `mkSeq`: the smart `seq` constructor that drops `skip`s (the AST invariant: no `skip` elements
@@ -17,50 +16,6 @@
  */
 import { type List, max, type PSet, setAdd } from 'scf/prelude';
 import type { Cmd, Decl, Expr, Fun, Param } from '../kernel/ast.js';
-
-/** The C type of an expression's value: 'int' | 'float' | 'bool'. */
-export function exprTypeOf(e: Expr): string {
-  switch (e.kind) {
-    case 'intLit':
-      return 'int';
-    case 'floatLit':
-      return 'float';
-    case 'boolLit':
-      return 'bool';
-    case 'var':
-    case 'binary':
-    case 'unary':
-    case 'load':
-    case 'call':
-    case 'cast':
-    case 'ternary':
-    case 'arrayRef':
-      return e.ty;
-  }
-}
-
-/** Whether `e` contains a function call. */
-export function hasCall(e: Expr): boolean {
-  switch (e.kind) {
-    case 'call':
-      return true;
-    case 'binary':
-      return hasCall(e.left) || hasCall(e.right);
-    case 'unary':
-    case 'cast':
-      return hasCall(e.arg);
-    case 'load':
-      return hasCall(e.index);
-    case 'ternary':
-      return hasCall(e.cond) || hasCall(e.thenExpr) || hasCall(e.elseExpr);
-    case 'var':
-    case 'intLit':
-    case 'floatLit':
-    case 'boolLit':
-    case 'arrayRef':
-      return false;
-  }
-}
 
 /** Adds to `acc` the arrays passed by reference (`arrayRef`) to calls inside `e`. */
 export function arraysPassed(e: Expr, acc: PSet<string>): PSet<string> {
