@@ -10,9 +10,10 @@
  *   folded with exactly the reference evaluator's C semantics (int32 wrapping with `| 0` and
  *   `imul`, truncating `/` and `%`, binary32 floats rounded with `fround`). What C leaves undefined
  *   (division by zero, INT_MIN / -1, shifts outside 0..31, float→int out of range) is not folded;
- * - algebraic identities: int `x*1`, `1*x`, `x+0`, `0+x`, `x-0` => `x`, int `x*0`, `0*x` => `0`
- *   when `x` has no call; float `x*1`, `1*x`, `x+(-0)`, `(-0)+x`, `x-0` => `x` (exact in IEEE:
- *   `x+0` is not, since -0+0 = +0, and `x*0` is not, since NaN*0 = NaN);
+ * - algebraic identities: int `x*1`, `1*x`, `x+0`, `0+x`, `x-0` => `x`; float `x*1`, `1*x`,
+ *   `x+(-0)`, `(-0)+x`, `x-0` => `x` (exact in IEEE: `x+0` is not, since -0+0 = +0). `x*0` is
+ *   not folded: SCF §2.2.2 (Fig. 6) specifies a constant propagator that turns `x*a` into
+ *   `x*i` for every constant i other than 1 (and for floats it would be wrong: NaN*0 = NaN);
  * - `if` with a constant condition becomes its taken branch; a `while` whose condition is
  *   constant false is dropped;
  * - complete unrolling: a `while` is first simulated from the incoming state; as long as its
@@ -354,8 +355,6 @@ export function cpBinary(
     if (op === '*') {
       if (isConstNum(rv, 1)) return [l, lv]; // x * 1 => x
       if (isConstNum(lv, 1)) return [r, rv]; // 1 * x => x
-      if (isConstNum(rv, 0) && !hasCall(l)) return [literal(0, 'int', lbl), mkConst(0, 'int')]; // x * 0 => 0
-      if (isConstNum(lv, 0) && !hasCall(r)) return [literal(0, 'int', lbl), mkConst(0, 'int')]; // 0 * x => 0
     }
     if (op === '+') {
       if (isConstNum(rv, 0)) return [l, lv]; // x + 0 => x

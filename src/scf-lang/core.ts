@@ -18,6 +18,7 @@
  * - Children are enumerated in exactly one place (`children` / `mapChildren` below).
  */
 import type { PrimOp } from './prims.js';
+import type { Value } from './values.js';
 
 export type Label = number;
 
@@ -37,9 +38,14 @@ export interface Var extends Node {
   readonly kind: 'var';
   readonly name: string;
 }
+/**
+ * A constant. The front end only produces primitives (the paper's 0-ary constructors); the
+ * partial evaluator also folds whole known values (constructor trees, maps) into one `lit`, which
+ * the interpreter returns as is and emitted code hoists to a module-level constant.
+ */
 export interface Lit extends Node {
   readonly kind: 'lit';
-  readonly value: number | string | boolean;
+  readonly value: Value;
 }
 /** Constructor application `c(e1 … en)`. */
 export interface Con extends Node {

@@ -12,6 +12,7 @@
  */
 import { assertNever, type Expr, type FunDef, type Program } from './core.js';
 import type { PrimOp } from './prims.js';
+import { showValue } from './values.js';
 
 export interface PrintOptions {
   readonly labels?: boolean;
@@ -72,7 +73,7 @@ export function printExpr(e: Expr, options: PrintOptions = {}, indent = 0): stri
       case 'var':
         return x.name + lab(x);
       case 'lit':
-        return (typeof x.value === 'string' ? JSON.stringify(x.value) : String(x.value)) + lab(x);
+        return showValue(x.value) + lab(x);
       case 'con': {
         const args = list(x.args);
         if (args === null) return null;
