@@ -1,0 +1,832 @@
+/**
+ * The online partial evaluator (SCF §3, Fig. 8's PE): abstract execution of a Core program on
+ * an abstract input, producing a residual program, the collecting-semantics map `cs` and the
+ * abstract output.
+ *
+ * Algorithm
+ * - Every expression is evaluated to an abstract value (src/abstract-values) and a residual
+ *   expression computing the same value under every concrete environment the abstract one
+ *   admits. A value that is a singleton becomes a constant (`lit`, possibly a whole constructor
+ *   tree or map); a constructor test or an `if` whose outcome is known is folded, and only the
+ *   taken branch is evaluated; in the branches of `if (c? x)` (and `if (x == k)`) the variable
+ *   `x` is narrowed. `cs` records the value of every residual expression by its label.
+ * - Calls whose arguments are all constants are *static*: they run on the concrete interpreter
+ *   (with a step budget) and fold to their result. Other calls are specialized: the callee is
+ *   analysed for a context (context.ts: the chain of specialization keys, at most k instances
+ *   of a key, keys from finite parameters (finiteness.ts) and shrinking singleton arguments), so helper
+ *   functions are replicated per input node and fixpoint loops are unrolled k times. One
+ *   specialization per context (memoized); its parameters are the join of all arguments it was
+ *   called with, its result the join of what its body returned.
+ * - Recursion through one context is solved as a fixpoint with a worklist: a specialization is
+ *   re-analysed when its arguments grow, or when the result of a specialization it called grew.
+ *   Growth uses `join` for the first `joinsBeforeWiden` changes, then `widen`; after `specFuel`
+ *   changes the specialization is generalized (its parameters and result become `1`, which
+ *   no further change can grow). The whole run has a budget of expression visits; when it is
+ *   spent the evaluator gives up specializing and returns the original program, whose output
+ *   is described by `1`. `stop` says which of these ended the run: 'fixpoint', 'widened'
+ *   (widening was needed) or 'fuel' (a specialization was generalized, or the budget ran out).
+ * - Residual code is taken from the last analysis of each specialization: when the worklist is
+ *   empty, every specialization was last analysed with its final parameters and the final
+ *   results of its callees, so the residual program is consistent.
+ *
+ * Invariants
+ * - Soundness: for every concrete input t conforming to the abstract input, the residual entry
+ *   returns what the original entry returns on t (when that run succeeds), and the output value
+ *   contains it. Each value in `cs` contains every value its expression takes on such runs.
+ * - Identity tags (§3.3.1) never cross a call boundary: a specialization's parameters and a call's
+ *   result are re-tagged fresh (`freshen`), so tag equality only relates values of one activation.
+ * - Every loop here is bounded: specializations grow a bounded number of times (specFuel), the
+ *   number of contexts is bounded by the k rule, and the visit budget bounds the rest.
+ */
+import {
+  type AbsValue,
+  ABS_PRIMS,
+  alternatives,
+  bottom,
+  type CtorTable,
+  con,
+  freshTag,
+  fromConcrete,
+  join,
+  leq,
+  printAbs,
+  project,
+  refineCtor,
+  singleton,
+  size,
+  testCtor,
+  top,
+  widen,
+  withPrelude,
+  withTag,
+} from '../abstract-values/index.js';
+import type { Call, Expr, FunDef, Label, Program, Span } from '../scf-lang/core.js';
+import { assertNever, forEachExpr, Interpreter, ScfRuntimeError, type Value } from '../scf-lang/index.js';
+import { type Chain, Contexts } from './context.js';
+import { type Finiteness, finitenessAnalysis } from './finiteness.js';
+
+export interface PeOptions {
+  /** At most k instances of a specialization key in a call chain (SCF §3.4; default 2). */
+  readonly k?: number;
+  /** Changes of a specialization's parameters or result joined exactly before widening (default 3). */
+  readonly joinsBeforeWiden?: number;
+  /** Changes of a specialization's parameters or result before it is generalized: replaced by a call of the original function, result `1` (default 8). */
+  readonly specFuel?: number;
+  /** Expression visits after which no new specialization is made (calls stay generic); four times as many abandon specialization altogether (default 400,000). */
+  readonly budget?: number;
+  /** Concrete-interpreter steps one static call may take before it is specialized instead (default 2 million; 0 turns static calls off). */
+  readonly staticCallSteps?: number;
+  /** Called every ~100,000 visits. */
+  readonly onProgress?: (stats: PeStats) => void;
+}
+
+export type PeStop = 'fixpoint' | 'widened' | 'fuel';
+
+export interface PeStats {
+  /** Expression visits (the budget's unit). */
+  visits: number;
+  /** Specializations created. */
+  specs: number;
+  /** Analyses of specialization bodies (first and repeated). */
+  analyses: number;
+  /** Calls folded by running them concretely. */
+  staticCalls: number;
+  /** Specializations generalized when their fuel ran out. */
+  generalized: number;
+  /** Specializations in the residual program. */
+  residualFuns: number;
+}
+
+export interface PeResult {
+  /** The residual program; its entry is `entry`. */
+  readonly residual: Program;
+  readonly entry: string;
+  /** Collecting semantics: residual expression label → abstract value. */
+  readonly cs: ReadonlyMap<Label, AbsValue>;
+  /** Abstract value of every result the entry can return on admitted inputs. */
+  readonly output: AbsValue;
+  readonly stop: PeStop;
+  /** Why, in words, when stop is not 'fixpoint'. */
+  readonly reason: string;
+  readonly stats: PeStats;
+  /** Residual function name → what it was specialized for (Fig. 7's comments). */
+  readonly comments: ReadonlyMap<string, string>;
+}
+
+interface Binding {
+  readonly v: AbsValue;
+  /** A `var` or a `lit`. */
+  readonly r: Expr;
+}
+
+interface Env {
+  readonly name: string;
+  readonly b: Binding;
+  readonly next: Env | undefined;
+}
+
+interface Spec {
+  readonly id: number;
+  readonly fn: FunDef;
+  readonly name: string;
+  readonly ctx: Chain;
+  args: AbsValue[];
+  ret: AbsValue;
+  argChanges: number;
+  retChanges: number;
+  generalized: boolean;
+  analyzing: boolean;
+  dirty: boolean;
+  readonly callers: Set<Spec>;
+  body: Expr | undefined;
+  cs: Map<Label, AbsValue>;
+}
+
+class BudgetExceeded extends Error {}
+
+/** An expression without its label and span (distributes over the union). */
+type ExprFields = Expr extends infer T ? (T extends Expr ? Omit<T, 'label' | 'span'> : never) : never;
+
+export function partialEvaluate(
+  program: Program,
+  entry: string,
+  input: readonly AbsValue[],
+  opts: PeOptions = {},
+): PeResult {
+  const root = program.funs.get(entry);
+  if (!root) throw new Error(`no function '${entry}' in the program`);
+  if (root.params.length !== input.length) {
+    throw new Error(`'${entry}' takes ${root.params.length} arguments; the input describes ${input.length}`);
+  }
+  const pe = new PartialEvaluator(program, opts);
+  try {
+    return pe.run(root, input);
+  } catch (e) {
+    if (!(e instanceof BudgetExceeded)) throw e;
+    return {
+      residual: program,
+      entry,
+      cs: new Map(),
+      output: top(),
+      stop: 'fuel',
+      reason: `the budget of ${pe.budget} expression visits ran out; the original program is kept`,
+      stats: { ...pe.stats, residualFuns: program.funs.size },
+      comments: new Map(),
+    };
+  }
+}
+
+class PartialEvaluator {
+  readonly ctors: CtorTable;
+  readonly finite: Finiteness;
+  readonly contexts: Contexts;
+  readonly interp: Interpreter;
+  readonly budget: number;
+  readonly hardBudget: number;
+  readonly stats: PeStats = {
+    visits: 0,
+    specs: 0,
+    analyses: 0,
+    staticCalls: 0,
+    generalized: 0,
+    residualFuns: 0,
+  };
+  private readonly specs = new Map<number, Spec>();
+  private readonly worklist: Spec[] = [];
+  /** cs entries of the analysis in progress (each specialization keeps those of its last analysis). */
+  private cs = new Map<Label, AbsValue>();
+  private readonly litValues = new WeakMap<Expr, AbsValue>();
+  private readonly singletons = new WeakMap<AbsValue, { value: unknown } | null>();
+  private readonly concrete = new WeakMap<AbsValue, boolean>();
+  private readonly sizes = new WeakMap<AbsValue, number>();
+  private readonly joinsBeforeWiden: number;
+  private readonly specFuel: number;
+  private readonly staticSteps: number;
+  private widened = false;
+  /** Original functions called generically (kept in the residual program with their callees). */
+  private readonly genericFns = new Set<string>();
+  /** Set when the visit budget is spent: no new specializations from then on. */
+  private exhausted = false;
+  private nextLabel = 1;
+  private nextProgress = 100_000;
+
+  constructor(
+    readonly program: Program,
+    readonly opts: PeOptions,
+  ) {
+    this.ctors = withPrelude(program.ctors);
+    this.finite = finitenessAnalysis(program);
+    this.contexts = new Contexts(opts.k ?? 2);
+    this.interp = new Interpreter(program);
+    this.budget = opts.budget ?? 400_000;
+    this.hardBudget = this.budget * 4;
+    this.joinsBeforeWiden = opts.joinsBeforeWiden ?? 3;
+    this.specFuel = opts.specFuel ?? 8;
+    this.staticSteps = opts.staticCallSteps ?? 2_000_000;
+  }
+
+  run(root: FunDef, input: readonly AbsValue[]): PeResult {
+    const key = this.contexts.key(root.name, input);
+    const spec = this.newSpec(
+      root,
+      this.contexts.push(key, undefined),
+      input.map((v) => this.fresh(v)),
+    );
+    this.analyze(spec);
+    this.drain();
+    return this.finish(spec);
+  }
+
+  // ---- specializations ------------------------------------------------------------------
+
+  private newSpec(fn: FunDef, ctx: Chain, args: AbsValue[], name?: string): Spec {
+    const id = this.stats.specs++;
+    const spec: Spec = {
+      id,
+      fn,
+      name: name ?? `${fn.name}$${id}`,
+      ctx,
+      args,
+      ret: bottom(),
+      argChanges: 0,
+      retChanges: 0,
+      generalized: false,
+      analyzing: false,
+      dirty: true,
+      callers: new Set(),
+      body: undefined,
+      cs: new Map(),
+    };
+    this.specs.set(ctx.id, spec);
+    return spec;
+  }
+
+  private grow(old: AbsValue, next: AbsValue, changes: number): AbsValue {
+    if (changes < this.joinsBeforeWiden) return join(old, next).value;
+    this.widened = true;
+    return widen(old, next).value;
+  }
+
+  /**
+   * Gives up specializing `spec`: from now on its body is a call of the original (generic)
+   * function, its result `1`. Nothing it would have analysed is analysed any more, which is
+   * what makes running out of fuel cheap.
+   */
+  private generalize(spec: Spec): void {
+    if (spec.generalized) return;
+    spec.generalized = true;
+    this.stats.generalized++;
+    if (!spec.analyzing) this.settleGeneric(spec);
+  }
+
+  private settleGeneric(spec: Spec): void {
+    const span = spec.fn.span;
+    spec.body = this.genericCall(
+      spec.fn.name,
+      spec.fn.params.map((p) => this.node({ kind: 'var', name: p }, span)),
+      span,
+    );
+    spec.cs = new Map();
+    if (spec.ret.kind !== 'top') {
+      spec.ret = top();
+      for (const c of spec.callers) this.markDirty(c);
+    }
+    spec.dirty = false;
+  }
+
+  /** A call of the original function `fn`, kept in the residual program as it is. */
+  private genericCall(fn: string, args: readonly Expr[], span: Span): Expr {
+    this.genericFns.add(fn);
+    return this.node({ kind: 'call', fn, args }, span);
+  }
+
+  private markDirty(spec: Spec): void {
+    if (spec.dirty) return;
+    spec.dirty = true;
+    if (!spec.analyzing) this.worklist.push(spec);
+  }
+
+  private drain(): void {
+    while (this.worklist.length > 0) {
+      const s = this.worklist.pop() as Spec;
+      if (s.dirty && !s.analyzing) this.analyze(s);
+    }
+  }
+
+  private analyze(spec: Spec): void {
+    if (spec.generalized) {
+      this.settleGeneric(spec);
+      return;
+    }
+    this.stats.analyses++;
+    spec.analyzing = true;
+    spec.dirty = false;
+    const outerCs = this.cs;
+    this.cs = new Map();
+    let env: Env | undefined;
+    spec.fn.params.forEach((p, i) => {
+      const v = spec.args[i] as AbsValue;
+      env = {
+        name: p,
+        b: { v, r: this.residualOf(v, () => this.node({ kind: 'var', name: p }, spec.fn.span)) },
+        next: env,
+      };
+    });
+    const res = this.ev(spec.fn.body, env, spec);
+    spec.body = res.r;
+    spec.cs = this.cs;
+    this.cs = outerCs;
+    spec.analyzing = false;
+    if (spec.generalized) {
+      this.settleGeneric(spec);
+      return;
+    }
+    if (!leq(res.v, spec.ret)) {
+      spec.retChanges++;
+      if (spec.retChanges > this.specFuel) {
+        this.generalize(spec);
+        return;
+      }
+      spec.ret = this.grow(spec.ret, res.v, spec.retChanges - 1);
+      for (const c of spec.callers) this.markDirty(c);
+    }
+    if (spec.dirty) this.worklist.push(spec);
+  }
+
+  // ---- expressions ----------------------------------------------------------------------
+
+  private node(e: ExprFields, span: Span): Expr {
+    return { ...e, label: this.nextLabel++, span } as Expr;
+  }
+
+  /** Whether `v` has exactly one member (cached per node). */
+  private isConcrete(v: AbsValue): boolean {
+    const c = this.concrete.get(v);
+    if (c !== undefined) return c;
+    let r: boolean;
+    switch (v.kind) {
+      case 'consts':
+        r = v.values.length === 1;
+        break;
+      case 'con':
+        r = v.args.every((a) => this.isConcrete(a));
+        break;
+      case 'map':
+        r = v.may.length === 0 && v.must.every(([, x]) => this.isConcrete(x));
+        break;
+      case 'set':
+        r = v.may.kind === 'bottom';
+        break;
+      default:
+        r = false;
+    }
+    this.concrete.set(v, r);
+    return r;
+  }
+
+  /**
+   * `v` with fresh identity tags, dropping every identity claim it carries (`freshen`), except
+   * in concrete parts: a value with one member equals itself whatever its tags say, so those
+   * parts are shared as they are (freshening big, mostly known ASTs would cost their size).
+   */
+  private fresh(v: AbsValue, memo = new Map<AbsValue, AbsValue>()): AbsValue {
+    if (v.kind === 'bottom' || this.isConcrete(v)) return v;
+    // shared sub-values stay shared (one activation's value at two places is one value), so a
+    // value that is a DAG is copied in its own size, not its unfolded tree size
+    const done = memo.get(v);
+    if (done) return done;
+    let out: AbsValue;
+    switch (v.kind) {
+      case 'con':
+        out = { kind: 'con', tag: freshTag(), ctor: v.ctor, args: v.args.map((a) => this.fresh(a, memo)) };
+        break;
+      case 'map':
+        out = {
+          kind: 'map',
+          tag: freshTag(),
+          must: v.must.map(([k, x]) => [k, this.fresh(x, memo)] as const),
+          may: v.may.map(([k, x]) => [this.fresh(k, memo), this.fresh(x, memo)] as const),
+        };
+        break;
+      case 'union':
+        out = { kind: 'union', tag: freshTag(), alts: v.alts.map((a) => this.fresh(a, memo)) };
+        break;
+      case 'fix':
+        out = { kind: 'fix', tag: freshTag(), body: this.fresh(v.body, memo) };
+        break;
+      case 'set':
+        out = { kind: 'set', tag: freshTag(), must: v.must, may: this.fresh(v.may, memo) };
+        break;
+      default:
+        out = withTag(v, freshTag());
+    }
+    memo.set(v, out);
+    return out;
+  }
+
+  private size(v: AbsValue): number {
+    let n = this.sizes.get(v);
+    if (n === undefined) {
+      n = size(v);
+      this.sizes.set(v, n);
+    }
+    return n;
+  }
+
+  private single(v: AbsValue): { value: unknown } | undefined {
+    const c = this.singletons.get(v);
+    if (c !== undefined) return c ?? undefined;
+    const s = singleton(v, this.ctors);
+    this.singletons.set(v, s ?? null);
+    return s;
+  }
+
+  /** The residual of a value: a constant when it is a singleton, else `make()`. Records cs. */
+  private residualOf(v: AbsValue, make: () => Expr, span?: Span): Expr {
+    const s = v.kind === 'bottom' ? undefined : this.single(v);
+    const r =
+      s !== undefined
+        ? this.node({ kind: 'lit', value: s.value as Value }, span ?? { file: '', start: 0, end: 0 })
+        : make();
+    this.cs.set(r.label, v);
+    return r;
+  }
+
+  private ev(e: Expr, env: Env | undefined, spec: Spec): Binding {
+    if (++this.stats.visits > this.budget) {
+      this.exhausted = true;
+      if (this.stats.visits > this.hardBudget) throw new BudgetExceeded();
+    }
+    if (this.stats.visits >= this.nextProgress) {
+      this.nextProgress += 100_000;
+      this.opts.onProgress?.(this.stats);
+    }
+    switch (e.kind) {
+      case 'var': {
+        for (let x = env; x; x = x.next) if (x.name === e.name) return x.b;
+        throw new Error(`internal error: unbound variable '${e.name}' in ${spec.fn.name}`);
+      }
+      case 'lit': {
+        let v = this.litValues.get(e);
+        if (!v) {
+          v = fromConcrete(e.value, this.ctors);
+          this.litValues.set(e, v);
+        }
+        const r = this.node({ kind: 'lit', value: e.value }, e.span);
+        this.cs.set(r.label, v);
+        return { v, r };
+      }
+      case 'con': {
+        const args = e.args.map((a) => this.ev(a, env, spec));
+        const v = conValue(e.ctor, args);
+        return {
+          v,
+          r: this.residualOf(
+            v,
+            () => this.node({ kind: 'con', ctor: e.ctor, args: args.map((a) => a.r) }, e.span),
+            e.span,
+          ),
+        };
+      }
+      case 'test': {
+        const a = this.ev(e.arg, env, spec);
+        const v = testCtor(e.ctor, a.v, this.arity(e.ctor));
+        return {
+          v,
+          r: this.residualOf(v, () => this.node({ kind: 'test', ctor: e.ctor, arg: a.r }, e.span), e.span),
+        };
+      }
+      case 'proj': {
+        const a = this.ev(e.arg, env, spec);
+        const v = project(e.ctor, e.index, a.v);
+        return {
+          v,
+          r: this.residualOf(
+            v,
+            () => this.node({ kind: 'proj', ctor: e.ctor, index: e.index, arg: a.r }, e.span),
+            e.span,
+          ),
+        };
+      }
+      case 'if': {
+        const c = this.ev(e.cond, env, spec);
+        const { t, f } = truthValues(c.v);
+        if (!t && !f) return { v: bottom(), r: c.r };
+        if (!f) return this.ev(e.then, this.refine(e.cond, env, true), spec);
+        if (!t) return this.ev(e.else, this.refine(e.cond, env, false), spec);
+        const a = this.ev(e.then, this.refine(e.cond, env, true), spec);
+        const b = this.ev(e.else, this.refine(e.cond, env, false), spec);
+        const v = a.v.kind === 'bottom' ? b.v : b.v.kind === 'bottom' ? a.v : join(a.v, b.v).value;
+        return {
+          v,
+          r: this.residualOf(
+            v,
+            // biome-ignore lint/suspicious/noThenProperty: Core's `if` node has a `then` field
+            () => this.node({ kind: 'if', cond: c.r, then: a.r, else: b.r }, e.span),
+            e.span,
+          ),
+        };
+      }
+      case 'let': {
+        const x = this.ev(e.value, env, spec);
+        const bound: Binding =
+          x.r.kind === 'lit' || x.r.kind === 'var'
+            ? x
+            : {
+                v: x.v,
+                r: this.residualOf(x.v, () => this.node({ kind: 'var', name: e.name }, e.span), e.span),
+              };
+        const body = this.ev(e.body, { name: e.name, b: bound, next: env }, spec);
+        if (bound === x) return body; // nothing to bind: uses were replaced by the constant or variable
+        const r = this.node({ kind: 'let', name: e.name, value: x.r, body: body.r }, e.span);
+        this.cs.set(r.label, body.v);
+        return { v: body.v, r };
+      }
+      case 'prim': {
+        const args = e.args.map((a) => this.ev(a, env, spec));
+        const v = ABS_PRIMS[e.op](...args.map((a) => a.v));
+        return {
+          v,
+          r: this.residualOf(
+            v,
+            () => this.node({ kind: 'prim', op: e.op, args: args.map((a) => a.r) }, e.span),
+            e.span,
+          ),
+        };
+      }
+      case 'call':
+        return this.call(e, env, spec);
+      default:
+        return assertNever(e);
+    }
+  }
+
+  private arity(ctor: string): number | undefined {
+    return this.ctors.get(ctor)?.fields.length;
+  }
+
+  /** `env` narrowed by the knowledge that `cond` evaluated to `outcome`. */
+  private refine(cond: Expr, env: Env | undefined, outcome: boolean): Env | undefined {
+    if (cond.kind === 'prim' && cond.op === 'not' && cond.args[0])
+      return this.refine(cond.args[0], env, !outcome);
+    if (cond.kind === 'test' && cond.arg.kind === 'var') {
+      const name = cond.arg.name;
+      const b = lookup(env, name);
+      if (!b) return env;
+      const v = refineCtor(b.v, cond.ctor, outcome, this.arity(cond.ctor));
+      if (v === b.v) return env;
+      return { name, b: { v, r: this.residualOf(v, () => b.r, cond.span) }, next: env };
+    }
+    if (outcome && cond.kind === 'prim' && (cond.op === 'eq' || cond.op === 'equal')) {
+      const [l, r] = cond.args;
+      if (l?.kind === 'var' && r?.kind === 'lit') return this.bindConst(env, l.name, r.value);
+      if (r?.kind === 'var' && l?.kind === 'lit') return this.bindConst(env, r.name, l.value);
+    }
+    return env;
+  }
+
+  private bindConst(env: Env | undefined, name: string, value: Value): Env | undefined {
+    const b = lookup(env, name);
+    if (!b || b.r.kind === 'lit') return env;
+    // NaN is the one constant a variable can equal (`equal`) without being identical in JS terms;
+    // it still prints and compares as itself, so narrowing to it is exact
+    const v = fromConcrete(value, this.ctors);
+    if (!leq(v, b.v)) return env;
+    return { name, b: { v, r: this.residualOf(v, () => b.r) }, next: env };
+  }
+
+  private call(e: Call, env: Env | undefined, caller: Spec): Binding {
+    const fn = this.program.funs.get(e.fn);
+    if (!fn) throw new Error(`internal error: call of unknown function '${e.fn}'`);
+    const args = e.args.map((a) => this.ev(a, env, caller));
+    if (args.some((a) => a.v.kind === 'bottom'))
+      return { v: bottom(), r: this.node({ kind: 'call', fn: e.fn, args: args.map((a) => a.r) }, e.span) };
+
+    // static call: every argument known
+    if (this.staticSteps > 0 && args.every((a) => a.r.kind === 'lit')) {
+      try {
+        const out = this.interp.run(
+          fn.name,
+          args.map((a) => (a.r as Extract<Expr, { kind: 'lit' }>).value),
+          { maxSteps: this.staticSteps },
+        );
+        this.stats.staticCalls++;
+        const v = fromConcrete(out.value, this.ctors);
+        const r = this.node({ kind: 'lit', value: out.value as Value }, e.span);
+        this.cs.set(r.label, v);
+        return { v, r };
+      } catch (err) {
+        if (!(err instanceof ScfRuntimeError)) throw err;
+        // fails or runs long concretely: specialize it like any other call
+      }
+    }
+
+    const finite = this.finite.get(fn.name) as readonly boolean[];
+    const earlier = this.contexts.nearest(caller.ctx, fn.name);
+    const keyValues = args.map((a, i) => {
+      if (finite[i]) return a.v;
+      if (a.r.kind !== 'lit') return undefined;
+      if (!earlier) return a.v;
+      const before = earlier.values[i];
+      return before !== undefined && this.size(a.v) < this.size(before) ? a.v : undefined;
+    });
+    const key = this.contexts.key(fn.name, keyValues);
+    const ctx = this.contexts.push(key, caller.ctx);
+    let spec = this.specs.get(ctx.id);
+    if (!spec && this.exhausted) {
+      // out of budget: residualize the call as it is
+      const v = top();
+      const r = this.genericCall(
+        fn.name,
+        args.map((a) => a.r),
+        e.span,
+      );
+      this.cs.set(r.label, v);
+      return { v, r };
+    }
+    if (!spec) {
+      spec = this.newSpec(
+        fn,
+        ctx,
+        args.map((a) => this.fresh(a.v)),
+      );
+      spec.callers.add(caller);
+      this.analyze(spec);
+    } else {
+      spec.callers.add(caller);
+      let grew = false;
+      if (!spec.generalized) {
+        const next = spec.args.slice();
+        args.forEach((a, i) => {
+          const old = next[i] as AbsValue;
+          if (!leq(a.v, old)) {
+            grew = true;
+            next[i] = this.fresh(this.grow(old, a.v, spec!.argChanges));
+          }
+        });
+        if (grew) {
+          spec.argChanges++;
+          spec.args = next;
+          if (spec.argChanges > this.specFuel || this.exhausted) this.generalize(spec);
+        }
+      }
+      if (grew && !spec.generalized) {
+        if (spec.analyzing) this.markDirty(spec);
+        else this.analyze(spec);
+      }
+    }
+    const ret = spec.ret;
+    const v = this.fresh(ret);
+    const callee = spec;
+    return {
+      v,
+      r: this.residualOf(
+        v,
+        () => this.node({ kind: 'call', fn: callee.name, args: args.map((a) => a.r) }, e.span),
+        e.span,
+      ),
+    };
+  }
+
+  // ---- the residual program -------------------------------------------------------------
+
+  private finish(root: Spec): PeResult {
+    const byName = new Map<string, Spec>();
+    for (const s of this.specs.values()) byName.set(s.name, s);
+    const funs = new Map<string, FunDef>();
+    const cs = new Map<Label, AbsValue>();
+    const comments = new Map<string, string>();
+    const todo: Spec[] = [root];
+    const seen = new Set<Spec>([root]);
+    while (todo.length > 0) {
+      const s = todo.pop() as Spec;
+      const body = s.body as Expr;
+      const visit = (x: Expr): void => {
+        const v = s.cs.get(x.label);
+        if (v) cs.set(x.label, v);
+        if (x.kind === 'call') {
+          const callee = byName.get(x.fn);
+          if (callee && !seen.has(callee)) {
+            seen.add(callee);
+            todo.push(callee);
+          }
+        }
+        switch (x.kind) {
+          case 'var':
+          case 'lit':
+            return;
+          case 'con':
+          case 'call':
+          case 'prim':
+            for (const a of x.args) visit(a);
+            return;
+          case 'test':
+          case 'proj':
+            visit(x.arg);
+            return;
+          case 'if':
+            visit(x.cond);
+            visit(x.then);
+            visit(x.else);
+            return;
+          case 'let':
+            visit(x.value);
+            visit(x.body);
+            return;
+          default:
+            assertNever(x);
+        }
+      };
+      visit(body);
+      funs.set(s.name, { name: s.name, params: s.fn.params, body, span: s.fn.span, exported: s === root });
+      comments.set(s.name, this.describe(s));
+    }
+    // generic calls need the original functions, and everything those call
+    const generic = [...this.genericFns];
+    for (let i = 0; i < generic.length; i++) {
+      const f = this.program.funs.get(generic[i] as string) as FunDef;
+      funs.set(f.name, f);
+      forEachExpr(f.body, (x) => {
+        if (x.kind === 'call' && !this.genericFns.has(x.fn)) {
+          this.genericFns.add(x.fn);
+          generic.push(x.fn);
+        }
+      });
+    }
+    let generalized = 0;
+    for (const s of this.specs.values()) if (s.generalized) generalized++;
+    const stop: PeStop = generalized > 0 || this.exhausted ? 'fuel' : this.widened ? 'widened' : 'fixpoint';
+    const reasons: string[] = [];
+    if (this.exhausted)
+      reasons.push(`the budget of ${this.budget} expression visits ran out (later calls stayed generic)`);
+    if (generalized > 0)
+      reasons.push(
+        `${generalized} specialization(s) changed more than ${this.specFuel} times and were generalized`,
+      );
+    const reason =
+      stop === 'fuel' ? reasons.join('; ') : stop === 'widened' ? 'converged after widening' : 'converged';
+    this.stats.residualFuns = funs.size;
+    const output = this.fresh(root.ret);
+    return {
+      residual: { funs, ctors: this.program.ctors, sources: this.program.sources },
+      entry: root.name,
+      cs,
+      output,
+      stop,
+      reason,
+      stats: { ...this.stats },
+      comments,
+    };
+  }
+
+  /** What a specialization handles, for the emitted comment: `daeCmd(assign #12, _)`. */
+  private describe(s: Spec): string {
+    const parts = s.ctx.key.values.map((v) => (v === undefined ? '_' : this.describeValue(v)));
+    return `${s.fn.name}(${parts.join(', ')})`;
+  }
+
+  private describeValue(v: AbsValue): string {
+    if (v.kind === 'con') {
+      const fields = this.ctors.get(v.ctor)?.fields ?? [];
+      const li = fields.indexOf('lbl');
+      const lbl = li >= 0 ? v.args[li] : undefined;
+      if (lbl?.kind === 'consts' && lbl.values.length === 1) return `${v.ctor} #${String(lbl.values[0])}`;
+    }
+    if (v.kind === 'union') {
+      const alts = alternatives(v)
+        .slice(0, 3)
+        .map((a) => this.describeValue(a));
+      return alts.join(' | ') + (alternatives(v).length > 3 ? ' | …' : '');
+    }
+    const text = printAbs(v);
+    return text.length > 48 ? `${text.slice(0, 45)}…` : text;
+  }
+}
+
+function lookup(env: Env | undefined, name: string): Binding | undefined {
+  for (let x = env; x; x = x.next) if (x.name === name) return x.b;
+  return undefined;
+}
+
+/** Which booleans a condition's value may be. */
+function truthValues(v: AbsValue): { t: boolean; f: boolean } {
+  let t = false;
+  let f = false;
+  for (const a of alternatives(v)) {
+    if (a.kind === 'top') return { t: true, f: true };
+    if (a.kind === 'consts') {
+      for (const x of a.values) {
+        if (x === true) t = true;
+        else if (x === false) f = true;
+      }
+    }
+  }
+  return { t, f };
+}
+
+function conValue(ctor: string, args: readonly Binding[]): AbsValue {
+  return con(
+    ctor,
+    args.map((a) => a.v),
+  );
+}

@@ -1,0 +1,443 @@
+/**
+ * Stager configuration files: what the compiler user knows early (SCF §2.2.1, Fig. 4; one file
+ * per configuration of Table 2 under configs/table2/).
+ *
+ *   { "id": 1, "description": "…", "input": "../../benchmarks/inputs/mul_add.c",
+ *     "function": "mul_add", "pipeline": ["const-prop", "copy-prop", "dae"],
+ *     "bind": { "a": "'Int" }, "sample": { "a": 1 } }
+ *
+ * - `input` is relative to the config file; `function` names a function of it;
+ * - `pipeline` lists pass names of src/optimizers (`KNOWN_PASSES`), in order, at least one;
+ * - `bind` maps staged formals to descriptions: a string in the description syntax (`'Int`,
+ *   `0|1`, `[0,1,7]`, `'Array[9]`, see abstract-values/describe.ts), or a JSON number, boolean
+ *   or array as a literal (array elements may again be description strings). Formals not in
+ *   `bind` are not constants (`nonConst`);
+ * - `sample` (optional) gives stage-2 values of exactly the bound formals, used by benchmarks,
+ *   the demo and tests; `id` (a positive integer) and `description` are optional.
+ *
+ * Algorithm: jsonc-parser's `parseTree` (strict JSON: no comments, no trailing commas) gives a
+ * tree with offsets; one walk checks keys and types and builds the `StageConfig`, remembering
+ * the position of every value by path (`positions`). Invariants: every user error is a
+ * `ConfigError` carrying FILE, 1-based LINE and COL of the offending JSON value (for a
+ * description syntax error, of the character inside the string) and printed as
+ * `FILE:LINE:COL: error: message`; nothing else escapes except internal errors. Checks that need
+ * the kernel function (descriptions fit the formals, samples lie inside their descriptions) are
+ * in `configPipelineInput`, which maps their errors to the `bind`/`sample` positions.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { type Node, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
+import {
+  type AbsValue,
+  type CtorTable,
+  conforms,
+  DescriptionError,
+  LIST_ARRAYS,
+  type Prim,
+  constant,
+  parseDescription,
+} from '../abstract-values/index.js';
+import { type Fun, findFun, listToArray, type Program, parseKernel } from '../kernel/index.js';
+import {
+  allPasses,
+  BindError,
+  type BindValue,
+  formalsFromBindings,
+  type LatticeVal,
+} from '../optimizers/index.js';
+import {
+  abstractPipelineInput,
+  type Description,
+  describeFormalList,
+  FormalDescriptionError,
+} from './describe-input.js';
+
+/** The pass names a pipeline may use: those registered in src/optimizers/index.ts. */
+export const KNOWN_PASSES: readonly string[] = allPasses.map((p) => p.name);
+
+/** A 1-based position in a config file. */
+export interface Position {
+  readonly line: number;
+  readonly col: number;
+}
+
+export interface StageConfig {
+  /** The config file, as given to `loadConfig` / `parseConfig`. */
+  readonly file: string;
+  readonly id?: number;
+  readonly description?: string;
+  /** Absolute path of the kernel C file. */
+  readonly input: string;
+  readonly function: string;
+  readonly pipeline: readonly string[];
+  /** Staged formals and what is known of them early. */
+  readonly bind: Readonly<Record<string, Description>>;
+  /** Stage-2 values of the staged formals. */
+  readonly sample?: Readonly<Record<string, BindValue>>;
+  /**
+   * Where each value is written, by path: `input`, `function`, `pipeline[1]`, `bind`, `bind.a`
+   * (the value), `bind.a:key` (the key), `sample`, `sample.a`, …; `''` is the whole object.
+   */
+  readonly positions: ReadonlyMap<string, Position>;
+}
+
+/** A user error in a configuration, at a position of its file. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    readonly col: number,
+    /** The message without the position. */
+    readonly reason: string,
+  ) {
+    super(`${file}:${line}:${col}: error: ${reason}`);
+  }
+}
+
+/** A `ConfigError` at the value at `where` (a `positions` path; the whole object if unknown). */
+export function configError(config: StageConfig, where: string, reason: string): ConfigError {
+  const at = config.positions.get(where) ?? config.positions.get('') ?? { line: 1, col: 1 };
+  return new ConfigError(config.file, at.line, at.col, reason);
+}
+
+/** Reads and parses the config file `file`. */
+export function loadConfig(file: string): StageConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    throw new ConfigError(
+      file,
+      1,
+      1,
+      `cannot read the configuration${code === 'ENOENT' ? ': no such file' : code ? ` (${code})` : ''}`,
+    );
+  }
+  return parseConfig(text, file);
+}
+
+const KEYS = ['id', 'description', 'input', 'function', 'pipeline', 'bind', 'sample'] as const;
+const REQUIRED: readonly string[] = ['input', 'function', 'pipeline', 'bind'];
+
+const PARSE_MESSAGES: Readonly<Record<string, string>> = {
+  InvalidSymbol: 'invalid symbol',
+  InvalidNumberFormat: 'invalid number',
+  PropertyNameExpected: 'expected a property name (a string in double quotes)',
+  ValueExpected: 'expected a value',
+  ColonExpected: "expected ':'",
+  CommaExpected: "expected ','",
+  CloseBraceExpected: "expected '}'",
+  CloseBracketExpected: "expected ']'",
+  EndOfFileExpected: 'unexpected text after the configuration object',
+  InvalidCommentToken: 'comments are not allowed (configurations are plain JSON)',
+  UnexpectedEndOfComment: 'unterminated comment',
+  UnexpectedEndOfString: 'unterminated string',
+  UnexpectedEndOfNumber: 'unterminated number',
+  InvalidUnicode: 'invalid unicode escape',
+  InvalidEscapeCharacter: 'invalid escape character',
+  InvalidCharacter: 'invalid character in a string',
+};
+
+/** Parses the text of a config file; `file` is used for messages and to resolve `input`. */
+export function parseConfig(text: string, file: string): StageConfig {
+  const lineStarts = [0];
+  for (let i = 0; i < text.length; i++) if (text[i] === '\n') lineStarts.push(i + 1);
+  const posOf = (offset: number): Position => {
+    let lo = 0;
+    let hi = lineStarts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((lineStarts[mid] as number) <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, col: offset - (lineStarts[lo] as number) + 1 };
+  };
+  const errAt = (offset: number, reason: string): ConfigError => {
+    const p = posOf(offset);
+    return new ConfigError(file, p.line, p.col, reason);
+  };
+  const fail = (node: Node, reason: string): never => {
+    throw errAt(node.offset, reason);
+  };
+
+  const errors: ParseError[] = [];
+  const root = parseTree(text, errors, {
+    disallowComments: true,
+    allowTrailingComma: false,
+    allowEmptyContent: false,
+  });
+  const first = errors[0];
+  if (first !== undefined) {
+    const code = printParseErrorCode(first.error);
+    let reason = PARSE_MESSAGES[code] ?? code;
+    // a trailing comma reads as "expected a property name / value": say what is wrong
+    if (code === 'PropertyNameExpected' || code === 'ValueExpected') {
+      const before = text.slice(0, first.offset).trimEnd();
+      if (before.endsWith(',')) return fail({ offset: before.length - 1 } as Node, 'trailing comma');
+    }
+    if (first.offset >= text.length && code !== 'EndOfFileExpected') reason += ' (unexpected end of file)';
+    throw errAt(first.offset, reason);
+  }
+  if (root === undefined) throw errAt(0, 'empty configuration');
+  if (root.type !== 'object') fail(root, 'a configuration is a JSON object');
+
+  const positions = new Map<string, Position>();
+  positions.set('', posOf(root.offset));
+  const at = (where: string, node: Node): void => {
+    positions.set(where, posOf(node.offset));
+  };
+
+  /** The properties of an object node, duplicates rejected, as [key, keyNode, valueNode]. */
+  const props = (obj: Node): [string, Node, Node][] => {
+    const out: [string, Node, Node][] = [];
+    const seen = new Set<string>();
+    for (const p of obj.children ?? []) {
+      const [k, v] = p.children ?? [];
+      if (k === undefined || v === undefined) throw errAt(p.offset, 'expected a property');
+      const key = k.value as string;
+      if (seen.has(key)) fail(k, `duplicate key '${key}'`);
+      seen.add(key);
+      out.push([key, k, v]);
+    }
+    return out;
+  };
+
+  const entries = props(root);
+  const byKey = new Map<string, Node>();
+  for (const [key, k, v] of entries) {
+    if (!(KEYS as readonly string[]).includes(key))
+      fail(k, `unknown key '${key}' (expected ${KEYS.map((x) => `'${x}'`).join(', ')})`);
+    byKey.set(key, v);
+    at(key, v);
+  }
+  for (const key of REQUIRED) if (!byKey.has(key)) fail(root, `missing key '${key}'`);
+
+  const str = (key: string): string | undefined => {
+    const v = byKey.get(key);
+    if (v === undefined) return undefined;
+    if (v.type !== 'string') fail(v, `'${key}' must be a string`);
+    return v.value as string;
+  };
+
+  // id, description
+  let id: number | undefined;
+  const idNode = byKey.get('id');
+  if (idNode !== undefined) {
+    if (idNode.type !== 'number' || !Number.isSafeInteger(idNode.value) || (idNode.value as number) < 1)
+      fail(idNode, "'id' must be a positive integer");
+    id = idNode.value as number;
+  }
+  const description = str('description');
+
+  // input
+  const inputNode = byKey.get('input') as Node;
+  const inputText = str('input') as string;
+  if (inputText === '') fail(inputNode, "'input' must name the kernel C file");
+  const input = path.resolve(path.dirname(path.resolve(file)), inputText);
+  if (!existsSync(input) || !statSync(input).isFile()) fail(inputNode, `no such file: '${inputText}'`);
+
+  // function
+  const fnNode = byKey.get('function') as Node;
+  const fn = str('function') as string;
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(fn)) fail(fnNode, `'function' must be a C function name, not '${fn}'`);
+
+  // pipeline
+  const pipeNode = byKey.get('pipeline') as Node;
+  if (pipeNode.type !== 'array') fail(pipeNode, "'pipeline' must be an array of pass names");
+  const pipeline: string[] = [];
+  (pipeNode.children ?? []).forEach((p, i) => {
+    if (p.type !== 'string') fail(p, 'a pass name must be a string');
+    const name = p.value as string;
+    if (!KNOWN_PASSES.includes(name)) fail(p, `unknown pass '${name}' (known: ${KNOWN_PASSES.join(', ')})`);
+    at(`pipeline[${i}]`, p);
+    pipeline.push(name);
+  });
+  if (pipeline.length === 0) fail(pipeNode, "'pipeline' must name at least one pass");
+
+  // bind
+  const bindNode = byKey.get('bind') as Node;
+  if (bindNode.type !== 'object') fail(bindNode, "'bind' must be an object mapping formals to descriptions");
+  const bind: [string, Description][] = [];
+  for (const [name, k, v] of props(bindNode)) {
+    at(`bind.${name}`, v);
+    at(`bind.${name}:key`, k);
+    bind.push([name, bindDescription(v, text, errAt)]);
+  }
+
+  // sample
+  let sample: [string, BindValue][] | undefined;
+  const sampleNode = byKey.get('sample');
+  if (sampleNode !== undefined) {
+    if (sampleNode.type !== 'object')
+      fail(sampleNode, "'sample' must be an object mapping formals to values");
+    sample = [];
+    for (const [name, k, v] of props(sampleNode)) {
+      if (!bind.some(([b]) => b === name))
+        fail(k, `'${name}' is not in 'bind': stage-2 values are given for the staged formals only`);
+      at(`sample.${name}`, v);
+      at(`sample.${name}:key`, k);
+      sample.push([name, sampleValue(v, fail)]);
+    }
+    for (const [name] of bind)
+      if (!sample.some(([s]) => s === name)) fail(sampleNode, `'sample' has no value for '${name}'`);
+  }
+
+  return {
+    file,
+    ...(id !== undefined ? { id } : {}),
+    ...(description !== undefined ? { description } : {}),
+    input,
+    function: fn,
+    pipeline,
+    bind: Object.fromEntries(bind),
+    ...(sample !== undefined ? { sample: Object.fromEntries(sample) } : {}),
+    positions,
+  };
+}
+
+/** A `bind` value: a description string, or a JSON literal (arrays may hold description strings). */
+function bindDescription(
+  node: Node,
+  text: string,
+  errAt: (offset: number, reason: string) => ConfigError,
+): Description {
+  const go = (n: Node): AbsValue => {
+    switch (n.type) {
+      case 'string':
+        try {
+          return parseDescription(n.value as string);
+        } catch (e) {
+          if (!(e instanceof DescriptionError)) throw e;
+          throw errAt(
+            stringOffset(text, n, e.position),
+            `bad description: ${e.message.slice(e.position.length + 2)}`,
+          );
+        }
+      case 'number':
+      case 'boolean':
+        return constant(n.value as Prim);
+      case 'array':
+        return LIST_ARRAYS.exactly((n.children ?? []).map(go));
+      default:
+        throw errAt(
+          n.offset,
+          `a description is a string such as "'Int", "0|1" or "'Array[3]", a number, a boolean or an array, not ${n.type === 'null' ? 'null' : 'an object'}`,
+        );
+    }
+  };
+  const value = go(node);
+  return {
+    text:
+      node.type === 'string' ? (node.value as string) : text.slice(node.offset, node.offset + node.length),
+    value,
+  };
+}
+
+/**
+ * The file offset of the character at `line:col` of a JSON string's decoded value (escapes are
+ * decoded one raw sequence per code unit); the string's start if that position is not inside.
+ */
+function stringOffset(text: string, node: Node, lineCol: string): number {
+  const m = /^(\d+):(\d+)$/.exec(lineCol);
+  if (m === null) return node.offset;
+  const value = node.value as string;
+  let line = 1;
+  let col = 1;
+  let index = value.length;
+  for (let i = 0; i < value.length; i++) {
+    if (line === Number(m[1]) && col === Number(m[2])) {
+      index = i;
+      break;
+    }
+    if (value[i] === '\n') {
+      line++;
+      col = 1;
+    } else col++;
+  }
+  // walk the raw literal (after the opening quote) to the index-th decoded code unit
+  let raw = node.offset + 1;
+  for (let i = 0; i < index && raw < node.offset + node.length - 1; i++) {
+    if (text[raw] === '\\') raw += text[raw + 1] === 'u' ? 6 : 2;
+    else raw += 1;
+  }
+  return raw;
+}
+
+/** A `sample` value: a number, a boolean, or an array of them. */
+function sampleValue(node: Node, fail: (n: Node, reason: string) => never): BindValue {
+  const scalar = (n: Node): number | boolean => {
+    if (n.type === 'number' || n.type === 'boolean') return n.value as number | boolean;
+    return fail(n, 'a stage-2 value is a number, a boolean, or an array of them');
+  };
+  if (node.type === 'array') return (node.children ?? []).map(scalar);
+  return scalar(node);
+}
+
+// ---- checks against the kernel function --------------------------------------------------
+
+/** The config's kernel program and function, parsed (kernel diagnostics become ConfigErrors). */
+export async function loadConfigInput(config: StageConfig): Promise<{ program: Program; fun: Fun }> {
+  let source: string;
+  try {
+    source = readFileSync(config.input, 'utf8');
+  } catch (e) {
+    throw configError(
+      config,
+      'input',
+      `cannot read '${config.input}' (${(e as { code?: string }).code ?? e})`,
+    );
+  }
+  const parsed = await parseKernel(source, config.input);
+  const d = parsed.diagnostics[0];
+  // the kernel's own diagnostic, at its position in the C file
+  if (d !== undefined) throw new ConfigError(d.file, d.span.line, d.span.col, `${d.code}: ${d.message}`);
+  const fun = findFun(parsed.program, config.function);
+  if (fun === undefined) {
+    const names = listToArray(parsed.program).map((f) => f.name);
+    throw configError(
+      config,
+      'function',
+      `'${path.basename(config.input)}' has no function '${config.function}' (it defines ${names.join(', ') || 'none'})`,
+    );
+  }
+  return { program: parsed.program, fun };
+}
+
+/**
+ * Checks the config against its function and returns Fig. 4's I1 for constant propagation,
+ * `[fun, formals]` (`abstractPipelineInput`): every description must fit its formal, and every
+ * sample value must lie inside its description. Errors point at the `bind` / `sample` entry.
+ */
+export function configPipelineInput(config: StageConfig, fun: Fun, ctors: CtorTable): AbsValue[] {
+  let formals: AbsValue[];
+  try {
+    formals = describeFormalList(fun, config.bind, ctors);
+  } catch (e) {
+    if (!(e instanceof FormalDescriptionError)) throw e;
+    const known = listToArray(fun.params).some((p) => p.name === e.formal);
+    throw configError(config, known ? `bind.${e.formal}` : `bind.${e.formal}:key`, e.reason);
+  }
+  const sample = config.sample;
+  if (sample !== undefined) {
+    listToArray(fun.params).forEach((p, i) => {
+      if (!Object.hasOwn(sample, p.name)) return;
+      let concrete: LatticeVal | undefined;
+      try {
+        // this formal alone (the others unbound), so an error is located exactly
+        concrete = formalsFromBindings(fun, { [p.name]: sample[p.name] as BindValue })[i];
+      } catch (e) {
+        if (!(e instanceof BindError)) throw e;
+        throw configError(config, `sample.${p.name}`, e.message);
+      }
+      if (!conforms(concrete, formals[i] as AbsValue, ctors))
+        throw configError(
+          config,
+          `sample.${p.name}`,
+          `the stage-2 value of '${p.name}' is not admitted by its description '${config.bind[p.name]?.text}'`,
+        );
+    });
+  }
+  return abstractPipelineInput(fun, config.bind, ctors);
+}

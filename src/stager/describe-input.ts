@@ -1,0 +1,321 @@
+/**
+ * From a configuration's early-stage descriptions to the abstract input of the pipeline: the
+ * I1 of SCF Fig. 4 (§2.2.1), `(P1, [non_const, non_const, const('Int)])` for mul_add with a = 'Int.
+ *
+ * A `Description` is an abstract value over *bind values* (what `formalsFromBindings` in
+ * src/optimizers/index.ts accepts: numbers, booleans, arrays as the prelude's cons lists), as
+ * written in a config (`'Int`, `0|1`, `[0,1,7]`, `'Array[3]`, …; see `parseDescription`).
+ *
+ * Algorithm, per formal (in two steps, so that tests can draw the bindings a description admits):
+ * 1. `typedDescription`: the description read at the formal's type. `'Any` at a scalar position
+ *    of type T is any T ('Int, 'Float, or 'Bool for bool); at an array formal it is any array of
+ *    the element type. Everything else must already fit: a value the formal cannot take
+ *    (`1.5` or `'Float` for an int, an array for a scalar, a scalar for an array, a string, a
+ *    constructor) is a `FormalDescriptionError` naming the formal, because `formalsFromBindings`
+ *    would throw `BindError` for such a binding.
+ * 2. `describeFormal`: the image of that set under `formalsFromBindings`' conversion, computed
+ *    structurally: constants are converted one by one *by `formalsFromBindings` itself* (so
+ *    int range checks, `Math.fround` for floats and `x !== 0` for bools are the same code), base
+ *    sets map to base sets, unions to unions, and cons-list structure (including `fix` for
+ *    lists of any length) is kept, wrapped in `constArray(ty, …)`; an unbound formal is
+ *    `nonConst`; the formals form a cons list (`List<LatticeVal>`).
+ *
+ * Invariants (property-tested in tests/stager/config.test.ts): for every binding b drawn from
+ * the typed descriptions, `conforms(formalsFromBindings(fun, b), describeFormals(fun, bind))`;
+ * the abstraction is exact (bindings outside the description give lists outside the result)
+ * except where the abstract domain has no exact form: a float formal described by `'Int` or
+ * `'Float` gets `'Float` (all numbers ⊇ the binary32 values `fround` can produce). Every node is
+ * built fresh, so no two positions share an identity tag (§3.3.1): two formals that are
+ * "some integer" are not claimed equal.
+ */
+import {
+  type AbsValue,
+  anyBool,
+  base,
+  type CtorTable,
+  con,
+  consts,
+  constant,
+  DescriptionError,
+  fix,
+  fromConcrete,
+  inhabited,
+  LIST_ARRAYS,
+  type Prim,
+  parseDescription,
+  rec,
+  union,
+} from '../abstract-values/index.js';
+import { type Fun, listFromArray, listToArray, type Param } from '../kernel/index.js';
+import { BindError, type BindValue, formalsFromBindings } from '../optimizers/index.js';
+
+/** What is known early about one formal: a set of bind values, as written. */
+export interface Description {
+  /** The description's text (a JSON literal is shown as its JSON text). */
+  readonly text: string;
+  /** The admitted bind values; arrays are prelude cons lists (`[0,1,7]`, `'Array[3]`). */
+  readonly value: AbsValue;
+}
+
+/** A description that does not fit its formal, or names no formal. The caller adds the position. */
+export class FormalDescriptionError extends DescriptionError {
+  constructor(
+    /** The bind key: the formal's name (or the unknown name). */
+    readonly formal: string,
+    /** The message without the formal's name prefix. */
+    readonly reason: string,
+  ) {
+    super(reason, formal);
+    this.name = 'FormalDescriptionError';
+  }
+}
+
+/** Parses a description string (`'Int`, `0|1`, `[0,1,7]`, `'Array[3]`, …); throws `DescriptionError`. */
+export function parseBindDescription(text: string): Description {
+  return { text, value: parseDescription(text) };
+}
+
+/** The description admitting exactly one bind value (a scalar or an array). */
+export function literalDescription(x: BindValue): Description {
+  const go = (y: BindValue): AbsValue =>
+    Array.isArray(y) ? LIST_ARRAYS.exactly((y as readonly BindValue[]).map(go)) : constant(y as Prim);
+  return { text: JSON.stringify(x), value: go(x) };
+}
+
+// ---- step 1: the description at the formal's type --------------------------------------------
+
+/** Any value of scalar type `ty` as a bind value. */
+function anyScalar(ty: string): AbsValue {
+  switch (ty) {
+    case 'int':
+      return base('Int');
+    case 'float':
+      return base('Float');
+    default:
+      return anyBool();
+  }
+}
+
+/** Lists of any length whose elements are in `elem`. */
+function anyList(elem: () => AbsValue): AbsValue {
+  return fix(union([con('cons', [elem(), rec(0)]), con('nil', [])]));
+}
+
+function describeValueKind(v: AbsValue): string {
+  switch (v.kind) {
+    case 'con':
+      return v.ctor === 'cons' || v.ctor === 'nil' ? 'an array' : `constructor '${v.ctor}'`;
+    case 'fix':
+    case 'rec':
+      return 'an array';
+    case 'map':
+      return 'a map';
+    case 'set':
+      return 'a set';
+    case 'base':
+      return `'${v.base}`;
+    case 'consts':
+      return v.values.length === 1 ? `the scalar ${String(v.values[0])}` : 'scalars';
+    case 'top':
+      return "'Any";
+    default:
+      return 'this value';
+  }
+}
+
+function scalarName(ty: string): string {
+  return ty === 'int' ? 'an int' : `a ${ty}`;
+}
+
+/**
+ * The bind values `d` admits for formal `p`, with `'Any` read at `p`'s type; throws
+ * `FormalDescriptionError` when `d` admits a value `formalsFromBindings` rejects for `p`.
+ * Every node is rebuilt (fresh tags).
+ */
+export function typedDescription(p: Param, d: Description): AbsValue {
+  const fail = (reason: string): never => {
+    throw new FormalDescriptionError(p.name, reason);
+  };
+  const what = `parameter '${p.name}' is ${p.isArray ? `an array of ${p.ty}` : `a scalar ${p.ty}`}`;
+  const scalar = (v: AbsValue): AbsValue => {
+    switch (v.kind) {
+      case 'top':
+        return anyScalar(p.ty);
+      case 'bottom':
+        return v;
+      case 'base':
+        if (v.base === 'Str') return fail(`${what}; 'Str admits strings`);
+        if (p.ty === 'int' && v.base === 'Float')
+          return fail(`${what}; 'Float admits non-integers (use 'Int)`);
+        return base(v.base);
+      case 'consts':
+        for (const x of v.values) bindScalar(p, x);
+        return consts(v.values);
+      case 'union':
+        return union(v.alts.map(scalar));
+      default:
+        return fail(
+          p.isArray
+            ? `${what}; its elements are scalars, not ${describeValueKind(v)}`
+            : `${what}, not ${describeValueKind(v)}`,
+        );
+    }
+  };
+  if (!p.isArray) return scalar(d.value);
+  // the cons-list structure is kept; `rec` stays inside the fix it refers to
+  const list = (v: AbsValue): AbsValue => {
+    switch (v.kind) {
+      case 'top':
+        return anyList(() => anyScalar(p.ty));
+      case 'bottom':
+        return v;
+      case 'con':
+        if (v.ctor === 'nil' && v.args.length === 0) return con('nil', []);
+        if (v.ctor === 'cons' && v.args.length === 2)
+          return con('cons', [scalar(v.args[0] as AbsValue), list(v.args[1] as AbsValue)]);
+        return fail(`${what}; describe it as [..] or 'Array, not ${describeValueKind(v)}`);
+      case 'union':
+        return union(v.alts.map(list));
+      case 'fix':
+        return fix(list(v.body));
+      case 'rec':
+        return rec(v.index);
+      default:
+        return fail(`${what}; describe it as [..] or 'Array, not ${describeValueKind(v)}`);
+    }
+  };
+  return list(d.value);
+}
+
+/** One scalar bind value converted by `formalsFromBindings` itself; its BindError becomes ours. */
+function bindScalar(p: Param, x: Prim): number {
+  if (typeof x === 'string')
+    throw new FormalDescriptionError(p.name, `'${p.name}' is ${scalarName(p.ty)}, not a string`);
+  const only: Param = { ...p, isArray: false };
+  const f: Fun = {
+    kind: 'fun',
+    name: '<formal>',
+    ret: 'void',
+    params: listFromArray([only]),
+    locals: { kind: 'nil' },
+    body: { kind: 'skip', lbl: 0 },
+    lbl: 0,
+  };
+  try {
+    const [lv] = formalsFromBindings(f, { [p.name]: x });
+    if (lv?.kind !== 'const') throw new Error(`internal error: ${JSON.stringify(lv)}`);
+    return lv.value;
+  } catch (e) {
+    if (e instanceof BindError) throw new FormalDescriptionError(p.name, e.message);
+    throw e;
+  }
+}
+
+// ---- step 2: the image under formalsFromBindings ---------------------------------------------
+
+/** A constructor value with its fields given by name, in the table's field order. */
+function build(ctor: string, fields: Readonly<Record<string, AbsValue>>, ctors: CtorTable): AbsValue {
+  const order = ctors.get(ctor)?.fields;
+  if (order === undefined) throw new Error(`internal error: constructor table lacks '${ctor}'`);
+  return con(
+    ctor,
+    order.map((f) => {
+      const v = fields[f];
+      if (v === undefined) throw new Error(`internal error: no field '${f}' for '${ctor}'`);
+      return v;
+    }),
+  );
+}
+
+/** The converted scalar values (the `value` of `const`), from a typed description. */
+function convertScalar(p: Param, v: AbsValue): AbsValue {
+  switch (v.kind) {
+    case 'bottom':
+      return v;
+    case 'base':
+      // int: 'Int → 'Int; float: 'Int/'Float → 'Float (⊇ binary32); bool: both 0 and 1 occur
+      if (p.ty === 'bool') return consts([0, 1]);
+      return base(p.ty === 'int' ? 'Int' : 'Float');
+    case 'consts':
+      return consts(v.values.map((x) => bindScalar(p, x)));
+    case 'union':
+      return union(v.alts.map((a) => convertScalar(p, a)));
+    default:
+      throw new Error(`internal error: untyped scalar description ${v.kind}`);
+  }
+}
+
+function convertList(p: Param, v: AbsValue): AbsValue {
+  switch (v.kind) {
+    case 'bottom':
+      return v;
+    case 'con':
+      if (v.ctor === 'nil') return con('nil', []);
+      return con('cons', [convertScalar(p, v.args[0] as AbsValue), convertList(p, v.args[1] as AbsValue)]);
+    case 'union':
+      return union(v.alts.map((a) => convertList(p, a)));
+    case 'fix':
+      return fix(convertList(p, v.body));
+    case 'rec':
+      return rec(v.index);
+    default:
+      throw new Error(`internal error: untyped array description ${v.kind}`);
+  }
+}
+
+/**
+ * The abstract lattice value of formal `p` (the set of `formalsFromBindings` results for `p` over
+ * the bindings `d` admits); `nonConst` when `d` is undefined (the formal is not staged).
+ */
+export function describeFormal(p: Param, d: Description | undefined, ctors: CtorTable): AbsValue {
+  if (d === undefined) return build('nonConst', {}, ctors);
+  const typed = typedDescription(p, d);
+  const out = p.isArray
+    ? build('constArray', { ty: constant(p.ty), elems: convertList(p, typed) }, ctors)
+    : build('const', { value: convertScalar(p, typed), ty: constant(p.ty) }, ctors);
+  if (!inhabited(out))
+    throw new FormalDescriptionError(p.name, `the description '${d.text}' admits no value`);
+  return out;
+}
+
+/** Throws `FormalDescriptionError` for a bind key that names no formal of `fun`. */
+function checkNames(fun: Fun, bind: Readonly<Record<string, unknown>>): Param[] {
+  const params = listToArray(fun.params);
+  for (const name of Object.keys(bind)) {
+    if (!params.some((p) => p.name === name))
+      throw new FormalDescriptionError(name, `'${fun.name}' has no parameter '${name}'`);
+  }
+  return params;
+}
+
+/** The abstract lattice values of `fun`'s formals, in order (`describeFormal` of each). */
+export function describeFormalList(
+  fun: Fun,
+  bind: Readonly<Record<string, Description>>,
+  ctors: CtorTable,
+): AbsValue[] {
+  return checkNames(fun, bind).map((p) =>
+    describeFormal(p, Object.hasOwn(bind, p.name) ? bind[p.name] : undefined, ctors),
+  );
+}
+
+/**
+ * The abstract `List<LatticeVal>`: the abstraction of `formalsFromBindings(fun, b)` over every
+ * binding b admitted by `bind`. Throws `FormalDescriptionError` naming the offending formal.
+ */
+export function describeFormals(
+  fun: Fun,
+  bind: Readonly<Record<string, Description>>,
+  ctors: CtorTable,
+): AbsValue {
+  return LIST_ARRAYS.exactly(describeFormalList(fun, bind, ctors));
+}
+
+/** Fig. 4's I1 for constant propagation (`optimize(f, formals)`): `[f, formals]`. */
+export function abstractPipelineInput(
+  fun: Fun,
+  bind: Readonly<Record<string, Description>>,
+  ctors: CtorTable,
+): AbsValue[] {
+  return [fromConcrete(fun, ctors), describeFormals(fun, bind, ctors)];
+}
