@@ -11,6 +11,7 @@ import { checkCommand } from './check.js';
 import { evalCommand } from './eval.js';
 import { type CliIo, EXIT_BAD_INPUT, EXIT_INTERNAL } from './io.js';
 import { optCommand } from './opt.js';
+import { stageCommand } from './stage.js';
 
 const HELP = `scf — a staged compilation framework
 
@@ -22,6 +23,8 @@ Commands:
                                     run a kernel function on the reference evaluator
   opt FILE.c --function F [--bind v=c …] [--passes const-prop,copy-prop,dae]
                                     optimize a kernel function (unstaged pipeline); prints C
+  stage CONFIG.json --out DIR       stage an optimizer pipeline for an early-stage description;
+                                    writes staged optimizers and a stub, prints I2, I3, …
 
 Run 'scf <command> --help' for a command's options.`;
 
@@ -31,6 +34,7 @@ const COMMANDS: Record<string, Command> = {
   check: checkCommand,
   eval: evalCommand,
   opt: optCommand,
+  stage: stageCommand,
 };
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {

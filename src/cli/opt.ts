@@ -7,19 +7,33 @@
  * errors, unknown function or pass, bad binding) is one line on `io.err` — `FILE:LINE:COL: error: …`
  * where the position is known, else `scf opt: …` — with exit code 2; never a stack trace.
  */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Fun, printFun } from '../kernel/index.js';
-import { allPasses, BindError, type BindValue, defaultPipeline, runPipeline } from '../optimizers/index.js';
+import {
+  allPasses,
+  BindError,
+  type BindValue,
+  defaultPipeline,
+  type Pass,
+  runPipeline,
+} from '../optimizers/index.js';
+import { equal } from '../scf-lang/prelude.js';
 
-const HELP = `Usage: scf opt FILE.c [--function F] [--bind NAME=VALUE ...] [--passes P1,P2,...]
+const HELP = `Usage: scf opt FILE.c [--function F] [--bind NAME=VALUE ...] [--passes P1,P2,...] [--staged DIR]
 
-Optimizes kernel function F of FILE.c with the unstaged pipeline and prints it as C.
+Optimizes kernel function F of FILE.c with the unstaged pipeline (or, with --staged, with the
+staged pipeline that 'scf stage' wrote into DIR) and prints it as C.
 
 Options:
   -f, --function F     the function to optimize (default: the file's only function)
   -b, --bind N=V       formal N is the constant V (repeatable): an int or float literal
                        (3, -2, 0.5, 1.5f), true/false, or an array [1,2,1] for an array formal
   -p, --passes LIST    comma-separated passes, in order (default: ${defaultPipeline.map((p) => p.name).join(',')})
+  -s, --staged DIR     run the staged pipeline of DIR/F.stub.ts (from 'scf stage'); bindings outside
+                       its early description fall back to the unstaged pipeline with a warning
   -h, --help           show this help
 
 Passes:
@@ -71,6 +85,8 @@ async function run(
   const input = await loadKernelFunction(file, values.function, io);
   if (input === null) return EXIT_BAD_INPUT;
   const { program, fnName, fun } = input;
+  if (values.staged !== undefined)
+    return runStaged(values.staged, fun, passes, values.passes !== undefined, binds, io);
   let optimized: Fun;
   try {
     optimized = runPipeline(program, fnName, passes, binds).fun;
@@ -85,6 +101,38 @@ async function run(
   return 0;
 }
 
+/** Runs the stub `scf stage` wrote for this function; its embedded function must be this one. */
+async function runStaged(
+  dir: string,
+  fun: Fun,
+  passes: readonly Pass[],
+  passesGiven: boolean,
+  binds: Record<string, BindValue>,
+  io: { out: (s: string) => void; err: (s: string) => void },
+): Promise<number> {
+  const stubFile = path.resolve(dir, `${fun.name}.stub.ts`);
+  if (!existsSync(stubFile))
+    throw new UsageError(
+      `${dir} has no staged pipeline for '${fun.name}' (no ${fun.name}.stub.ts; run 'scf stage' first)`,
+    );
+  const stub = (await import(pathToFileURL(stubFile).href)) as {
+    FUN: Fun;
+    PIPELINE: readonly string[];
+    specialize: (v: Record<string, BindValue>, warn: (m: string) => void) => { fun: Fun; staged: boolean };
+  };
+  if (!equal(stub.FUN, fun)) {
+    throw new UsageError(`${stubFile} was staged for a different version of '${fun.name}'; stage it again`);
+  }
+  if (passesGiven && passes.map((p) => p.name).join(',') !== stub.PIPELINE.join(',')) {
+    throw new UsageError(
+      `--passes ${passes.map((p) => p.name).join(',')} differs from the staged pipeline ${stub.PIPELINE.join(',')}`,
+    );
+  }
+  const r = stub.specialize(binds, (m) => io.err(m));
+  io.out(printFun(r.fun));
+  return 0;
+}
+
 function parse(argv: string[]) {
   return parseArgs({
     args: argv,
@@ -94,6 +142,7 @@ function parse(argv: string[]) {
       function: { type: 'string', short: 'f' },
       bind: { type: 'string', short: 'b', multiple: true },
       passes: { type: 'string', short: 'p' },
+      staged: { type: 'string', short: 's' },
       help: { type: 'boolean', short: 'h' },
     },
   });

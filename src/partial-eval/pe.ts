@@ -76,6 +76,10 @@ export interface PeOptions {
   readonly budget?: number;
   /** Concrete-interpreter steps one static call may take before it is specialized instead (default 2 million; 0 turns static calls off). */
   readonly staticCallSteps?: number;
+  /** Wall-clock fuel in milliseconds: past it no new specialization is made (calls stay generic); past three times it specialization is abandoned (default 1,500). */
+  readonly deadlineMs?: number;
+  /** Specializations made before later calls stay generic (default 20,000): bounds the staged code's size. */
+  readonly maxSpecs?: number;
   /** Called every ~100,000 visits. */
   readonly onProgress?: (stats: PeStats) => void;
 }
@@ -169,7 +173,7 @@ export function partialEvaluate(
       cs: new Map(),
       output: top(),
       stop: 'fuel',
-      reason: `the budget of ${pe.budget} expression visits ran out; the original program is kept`,
+      reason: `the hard budget ran out (${pe.hardBudget} visits or three times the deadline); the original program is kept`,
       stats: { ...pe.stats, residualFuns: program.funs.size },
       comments: new Map(),
     };
@@ -183,6 +187,9 @@ class PartialEvaluator {
   readonly interp: Interpreter;
   readonly budget: number;
   readonly hardBudget: number;
+  private readonly softDeadline: number;
+  private readonly hardDeadline: number;
+  private readonly maxSpecs: number;
   readonly stats: PeStats = {
     visits: 0,
     specs: 0,
@@ -220,6 +227,11 @@ class PartialEvaluator {
     this.interp = new Interpreter(program);
     this.budget = opts.budget ?? 400_000;
     this.hardBudget = this.budget * 4;
+    const ms = opts.deadlineMs ?? 1500;
+    const start = performance.now();
+    this.softDeadline = start + ms;
+    this.hardDeadline = start + 3 * ms;
+    this.maxSpecs = opts.maxSpecs ?? 20_000;
     this.joinsBeforeWiden = opts.joinsBeforeWiden ?? 3;
     this.specFuel = opts.specFuel ?? 8;
     this.staticSteps = opts.staticCallSteps ?? 2_000_000;
@@ -241,6 +253,7 @@ class PartialEvaluator {
 
   private newSpec(fn: FunDef, ctx: Chain, args: AbsValue[], name?: string): Spec {
     const id = this.stats.specs++;
+    if (this.stats.specs >= this.maxSpecs) this.exhausted = true;
     const spec: Spec = {
       id,
       fn,
@@ -456,6 +469,11 @@ class PartialEvaluator {
     if (++this.stats.visits > this.budget) {
       this.exhausted = true;
       if (this.stats.visits > this.hardBudget) throw new BudgetExceeded();
+    }
+    if ((this.stats.visits & 1023) === 0) {
+      const now = performance.now();
+      if (now > this.softDeadline) this.exhausted = true;
+      if (now > this.hardDeadline) throw new BudgetExceeded();
     }
     if (this.stats.visits >= this.nextProgress) {
       this.nextProgress += 100_000;

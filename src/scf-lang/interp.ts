@@ -26,6 +26,8 @@ export interface Counts {
   collectionOps: number;
   /** Function calls among them. */
   calls: number;
+  /** Map and set operations by primitive (`set_add`: 3, …). */
+  byOp: Record<string, number>;
 }
 
 export interface RunOptions {
@@ -255,7 +257,11 @@ export class Interpreter {
         const coll = isCollectionOp(e.op);
         const count = (span: Span) => {
           tick(span);
-          if (coll) st().counts.collectionOps++;
+          if (coll) {
+            const c = st().counts;
+            c.collectionOps++;
+            c.byOp[e.op] = (c.byOp[e.op] ?? 0) + 1;
+          }
         };
         switch (args.length) {
           case 0:
@@ -298,7 +304,7 @@ export class Interpreter {
 
 function freshState(o: RunOptions): State {
   return {
-    counts: { total: 0, collectionOps: 0, calls: 0 },
+    counts: { total: 0, collectionOps: 0, calls: 0, byOp: {} },
     depth: 0,
     maxDepth: o.maxDepth ?? 20_000,
     maxSteps: o.maxSteps ?? 1e9,

@@ -1,0 +1,59 @@
+/**
+ * The stager (SCF Fig. 8) and everything around it: staging one optimizer or a pipeline
+ * (stage.ts), emitting the staged optimizers as TypeScript with a checked admission of their
+ * input (emit.ts, admit.ts, runtime.ts), the stub and files (write.ts), the JSON configs
+ * (config.ts), early-stage descriptions of a kernel's formals (describe-input.ts) and the Fig. 6
+ * printer for abstract kernel programs (print-kernel.ts).
+ */
+export {
+  ADMISSION_RUNTIME_IMPORTS,
+  type AdmissionOptions,
+  checkAdmitted,
+  emitAdmission,
+  planAdmission,
+} from './admit.js';
+export {
+  ConfigError,
+  configError,
+  configPipelineInput,
+  KNOWN_PASSES,
+  loadConfig,
+  loadConfigInput,
+  type Position,
+  parseConfig,
+  type StageConfig,
+} from './config.js';
+export {
+  abstractPipelineInput,
+  type Description,
+  describeFormal,
+  describeFormalList,
+  describeFormals,
+  FormalDescriptionError,
+  literalDescription,
+  parseBindDescription,
+  typedDescription,
+} from './describe-input.js';
+export { type EmitMeta, type EmitOptions, emitModule } from './emit.js';
+export {
+  KERNEL_CTORS,
+  type PrintKernelOptions,
+  printAbstractCmd,
+  printAbstractExpr,
+  printAbstractFun,
+} from './print-kernel.js';
+export { InputNotAdmitted } from './runtime.js';
+export {
+  findStageablePass,
+  OptimizerError,
+  optimizerProgram,
+  type PipelineProgress,
+  type PipelineStage,
+  STAGEABLE_PASSES,
+  type StageablePass,
+  type StageOptions,
+  type StageResult,
+  stage,
+  stagePipeline,
+} from './stage.js';
+export { describeStages, type WriteOptions, type WrittenFiles, writeStaged } from './write.js';
