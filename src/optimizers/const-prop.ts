@@ -63,7 +63,7 @@ import {
   trunc,
 } from 'scf/prelude';
 import type { Cmd, Expr, Fun, Param, While } from '../kernel/ast.js';
-import { exprType, hasCall } from '../kernel/expr-info.js';
+import { exprType } from '../kernel/expr-info.js';
 import {
   arraysPassed,
   arraysPassedList,

@@ -7,7 +7,7 @@
  *
  * Each configuration is staged in-process, written to a temporary folder and its stub imported,
  * so the code under test is the emitted TypeScript that users run. SCF_STAGED_RUNS sets the
- * number of runs per property (1,000 by default; scripts/staged-nightly.ts runs 100,000).
+ * number of runs per property (1,000 by default; `npm run test:nightly` runs 100,000).
  */
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
