@@ -1,0 +1,83 @@
+/** `scf stage` and `scf opt --staged` through the CLI entry, in-process. */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const TMP = mkdtempSync(path.join(import.meta.dirname, '.tmp-cli-stage-'));
+afterAll(() => rmSync(TMP, { recursive: true, force: true }));
+
+async function cli(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+function config(name: string, body: object): string {
+  const file = path.join(TMP, name);
+  writeFileSync(file, JSON.stringify(body, null, 2));
+  return file;
+}
+
+const MUL_ADD = path.join(ROOT, 'benchmarks/inputs/mul_add.c');
+
+describe('scf stage', () => {
+  it('stages config 1, writes the modules and the stub, prints I2 and I3', async () => {
+    const out = path.join(TMP, 'out1');
+    const r = await cli('stage', path.join(ROOT, 'configs/table2/01-mul_add.json'), '--out', out);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain("u = x | (x * 'Int);\n  w = (u | x) + y;");
+    expect(r.err).toContain('[3/3] dae:');
+    expect(readFileSync(path.join(out, 'mul_add.dae.staged.ts'), 'utf8')).toContain(
+      'export function optimize(',
+    );
+    expect(readFileSync(path.join(out, 'mul_add.stub.ts'), 'utf8')).toContain('export function specialize(');
+
+    const staged = await cli('opt', MUL_ADD, '--bind', 'a=1', '--staged', out);
+    expect(staged.code).toBe(0);
+    expect(staged.out).toBe('int mul_add(int x, int y, int a) {\n  int w;\n  w = x + y;\n  return w;\n}');
+    const unstaged = await cli('opt', MUL_ADD, '--bind', 'a=1');
+    expect(staged.out).toBe(unstaged.out);
+  });
+
+  it('an input outside the description falls back to the unstaged pipeline with a warning', async () => {
+    const out = path.join(TMP, 'out3');
+    expect(
+      (await cli('stage', path.join(ROOT, 'configs/table2/03-mul_add-3or1.json'), '--out', out, '-q')).code,
+    ).toBe(0);
+    const r = await cli('opt', MUL_ADD, '--bind', 'a=2', '--staged', out);
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/input not admitted at .*: expected 1 \| 3, got 2; running the unstaged pipeline/);
+    expect(r.out).toBe((await cli('opt', MUL_ADD, '--bind', 'a=2')).out);
+  });
+
+  it('bad input: unknown pass, description that does not fit, bad JSON — position, exit 2', async () => {
+    const base = { input: MUL_ADD, function: 'mul_add', pipeline: ['const-prop'], bind: { a: "'Int" } };
+    const unknown = config('unknown-pass.json', { ...base, pipeline: ['const-prop', 'inline'] });
+    let r = await cli('stage', unknown, '--out', path.join(TMP, 'x'));
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/unknown-pass\.json:\d+:\d+: error: .*inline/);
+    const misfit = config('misfit.json', { ...base, bind: { a: '[1,2]' } });
+    r = await cli('stage', misfit, '--out', path.join(TMP, 'x'));
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/misfit\.json:\d+:\d+: error: /);
+    const broken = path.join(TMP, 'broken.json');
+    writeFileSync(broken, '{ "input": ');
+    r = await cli('stage', broken, '--out', path.join(TMP, 'x'));
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/broken\.json:1:\d+: error: /);
+    expect(r.err).not.toMatch(/at .*\.ts:\d+/); // no stack trace
+  });
+
+  it('usage errors exit 2', async () => {
+    expect((await cli('stage')).code).toBe(2);
+    expect((await cli('stage', path.join(ROOT, 'configs/table2/01-mul_add.json'))).err).toMatch(
+      /--out DIR is required/,
+    );
+    const r = await cli('opt', MUL_ADD, '--staged', path.join(TMP, 'nowhere'));
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/no staged pipeline for 'mul_add'/);
+  });
+});
