@@ -35,6 +35,7 @@ import {
   con,
   constant,
   fix,
+  freshen,
   type MapBinding,
   type MayBinding,
   type Prim,
@@ -59,7 +60,8 @@ export const LIST_ARRAYS: ArrayRepr = {
     return out;
   },
   of(elem, length) {
-    if (length !== undefined) return LIST_ARRAYS.exactly(Array.from({ length }, () => elem));
+    // each position its own copy: one node (one tag) at n positions would claim n equal elements
+    if (length !== undefined) return LIST_ARRAYS.exactly(Array.from({ length }, () => freshen(elem)));
     return fix(union([con('cons', [elem, rec(0)]), con('nil', [])]));
   },
 };

@@ -76,7 +76,7 @@ export function formalsFromBindings(f: Fun, binds: Bindings): LatticeVal[] {
     if (!params.some((p) => p.name === name)) throw new BindError(`'${f.name}' has no parameter '${name}'`);
   }
   return params.map((p): LatticeVal => {
-    const v = binds[p.name];
+    const v = Object.hasOwn(binds, p.name) ? binds[p.name] : undefined;
     if (v === undefined) return { kind: 'nonConst' };
     if (p.isArray) {
       if (!Array.isArray(v))
