@@ -13,18 +13,11 @@ import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { stageConfig } from '../src/cli/stage.js';
-import { loadKernelParser } from '../src/kernel/index.js';
+import { astNodes, loadKernelParser } from '../src/kernel/index.js';
 import { loadConfig } from '../src/stager/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DIR = path.join(ROOT, 'configs/table2');
-
-function astNodes(x: unknown): number {
-  if (typeof x !== 'object' || x === null) return 0;
-  let n = 'lbl' in x ? 1 : 0;
-  for (const v of Object.values(x)) n += astNodes(v);
-  return n;
-}
 
 await loadKernelParser();
 const files = readdirSync(DIR)

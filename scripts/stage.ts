@@ -30,7 +30,7 @@ for (const f of files) {
     writeStaged(staged.stages, {
       outDir: dir,
       fun: staged.fun,
-      bind: Object.fromEntries(Object.entries(config.bind).map(([n, d]) => [n, d.text])),
+      bind: config.bind,
       origin: path.relative(ROOT, file),
     });
     const sizes = staged.stages.map((s) => s.result.sizes.staged).reduce((a, b) => a + b, 0);

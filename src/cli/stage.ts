@@ -9,6 +9,8 @@
  * `FILE:LINE:COL: error: …` where the position is known, exit 2; never a stack trace.
  */
 import { parseArgs } from 'node:util';
+import type { AbsValue } from '../abstract-values/index.js';
+import type { Fun } from '../kernel/ast.js';
 import {
   ConfigError,
   configPipelineInput,
@@ -19,6 +21,7 @@ import {
   OptimizerError,
   optimizerProgram,
   type PipelineStage,
+  type StageablePass,
   type StageConfig,
   stagePipeline,
   writeStaged,
@@ -84,7 +87,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const files = writeStaged(result.stages, {
     outDir: values.out,
     fun: result.fun,
-    bind: Object.fromEntries(Object.entries(config.bind).map(([n, d]) => [n, d.text])),
+    bind: config.bind,
     origin: config.file,
   });
   if (!values.quiet) io.out(describeStages(result.stages).trimEnd());
@@ -94,7 +97,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
 
 export interface StagedConfig {
   readonly config: StageConfig;
-  readonly fun: import('../kernel/ast.js').Fun;
+  readonly fun: Fun;
   readonly stages: PipelineStage[];
 }
 
@@ -109,17 +112,11 @@ export async function stageConfig(
     optimizerProgram(pass); // reports an optimizer outside SCF-lang before any work
   }
   const { fun } = await loadConfigInput(config);
-  const first = findStageablePass(config.pipeline[0] as string);
-  const ctors = optimizerProgram(first ?? (findStageablePass('const-prop') as never)).ctors;
-  const [funAbs, formalsAbs] = configPipelineInput(config, fun, ctors) as [
-    import('../abstract-values/index.js').AbsValue,
-    import('../abstract-values/index.js').AbsValue,
-  ];
+  // every pass was found above; the first one's constructor table has the kernel AST's
+  const ctors = optimizerProgram(findStageablePass(config.pipeline[0] as string) as StageablePass).ctors;
+  const [funAbs, formalsAbs] = configPipelineInput(config, fun, ctors) as [AbsValue, AbsValue];
   const stages = stagePipeline(funAbs, formalsAbs, config.pipeline, {
-    pe: {
-      k: opts.k ?? 2,
-      onProgress: process.env.SCF_PE_PROGRESS ? (s) => console.error(JSON.stringify(s)) : undefined,
-    },
+    pe: { k: opts.k ?? 2 },
     onProgress: (p) => {
       if (p.phase === 'start') {
         opts.onStage?.(`[${p.index + 1}/${p.total}] staging ${p.pass} …`);

@@ -15,5 +15,5 @@ export { type ArgValue, DEFAULT_FUEL, type EvalOptions, type EvalResult, evaluat
 export { decimalToFloat32, float32Bits, float32FromBits, formatFloat32Magnitude } from './float.js';
 export { loadKernelParser, type ParseResult, parseKernel, parseKernelSync } from './parse.js';
 export { printCmd, printExpr, printFun, printProgram } from './print.js';
-export { assertNever, exprType, findFun, listFromArray, listToArray } from './util.js';
+export { assertNever, astNodes, exprType, findFun, listFromArray, listToArray } from './util.js';
 export { equalModuloLabels, maxLabel, relabel, stripLabels } from './walk.js';

@@ -28,3 +28,11 @@ export function findFun(program: Program, name: string): Fun | undefined {
   for (let l = program; l.kind === 'cons'; l = l.tail) if (l.head.name === name) return l.head;
   return undefined;
 }
+
+/** AST nodes in a kernel value (a function, command, expression…): every object carrying a label. */
+export function astNodes(x: unknown): number {
+  if (typeof x !== 'object' || x === null) return 0;
+  let n = 'lbl' in x ? 1 : 0;
+  for (const v of Object.values(x)) n += astNodes(v);
+  return n;
+}

@@ -481,8 +481,9 @@ class PartialEvaluator {
     }
     switch (e.kind) {
       case 'var': {
-        for (let x = env; x; x = x.next) if (x.name === e.name) return x.b;
-        throw new Error(`internal error: unbound variable '${e.name}' in ${spec.fn.name}`);
+        const b = lookup(env, e.name);
+        if (!b) throw new Error(`internal error: unbound variable '${e.name}' in ${spec.fn.name}`);
+        return b;
       }
       case 'lit': {
         let v = this.litValues.get(e);
@@ -496,7 +497,10 @@ class PartialEvaluator {
       }
       case 'con': {
         const args = e.args.map((a) => this.ev(a, env, spec));
-        const v = conValue(e.ctor, args);
+        const v = con(
+          e.ctor,
+          args.map((a) => a.v),
+        );
         return {
           v,
           r: this.residualOf(
@@ -719,43 +723,16 @@ class PartialEvaluator {
     while (todo.length > 0) {
       const s = todo.pop() as Spec;
       const body = s.body as Expr;
-      const visit = (x: Expr): void => {
+      forEachExpr(body, (x) => {
         const v = s.cs.get(x.label);
         if (v) cs.set(x.label, v);
-        if (x.kind === 'call') {
-          const callee = byName.get(x.fn);
-          if (callee && !seen.has(callee)) {
-            seen.add(callee);
-            todo.push(callee);
-          }
+        if (x.kind !== 'call') return;
+        const callee = byName.get(x.fn);
+        if (callee && !seen.has(callee)) {
+          seen.add(callee);
+          todo.push(callee);
         }
-        switch (x.kind) {
-          case 'var':
-          case 'lit':
-            return;
-          case 'con':
-          case 'call':
-          case 'prim':
-            for (const a of x.args) visit(a);
-            return;
-          case 'test':
-          case 'proj':
-            visit(x.arg);
-            return;
-          case 'if':
-            visit(x.cond);
-            visit(x.then);
-            visit(x.else);
-            return;
-          case 'let':
-            visit(x.value);
-            visit(x.body);
-            return;
-          default:
-            assertNever(x);
-        }
-      };
-      visit(body);
+      });
       funs.set(s.name, { name: s.name, params: s.fn.params, body, span: s.fn.span, exported: s === root });
       comments.set(s.name, this.describe(s));
     }
@@ -840,11 +817,4 @@ function truthValues(v: AbsValue): { t: boolean; f: boolean } {
     }
   }
   return { t, f };
-}
-
-function conValue(ctor: string, args: readonly Binding[]): AbsValue {
-  return con(
-    ctor,
-    args.map((a) => a.v),
-  );
 }

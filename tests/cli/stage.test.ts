@@ -2,18 +2,11 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { cli } from './helpers.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const TMP = mkdtempSync(path.join(import.meta.dirname, '.tmp-cli-stage-'));
 afterAll(() => rmSync(TMP, { recursive: true, force: true }));
-
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 function config(name: string, body: object): string {
   const file = path.join(TMP, name);

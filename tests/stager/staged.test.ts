@@ -52,8 +52,8 @@ function widerFormals(fun: Fun): AbsValue {
   return LIST_ARRAYS.exactly(
     listToArray(fun.params).map((p) =>
       p.isArray
-        ? union([con('nonConst', []), con('constArray', [lit(p.ty), LIST_ARRAYS.of(base(p.ty))])])
-        : union([con('nonConst', []), con('const', [base(p.ty), lit(p.ty)])]),
+        ? union([con('nonConst', []), con('constArray', [constant(p.ty), LIST_ARRAYS.of(base(p.ty))])])
+        : union([con('nonConst', []), con('const', [base(p.ty), constant(p.ty)])]),
     ),
   );
 }
@@ -64,9 +64,6 @@ function base(ty: string): AbsValue {
     : ty === 'bool'
       ? union([constant(0), constant(1)])
       : absBase('Int');
-}
-function lit(s: string): AbsValue {
-  return constant(s);
 }
 
 const files = readdirSync(CONFIGS)
@@ -93,7 +90,7 @@ describe.each(files)('staged ≡ unstaged: %s', (file) => {
     const written = writeStaged(staged.stages, {
       outDir: dir,
       fun,
-      bind: Object.fromEntries(Object.entries(config.bind).map(([n, d]) => [n, d.text])),
+      bind: config.bind,
     });
     stub = (await import(written.stub)) as Stub;
   }, 600_000);
