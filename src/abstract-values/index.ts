@@ -96,6 +96,8 @@ export {
   freshTag,
   hash,
   inhabited,
+  inheritCaches,
+  isConcrete,
   isInt32,
   MAY_CAP,
   type MapBinding,

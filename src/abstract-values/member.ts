@@ -21,6 +21,7 @@ import {
   assertNever,
   bottom,
   comparePrim,
+  normPrim,
   constant,
   con,
   type Fix,
@@ -90,8 +91,12 @@ export function conforms(t: unknown, v: AbsValue, ctors?: CtorTable): boolean {
   return conf(t, v, [], new Set(), withPrelude(ctors));
 }
 
-/** Whether primitive `p` is a member of `v` (map keys, set elements, constants). */
+/**
+ * Whether primitive `p` may equal a member of `v` as a map key or set element (SameValueZero: 0
+ * and -0 are one key).
+ */
 export function primIn(p: Prim, v: AbsValue): boolean {
+  if (p === 0) return conf(0, v, [], new Set(), PRELUDE_CTORS) || conf(-0, v, [], new Set(), PRELUDE_CTORS);
   return conf(p, v, [], new Set(), PRELUDE_CTORS);
 }
 
@@ -152,7 +157,7 @@ function conf(t: unknown, v: AbsValue, env: readonly Fix[], guard: Set<Fix>, cto
       for (const p of v.must) if (!s.has(p)) return false;
       const fresh = new Set<Fix>();
       for (const x of s) {
-        if (isPrimValue(x) && primIndex(v.must, x) >= 0) continue;
+        if (isPrimValue(x) && primIndex(v.must, normPrim(x)) >= 0) continue;
         if (!conf(x, v.may, env, fresh, ctors)) return false;
       }
       return true;
@@ -163,7 +168,8 @@ function conf(t: unknown, v: AbsValue, env: readonly Fix[], guard: Set<Fix>, cto
 }
 
 /** Binary search for key `k` in a sorted must list. */
-export function mustIndex(must: readonly (readonly [Prim, AbsValue])[], k: Prim): number {
+export function mustIndex(must: readonly (readonly [Prim, AbsValue])[], key: Prim): number {
+  const k = normPrim(key); // keys are stored normalized
   let lo = 0;
   let hi = must.length - 1;
   while (lo <= hi) {

@@ -37,6 +37,7 @@ import {
   type MapBinding,
   type MayBinding,
   type Prim,
+  normPrim,
   primIndex,
   rec,
   samePrim,
@@ -498,7 +499,7 @@ function mapHas(m: AbsMap, k: AbsValue): AbsValue {
 
 function setHas(s: AbsSet, x: AbsValue): AbsValue {
   const ps = finitePrims(x);
-  const allMust = ps?.every((p) => primIndex(s.must, p) >= 0) === true;
+  const allMust = ps?.every((p) => primIndex(s.must, normPrim(p)) >= 0) === true;
   const canT = s.must.some((p) => primIn(p, x)) || !disjoint(s.may, x);
   return boolsOf(canT, !allMust);
 }

@@ -40,7 +40,7 @@ function varName(depth: number): string {
 
 export function printPrim(p: Prim): string {
   if (typeof p === 'string') return JSON.stringify(p);
-  if (typeof p === 'number' && Object.is(p, -0)) return '0';
+  if (typeof p === 'number' && Object.is(p, -0)) return '-0';
   return String(p);
 }
 

@@ -22,13 +22,14 @@
  *   union, `0` or `1`; its primitive members are merged: at most one `consts` node, no constant
  *   absorbed by a base set present ('Int absorbs int32 constants, 'Float all numbers, 'Str all
  *   strings), at most one of 'Int/'Float; at most one map node and one set node (joined).
- * - `consts.values` is non-empty, sorted by `comparePrim`, duplicate-free (SameValueZero:
- *   -0 is stored as 0), and holds at most `CONST_CAP` numbers and `CONST_CAP` strings (past
+ * - `consts.values` is non-empty, sorted by `comparePrim`, duplicate-free (SameValue: -0 and 0
+ *   are different constants, as optimizers can tell them apart), and holds at most `CONST_CAP` numbers and `CONST_CAP` strings (past
  *   that the part is widened to its base set).
  * - A `con` has no `0` argument (it would denote the empty set: the node becomes `0`).
- * - `map.must` is sorted by key, keys distinct primitives; no `0` value. `map.may` pairs are
+ * - `map.must` is sorted by key, keys distinct primitives (a -0 key is stored as 0, SameValueZero
+ *   as in Immutable.js); no `0` value. `map.may` pairs are
  *   sorted, distinct, without `0` parts, at most `MAY_CAP` (past that they merge into one pair).
- * - `set.must` sorted distinct primitives; `set.may` is `0` when no other element may occur.
+ * - `set.must` sorted distinct primitives (-0 stored as 0); `set.may` is `0` when no other element may occur.
  * - `fix` bodies mention their variable (else the fix is its body) and are inhabited (else the
  *   fix is `0`).
  *
@@ -143,29 +144,45 @@ export function isInt32(x: unknown): x is number {
   return typeof x === 'number' && Number.isInteger(x) && x >= INT_MIN && x <= INT_MAX;
 }
 
-/** Primitive identity used throughout: SameValueZero (NaN equals NaN, -0 equals 0). */
+/**
+ * Primitive equality as SCF-lang's `===`/`equal` and map keys see it: SameValueZero (NaN equals
+ * NaN, -0 equals 0). Constants themselves are kept apart by `identicalPrim`.
+ */
 export function samePrim(a: Prim, b: Prim): boolean {
   return a === b || (typeof a === 'number' && typeof b === 'number' && Number.isNaN(a) && Number.isNaN(b));
+}
+
+/**
+ * Primitive identity of constants: SameValue (NaN equals NaN, -0 differs from 0). Optimizers can
+ * tell -0 from 0 (`1 / x`), so a constant set that merged them would let the partial evaluator
+ * fold a -0 into a 0.
+ */
+export function identicalPrim(a: Prim, b: Prim): boolean {
+  return Object.is(a, b);
 }
 
 function primRank(p: Prim): number {
   return typeof p === 'boolean' ? 0 : typeof p === 'number' ? 1 : 2;
 }
 
-/** Total order on primitives: booleans < numbers < strings; numbers ascending with NaN last. */
+/**
+ * Total order on primitives, 0 only for identical ones (`identicalPrim`): booleans < numbers <
+ * strings; numbers ascending with -0 just before 0 and NaN last.
+ */
 export function comparePrim(a: Prim, b: Prim): number {
-  if (samePrim(a, b)) return 0;
+  if (identicalPrim(a, b)) return 0;
   const ra = primRank(a);
   const rb = primRank(b);
   if (ra !== rb) return ra - rb;
   if (typeof a === 'number' && typeof b === 'number') {
     if (Number.isNaN(a)) return 1;
     if (Number.isNaN(b)) return -1;
+    if (a === b) return Object.is(a, -0) ? -1 : 1; // -0 and 0
   }
   return a < b ? -1 : 1;
 }
 
-/** -0 → 0, so constants follow SameValueZero. */
+/** -0 → 0: map keys and set elements follow SameValueZero, as Immutable.js does. */
 export function normPrim(p: Prim): Prim {
   return p === 0 ? 0 : p;
 }
@@ -199,7 +216,7 @@ export function primIndex(xs: readonly Prim[], p: Prim): number {
 }
 
 export function sortPrims(xs: Iterable<Prim>): Prim[] {
-  const out = [...xs].map(normPrim).sort(comparePrim);
+  const out = [...xs].sort(comparePrim);
   let w = 0;
   for (let i = 0; i < out.length; i++) {
     if (w === 0 || comparePrim(out[w - 1] as Prim, out[i] as Prim) !== 0) out[w++] = out[i] as Prim;
@@ -312,9 +329,53 @@ export function equalsWithTags(a: AbsValue, b: AbsValue): boolean {
 // made by spreading (`withTag`) may share them: hash and size ignore tags.
 const HASH: unique symbol = Symbol('hash');
 const SIZE: unique symbol = Symbol('size');
+const CONCRETE: unique symbol = Symbol('concrete');
 interface Cache {
   [HASH]?: number;
   [SIZE]?: number;
+  [CONCRETE]?: boolean;
+}
+
+/**
+ * Gives `to` the structural caches (hash, size, concreteness) of `from`, whose structure it has
+ * up to tags: re-tagging a big value then costs nothing later in hashing or measuring it.
+ */
+export function inheritCaches<T extends AbsValue>(from: AbsValue, to: T): T {
+  const f = from as Cache;
+  const t = to as Cache;
+  if (f[HASH] !== undefined) t[HASH] = f[HASH];
+  if (f[SIZE] !== undefined) t[SIZE] = f[SIZE];
+  if (f[CONCRETE] !== undefined) t[CONCRETE] = f[CONCRETE];
+  return to;
+}
+
+/**
+ * Whether `v` has exactly one member by its structure alone (one constant, constructors of such,
+ * maps with only must bindings of such, sets with no may part); cached per node. Identity tags
+ * do not matter to a value with one member.
+ */
+export function isConcrete(v: AbsValue): boolean {
+  const cached = (v as Cache)[CONCRETE];
+  if (cached !== undefined) return cached;
+  let r: boolean;
+  switch (v.kind) {
+    case 'consts':
+      r = v.values.length === 1;
+      break;
+    case 'con':
+      r = v.args.every(isConcrete);
+      break;
+    case 'map':
+      r = v.may.length === 0 && v.must.every(([, x]) => isConcrete(x));
+      break;
+    case 'set':
+      r = v.may.kind === 'bottom';
+      break;
+    default:
+      r = false;
+  }
+  (v as Cache)[CONCRETE] = r;
+  return r;
 }
 
 function mix(h: number, x: number): number {
@@ -439,7 +500,7 @@ export function consts(values: Iterable<Prim>, tag = freshTag()): AbsValue {
 }
 
 export function constant(p: Prim, tag = freshTag()): Consts {
-  return { kind: 'consts', tag, values: [normPrim(p)] };
+  return { kind: 'consts', tag, values: [p] };
 }
 
 /** The abstract booleans. */
@@ -652,6 +713,10 @@ export function withTag<T extends AbsValue>(v: T, tag: number): T {
 
 /** Same structure with every tag fresh: drops all identity claims (always sound). */
 export function freshen(v: AbsValue): AbsValue {
+  return inheritCaches(v, freshenNode(v));
+}
+
+function freshenNode(v: AbsValue): AbsValue {
   switch (v.kind) {
     case 'fix':
       return { kind: 'fix', tag: freshTag(), body: freshen(v.body) };
@@ -681,6 +746,10 @@ export function freshen(v: AbsValue): AbsValue {
 export function agreeTags(a: AbsValue, b: AbsValue): AbsValue {
   if (a === b) return a;
   if (a.kind !== b.kind || !sameShape(a, b)) return freshen(a);
+  return inheritCaches(a, agreeNode(a, b));
+}
+
+function agreeNode(a: AbsValue, b: AbsValue): AbsValue {
   const tag = a.tag === b.tag ? a.tag : freshTag();
   switch (a.kind) {
     case 'con': {
@@ -889,7 +958,7 @@ function normMay(may: readonly (readonly [AbsValue, AbsValue])[]): MayBinding[] 
 }
 
 export function absSet(must: Iterable<Prim>, may: AbsValue, tag = freshTag()): AbsSet {
-  return { kind: 'set', tag, must: sortPrims(must), may };
+  return { kind: 'set', tag, must: sortPrims([...must].map(normPrim)), may };
 }
 
 /** Least upper bound of two maps as one map node: keys certain in both stay certain. */

@@ -16,6 +16,10 @@
  * parameter's key value at the nearest earlier call of the same function in the chain (a
  * well-founded order, so such chains are finite); otherwise that parameter is `_`.
  *
+ * A second bound, `maxDepth`, keeps only the most recent keys of a chain (call strings of
+ * bounded length, as in k-CFA): a small helper reached along many call paths would otherwise get
+ * one specialization per path, identical for all but the path.
+ *
  * Invariants. Keys and chains are hash-consed: equal keys (values compared by `equals`, which
  * ignores identity tags) have one id, equal chains one id, so contexts compare as integers.
  */
@@ -41,8 +45,12 @@ export class Contexts {
   private nextKey = 0;
   private nextChain = 0;
 
-  constructor(readonly k: number) {
+  constructor(
+    readonly k: number,
+    readonly maxDepth = Number.POSITIVE_INFINITY,
+  ) {
     if (k < 1) throw new RangeError('the call-chain bound k must be at least 1');
+    if (maxDepth < 1) throw new RangeError('the call-chain depth bound must be at least 1');
   }
 
   key(fn: string, values: readonly (AbsValue | undefined)[]): Key {
@@ -87,14 +95,21 @@ export class Contexts {
         if (positions.length === this.k) break;
       }
     }
-    if (positions.length < this.k) return this.chain(key, caller);
+    if (positions.length < this.k) {
+      if ((caller?.length ?? 0) < this.maxDepth) return this.chain(key, caller);
+      return this.rebuild(key, this.top(caller, this.maxDepth - 1));
+    }
     // k earlier instances: keep the new key and the caller chain down to (and including) the
     // (k-1)-th earlier instance, so the result holds exactly k instances
     const keep = this.k === 1 ? 0 : (positions[this.k - 2] as number) + 1;
-    const below: Key[] = [];
-    let c = caller;
-    for (let j = 0; j < keep && c; j++, c = c.parent) below.push(c.key);
-    return this.rebuild(key, below);
+    return this.rebuild(key, this.top(caller, Math.min(keep, this.maxDepth - 1)));
+  }
+
+  /** The `n` most recent keys of `chain`, most recent first. */
+  private top(chain: Chain | undefined, n: number): Key[] {
+    const out: Key[] = [];
+    for (let c = chain; c && out.length < n; c = c.parent) out.push(c.key);
+    return out;
   }
 
   private rebuild(key: Key, below: readonly Key[]): Chain {

@@ -19,12 +19,20 @@
  *   called with, its result the join of what its body returned.
  * - Recursion through one context is solved as a fixpoint with a worklist: a specialization is
  *   re-analysed when its arguments grow, or when the result of a specialization it called grew.
- *   Growth uses `join` for the first `joinsBeforeWiden` changes, then `widen`; after `specFuel`
- *   changes the specialization is generalized (its parameters and result become `1`, which
- *   no further change can grow). The whole run has a budget of expression visits; when it is
- *   spent the evaluator gives up specializing and returns the original program, whose output
- *   is described by `1`. `stop` says which of these ended the run: 'fixpoint', 'widened'
- *   (widening was needed) or 'fuel' (a specialization was generalized, or the budget ran out).
+ *   Growth uses `join` for the first `joinsBeforeWiden` changes, then `widen`; a grown value of
+ *   more than `growCap` nodes becomes `1` (regular-tree widening bounds depth, not breadth). After
+ *   `specFuel` changes, a specialization's parameters outside its key become `1` (it still
+ *   handles its key — say, one input node — so the staged code stays specialized to the input),
+ *   and after `specFuel` changes of its result, the result is pinned to `1`. Nothing can grow past
+ *   `1`, so every specialization is analysed a bounded number of times.
+ * - Contexts are bounded twice: at most k instances of a key (SCF §3.4) and at most `chainDepth`
+ *   keys (the most recent), so helpers called along many paths are not copied once per path.
+ * - Budgets: past a visit budget, a spec count or a wall-clock deadline, calls without a
+ *   specialization yet are residualized as calls of the original functions (which then join the
+ *   residual program), and specializations whose arguments still grow are given up the same way;
+ *   past four times the visits or three times the deadline, the original program is returned.
+ *   `stop` says what ended the run: 'fixpoint', 'widened' (widening was needed) or 'fuel'
+ *   (something was widened to `1`, given up, or a budget ran out), and `reason` says it in words.
  * - Residual code is taken from the last analysis of each specialization: when the worklist is
  *   empty, every specialization was last analysed with its final parameters and the final
  *   results of its callees, so the residual program is consistent.
@@ -45,8 +53,12 @@ import {
   bottom,
   type CtorTable,
   con,
+  conforms,
+  consts,
   freshTag,
   fromConcrete,
+  inheritCaches,
+  isConcrete,
   join,
   leq,
   printAbs,
@@ -68,10 +80,14 @@ import { type Finiteness, finitenessAnalysis } from './finiteness.js';
 export interface PeOptions {
   /** At most k instances of a specialization key in a call chain (SCF §3.4; default 2). */
   readonly k?: number;
+  /** Most keys in a specialization context: the most recent ones are kept (default 3). */
+  readonly chainDepth?: number;
   /** Changes of a specialization's parameters or result joined exactly before widening (default 3). */
   readonly joinsBeforeWiden?: number;
   /** Changes of a specialization's parameters or result before it is generalized: replaced by a call of the original function, result `1` (default 8). */
   readonly specFuel?: number;
+  /** A specialization's parameter or result that grows beyond this many nodes is widened to `1` (default 256). */
+  readonly growCap?: number;
   /** Expression visits after which no new specialization is made (calls stay generic); four times as many abandon specialization altogether (default 400,000). */
   readonly budget?: number;
   /** Concrete-interpreter steps one static call may take before it is specialized instead (default 2 million; 0 turns static calls off). */
@@ -95,8 +111,10 @@ export interface PeStats {
   analyses: number;
   /** Calls folded by running them concretely. */
   staticCalls: number;
-  /** Specializations generalized when their fuel ran out. */
+  /** Specializations given up (body a call of the original function) when the budget ran out. */
   generalized: number;
+  /** Parameters or results widened to `1` when a specialization's fuel ran out. */
+  widenedToTop: number;
   /** Specializations in the residual program. */
   residualFuns: number;
 }
@@ -139,12 +157,18 @@ interface Spec {
   argChanges: number;
   retChanges: number;
   generalized: boolean;
+  /** Parameters widened to `1` (all but the key's) after specFuel changes; no further growth. */
+  argsTop: boolean;
+  /** Result pinned to `1` after specFuel changes. */
+  retTop: boolean;
   analyzing: boolean;
   dirty: boolean;
   readonly callers: Set<Spec>;
   body: Expr | undefined;
   cs: Map<Label, AbsValue>;
 }
+
+const DEADLINE_MS = 1500;
 
 class BudgetExceeded extends Error {}
 
@@ -196,6 +220,7 @@ class PartialEvaluator {
     analyses: 0,
     staticCalls: 0,
     generalized: 0,
+    widenedToTop: 0,
     residualFuns: 0,
   };
   private readonly specs = new Map<number, Spec>();
@@ -204,16 +229,16 @@ class PartialEvaluator {
   private cs = new Map<Label, AbsValue>();
   private readonly litValues = new WeakMap<Expr, AbsValue>();
   private readonly singletons = new WeakMap<AbsValue, { value: unknown } | null>();
-  private readonly concrete = new WeakMap<AbsValue, boolean>();
-  private readonly sizes = new WeakMap<AbsValue, number>();
   private readonly joinsBeforeWiden: number;
   private readonly specFuel: number;
+  private readonly growCap: number;
   private readonly staticSteps: number;
   private widened = false;
   /** Original functions called generically (kept in the residual program with their callees). */
   private readonly genericFns = new Set<string>();
   /** Set when the visit budget is spent: no new specializations from then on. */
   private exhausted = false;
+  private exhaustedBy = '';
   private nextLabel = 1;
   private nextProgress = 100_000;
 
@@ -223,17 +248,18 @@ class PartialEvaluator {
   ) {
     this.ctors = withPrelude(program.ctors);
     this.finite = finitenessAnalysis(program);
-    this.contexts = new Contexts(opts.k ?? 2);
+    this.contexts = new Contexts(opts.k ?? 2, opts.chainDepth ?? 3);
     this.interp = new Interpreter(program);
     this.budget = opts.budget ?? 400_000;
     this.hardBudget = this.budget * 4;
-    const ms = opts.deadlineMs ?? 1500;
+    const ms = opts.deadlineMs ?? DEADLINE_MS;
     const start = performance.now();
     this.softDeadline = start + ms;
     this.hardDeadline = start + 3 * ms;
     this.maxSpecs = opts.maxSpecs ?? 20_000;
     this.joinsBeforeWiden = opts.joinsBeforeWiden ?? 3;
     this.specFuel = opts.specFuel ?? 8;
+    this.growCap = opts.growCap ?? 256;
     this.staticSteps = opts.staticCallSteps ?? 2_000_000;
   }
 
@@ -253,7 +279,7 @@ class PartialEvaluator {
 
   private newSpec(fn: FunDef, ctx: Chain, args: AbsValue[], name?: string): Spec {
     const id = this.stats.specs++;
-    if (this.stats.specs >= this.maxSpecs) this.exhausted = true;
+    if (this.stats.specs >= this.maxSpecs) this.exhaust(`${this.maxSpecs} specializations were made`);
     const spec: Spec = {
       id,
       fn,
@@ -264,6 +290,8 @@ class PartialEvaluator {
       argChanges: 0,
       retChanges: 0,
       generalized: false,
+      argsTop: false,
+      retTop: false,
       analyzing: false,
       dirty: true,
       callers: new Set(),
@@ -274,17 +302,30 @@ class PartialEvaluator {
     return spec;
   }
 
+  /**
+   * The value after a specialization's parameter or result grew for the `changes`-th time: exact
+   * joins first, then widening; a grown value bigger than `growCap` nodes (and not fully known)
+   * becomes `1`: regular-tree widening bounds the depth of a growing value, not its breadth, and
+   * a value that keeps growing is mostly what the late stage will supply anyway.
+   */
   private grow(old: AbsValue, next: AbsValue, changes: number): AbsValue {
-    if (changes < this.joinsBeforeWiden) return join(old, next).value;
-    this.widened = true;
-    return widen(old, next).value;
+    let w: AbsValue;
+    if (changes < this.joinsBeforeWiden) w = join(old, next).value;
+    else {
+      this.widened = true;
+      w = widen(old, next).value;
+    }
+    if (size(w) <= this.growCap || isConcrete(w)) return w;
+    this.stats.widenedToTop++;
+    return top();
   }
 
-  /**
-   * Gives up specializing `spec`: from now on its body is a call of the original (generic)
-   * function, its result `1`. Nothing it would have analysed is analysed any more, which is
-   * what makes running out of fuel cheap.
-   */
+  private exhaust(why: string): void {
+    if (this.exhausted) return;
+    this.exhausted = true;
+    this.exhaustedBy = why;
+  }
+
   private generalize(spec: Spec): void {
     if (spec.generalized) return;
     spec.generalized = true;
@@ -354,13 +395,16 @@ class PartialEvaluator {
       this.settleGeneric(spec);
       return;
     }
-    if (!leq(res.v, spec.ret)) {
+    if (!spec.retTop && !leq(res.v, spec.ret)) {
       spec.retChanges++;
       if (spec.retChanges > this.specFuel) {
-        this.generalize(spec);
-        return;
+        // out of fuel: the result is pinned to `1`, which no later analysis can outgrow
+        spec.retTop = true;
+        this.stats.widenedToTop++;
+        spec.ret = top();
+      } else {
+        spec.ret = this.grow(spec.ret, res.v, spec.retChanges - 1);
       }
-      spec.ret = this.grow(spec.ret, res.v, spec.retChanges - 1);
       for (const c of spec.callers) this.markDirty(c);
     }
     if (spec.dirty) this.worklist.push(spec);
@@ -372,38 +416,13 @@ class PartialEvaluator {
     return { ...e, label: this.nextLabel++, span } as Expr;
   }
 
-  /** Whether `v` has exactly one member (cached per node). */
-  private isConcrete(v: AbsValue): boolean {
-    const c = this.concrete.get(v);
-    if (c !== undefined) return c;
-    let r: boolean;
-    switch (v.kind) {
-      case 'consts':
-        r = v.values.length === 1;
-        break;
-      case 'con':
-        r = v.args.every((a) => this.isConcrete(a));
-        break;
-      case 'map':
-        r = v.may.length === 0 && v.must.every(([, x]) => this.isConcrete(x));
-        break;
-      case 'set':
-        r = v.may.kind === 'bottom';
-        break;
-      default:
-        r = false;
-    }
-    this.concrete.set(v, r);
-    return r;
-  }
-
   /**
    * `v` with fresh identity tags, dropping every identity claim it carries (`freshen`), except
    * in concrete parts: a value with one member equals itself whatever its tags say, so those
    * parts are shared as they are (freshening big, mostly known ASTs would cost their size).
    */
   private fresh(v: AbsValue, memo = new Map<AbsValue, AbsValue>()): AbsValue {
-    if (v.kind === 'bottom' || this.isConcrete(v)) return v;
+    if (v.kind === 'bottom' || isConcrete(v)) return v;
     // shared sub-values stay shared (one activation's value at two places is one value), so a
     // value that is a DAG is copied in its own size, not its unfolded tree size
     const done = memo.get(v);
@@ -433,17 +452,11 @@ class PartialEvaluator {
       default:
         out = withTag(v, freshTag());
     }
+    inheritCaches(v, out);
+    const single = this.singletons.get(v);
+    if (single !== undefined) this.singletons.set(out, single);
     memo.set(v, out);
     return out;
-  }
-
-  private size(v: AbsValue): number {
-    let n = this.sizes.get(v);
-    if (n === undefined) {
-      n = size(v);
-      this.sizes.set(v, n);
-    }
-    return n;
   }
 
   private single(v: AbsValue): { value: unknown } | undefined {
@@ -467,12 +480,13 @@ class PartialEvaluator {
 
   private ev(e: Expr, env: Env | undefined, spec: Spec): Binding {
     if (++this.stats.visits > this.budget) {
-      this.exhausted = true;
+      this.exhaust(`the budget of ${this.budget} expression visits ran out`);
       if (this.stats.visits > this.hardBudget) throw new BudgetExceeded();
     }
     if ((this.stats.visits & 1023) === 0) {
       const now = performance.now();
-      if (now > this.softDeadline) this.exhausted = true;
+      if (now > this.softDeadline)
+        this.exhaust(`the deadline of ${this.opts.deadlineMs ?? DEADLINE_MS} ms passed`);
       if (now > this.hardDeadline) throw new BudgetExceeded();
     }
     if (this.stats.visits >= this.nextProgress) {
@@ -612,8 +626,13 @@ class PartialEvaluator {
     if (!b || b.r.kind === 'lit') return env;
     // NaN is the one constant a variable can equal (`equal`) without being identical in JS terms;
     // it still prints and compares as itself, so narrowing to it is exact
-    const v = fromConcrete(value, this.ctors);
-    if (!leq(v, b.v)) return env;
+    // `x === 0` also holds for x = -0, which is a different constant here: narrow to both zeros
+    // the variable may hold
+    const v =
+      value === 0
+        ? consts([0, -0].filter((z) => conforms(z, b.v, this.ctors)))
+        : fromConcrete(value, this.ctors);
+    if (v.kind === 'bottom' || !leq(v, b.v)) return env;
     return { name, b: { v, r: this.residualOf(v, () => b.r) }, next: env };
   }
 
@@ -621,8 +640,10 @@ class PartialEvaluator {
     const fn = this.program.funs.get(e.fn);
     if (!fn) throw new Error(`internal error: call of unknown function '${e.fn}'`);
     const args = e.args.map((a) => this.ev(a, env, caller));
-    if (args.some((a) => a.v.kind === 'bottom'))
-      return { v: bottom(), r: this.node({ kind: 'call', fn: e.fn, args: args.map((a) => a.r) }, e.span) };
+    // an argument with no value: no run gets past it, so neither does the call (the residual is
+    // that argument's code; keeping the call would need the original function in the program)
+    const stuck = args.find((a) => a.v.kind === 'bottom');
+    if (stuck) return { v: bottom(), r: stuck.r };
 
     // static call: every argument known
     if (this.staticSteps > 0 && args.every((a) => a.r.kind === 'lit')) {
@@ -650,7 +671,7 @@ class PartialEvaluator {
       if (a.r.kind !== 'lit') return undefined;
       if (!earlier) return a.v;
       const before = earlier.values[i];
-      return before !== undefined && this.size(a.v) < this.size(before) ? a.v : undefined;
+      return before !== undefined && size(a.v) < size(before) ? a.v : undefined;
     });
     const key = this.contexts.key(fn.name, keyValues);
     const ctx = this.contexts.push(key, caller.ctx);
@@ -677,7 +698,7 @@ class PartialEvaluator {
     } else {
       spec.callers.add(caller);
       let grew = false;
-      if (!spec.generalized) {
+      if (!spec.generalized && !spec.argsTop) {
         const next = spec.args.slice();
         args.forEach((a, i) => {
           const old = next[i] as AbsValue;
@@ -688,8 +709,15 @@ class PartialEvaluator {
         });
         if (grew) {
           spec.argChanges++;
-          spec.args = next;
-          if (spec.argChanges > this.specFuel || this.exhausted) this.generalize(spec);
+          if (this.exhausted) this.generalize(spec);
+          else if (spec.argChanges > this.specFuel) {
+            // out of fuel: every parameter outside the key becomes `1`; the specialization still
+            // handles its key (say, one input node), so the staged code stays specialized to
+            // the input, only less to the values flowing through it
+            spec.argsTop = true;
+            this.stats.widenedToTop++;
+            spec.args = spec.args.map((old, i) => (ctx.key.values[i] === undefined ? top() : old));
+          } else spec.args = next;
         }
       }
       if (grew && !spec.generalized) {
@@ -750,14 +778,17 @@ class PartialEvaluator {
     }
     let generalized = 0;
     for (const s of this.specs.values()) if (s.generalized) generalized++;
-    const stop: PeStop = generalized > 0 || this.exhausted ? 'fuel' : this.widened ? 'widened' : 'fixpoint';
+    const topped = this.stats.widenedToTop;
+    const stop: PeStop =
+      generalized > 0 || topped > 0 || this.exhausted ? 'fuel' : this.widened ? 'widened' : 'fixpoint';
     const reasons: string[] = [];
-    if (this.exhausted)
-      reasons.push(`the budget of ${this.budget} expression visits ran out (later calls stayed generic)`);
-    if (generalized > 0)
+    if (this.exhausted) reasons.push(`${this.exhaustedBy} (later calls stayed generic)`);
+    if (topped > 0)
       reasons.push(
-        `${generalized} specialization(s) changed more than ${this.specFuel} times and were generalized`,
+        `${topped} specialization parameter list(s) or result(s) changed more than ${this.specFuel} times and were widened to 1`,
       );
+    if (generalized > 0)
+      reasons.push(`${generalized} specialization(s) were given up after the budget ran out`);
     const reason =
       stop === 'fuel' ? reasons.join('; ') : stop === 'widened' ? 'converged after widening' : 'converged';
     this.stats.residualFuns = funs.size;

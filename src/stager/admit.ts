@@ -421,10 +421,17 @@ function inBaseSet(p: Prim, b: BaseSet): boolean {
   }
 }
 
+/** Distinct constants by SameValue (a JS Set alone would merge -0 into 0). */
 function dedupePrims(ps: readonly Prim[]): Prim[] {
   const out: Prim[] = [];
   const seen = new Set<Prim>();
+  let negZero = false;
   for (const p of ps) {
+    if (Object.is(p, -0)) {
+      if (!negZero) out.push(p);
+      negZero = true;
+      continue;
+    }
     if (seen.has(p)) continue;
     seen.add(p);
     out.push(p);
@@ -707,7 +714,8 @@ function headMatches(g: Group, t: unknown): boolean {
 function primMatches(g: Extract<Group, { k: 'prim' }>, t: unknown): boolean {
   if (typeof t !== 'number' && typeof t !== 'string' && typeof t !== 'boolean') return false;
   for (const b of g.bases) if (inBaseSet(t, b)) return true;
-  for (const p of g.consts) if (p === t || (Number.isNaN(p) && Number.isNaN(t))) return true;
+  // constants are told apart by SameValue: -0 is not 0 (see identicalPrim)
+  for (const p of g.consts) if (Object.is(p, t)) return true;
   return false;
 }
 
@@ -999,9 +1007,20 @@ class AdmissionEmitter {
     if (g.consts.length > INLINE_CONSTS) {
       const k = this.helper('k');
       this.decls.push(`const ${k}: ReadonlySet<unknown> = new Set([${g.consts.map(primJs).join(', ')}]);`);
-      parts.push(`${k}.has(${x})`);
+      // a Set is SameValueZero; a zero of the wrong sign must not pass
+      const pos = g.consts.some((p) => Object.is(p, 0));
+      const neg = g.consts.some((p) => Object.is(p, -0));
+      const sign = pos === neg ? '' : ` && !Object.is(${x}, ${pos ? '-0' : '0'})`;
+      parts.push(`${k}.has(${x})${sign}`);
     } else {
-      for (const p of g.consts) parts.push(Number.isNaN(p) ? `${x} !== ${x}` : `${x} === ${primJs(p)}`);
+      for (const p of g.consts)
+        parts.push(
+          Number.isNaN(p)
+            ? `${x} !== ${x}`
+            : p === 0
+              ? `Object.is(${x}, ${primJs(p)})`
+              : `${x} === ${primJs(p)}`,
+        );
     }
     if (parts.length === 0) return 'false';
     return parts.length === 1

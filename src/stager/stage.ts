@@ -3,6 +3,8 @@
  *
  *   stage(program, I) = let (residual, cs, output) = PE(program, I) in (DAE(residual, cs), cs, output)
  *
+ * followed by merging residual functions that are equal up to callee names (minimize.ts).
+ *
  * `stage` runs the partial evaluator (src/partial-eval) on one optimizer and the abstract
  * description of its arguments, then dead-assignment elimination with liveness patterns
  * (src/dae) on the residual program, using the collecting semantics `cs` to prune map and set
@@ -19,6 +21,7 @@ import path from 'node:path';
 import type { AbsValue } from '../abstract-values/index.js';
 import { type DaeOptions, type DaeResult, eliminateDeadAssignments } from '../dae/index.js';
 import { type PeOptions, type PeStats, type PeStop, partialEvaluate } from '../partial-eval/index.js';
+import { mergeEqualFunctions } from './minimize.js';
 import {
   type CtorDecl,
   compileFile,
@@ -121,9 +124,15 @@ export function stage(
   const pe = partialEvaluate(program, entry, input, opts.pe);
   const t1 = performance.now();
   const dae = eliminateDeadAssignments(pe.residual, pe.cs, pe.entry, opts.dae);
+  const min = mergeEqualFunctions(dae.program, pe.entry);
   const t2 = performance.now();
+  const comments = new Map(pe.comments);
+  for (const [kept, others] of min.merged) {
+    const c = comments.get(kept);
+    if (c !== undefined) comments.set(kept, `${c}; also ${others.length} equal specialization(s)`);
+  }
   return {
-    residual: dae.program,
+    residual: min.program,
     entry: pe.entry,
     cs: pe.cs,
     output: pe.output,
@@ -131,11 +140,11 @@ export function stage(
     reason: pe.reason,
     peStats: pe.stats,
     dae: { stop: dae.stop, rounds: dae.rounds, removed: dae.removed },
-    comments: pe.comments,
+    comments,
     sizes: {
       original: programSize(program),
       residual: programSize(pe.residual),
-      staged: programSize(dae.program),
+      staged: programSize(min.program),
     },
     ms: { pe: t1 - t0, dae: t2 - t1 },
   };

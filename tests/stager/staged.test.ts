@@ -5,12 +5,14 @@
  * `arbMember`); inputs outside the description are detected (`InputNotAdmitted`) and the stub
  * then runs the unstaged pipeline, so nothing is ever optimized wrongly.
  *
- * Each configuration is staged in-process, written to a temporary folder and its stub imported,
+ * Results are compared with `isDeepStrictEqual` (SameValue on numbers), so a -0 folded into a 0
+ * counts as a difference. Each configuration is staged in-process, written to a temporary folder and its stub imported,
  * so the code under test is the emitted TypeScript that users run. SCF_STAGED_RUNS sets the
  * number of runs per property (1,000 by default; `npm run test:nightly` runs 100,000).
  */
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -26,7 +28,6 @@ import {
 import { stageConfig } from '../../src/cli/stage.js';
 import { type Fun, listToArray, loadKernelParser } from '../../src/kernel/index.js';
 import type { LatticeVal } from '../../src/optimizers/index.js';
-import { equal } from '../../src/scf-lang/prelude.js';
 import { InputNotAdmitted, loadConfig, writeStaged } from '../../src/stager/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -101,7 +102,7 @@ describe.each(files)('staged ≡ unstaged: %s', (file) => {
         const fs = listToArray(formals as never) as LatticeVal[];
         const staged = stub.stagedPipeline(fs);
         const unstaged = stub.unstagedPipeline(fs);
-        if (!equal(staged, unstaged)) throw new Error('staged and unstaged results differ');
+        if (!isDeepStrictEqual(staged, unstaged)) throw new Error('staged and unstaged results differ');
       }),
       { numRuns: RUNS },
     );
@@ -125,7 +126,7 @@ describe.each(files)('staged ≡ unstaged: %s', (file) => {
           if (admitted) throw new Error('an admitted input was rejected');
         } else {
           if (!admitted) throw new Error('an input outside the description was not detected');
-          if (!equal(staged, stub.unstagedPipeline(fs)))
+          if (!isDeepStrictEqual(staged, stub.unstagedPipeline(fs)))
             throw new Error('staged and unstaged results differ');
         }
       }),
@@ -140,6 +141,6 @@ describe.each(files)('staged ≡ unstaged: %s', (file) => {
     const r = stub.specialize(sample, (m) => warnings.push(m));
     expect(warnings).toEqual([]);
     expect(r.staged).toBe(true);
-    expect(equal(r.fun, stub.unstagedPipeline(stub.formalsOf(sample)))).toBe(true);
+    expect(isDeepStrictEqual(r.fun, stub.unstagedPipeline(stub.formalsOf(sample)))).toBe(true);
   });
 });
