@@ -7,6 +7,7 @@
  * diagnostics, a kernel's runtime error); 2 bad input (unreadable or malformed files, bad
  * flags, arguments or bindings); 3 internal error.
  */
+import { benchCommand } from './bench.js';
 import { checkCommand } from './check.js';
 import { evalCommand } from './eval.js';
 import { type CliIo, EXIT_BAD_INPUT, EXIT_INTERNAL } from './io.js';
@@ -25,12 +26,14 @@ Commands:
                                     optimize a kernel function (unstaged pipeline); prints C
   stage CONFIG.json --out DIR       stage an optimizer pipeline for an early-stage description;
                                     writes staged optimizers and a stub, prints I2, I3, …
+  bench [--json] [--config N]       staged vs unstaged pipelines on SCF Table 2's configurations
 
 Run 'scf <command> --help' for a command's options.`;
 
 type Command = (argv: string[], io: CliIo) => number | Promise<number>;
 
 const COMMANDS: Record<string, Command> = {
+  bench: benchCommand,
   check: checkCommand,
   eval: evalCommand,
   opt: optCommand,

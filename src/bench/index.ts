@@ -1,0 +1,16 @@
+/** The Table 3 benchmark: staged against unstaged pipelines (table3.ts), its table and targets (report.ts), chart (chart.ts) and the paper's figures (paper.ts). */
+export { speedupChartSvg } from './chart.js';
+export { kernelArgs } from './kernel-args.js';
+export { PAPER_TABLE3, type PaperRow } from './paper.js';
+export { checkTargets, formatTable, median, type TargetCheck } from './report.js';
+export {
+  type BenchOptions,
+  type BenchProgress,
+  type BenchReport,
+  type BenchRow,
+  listConfigs,
+  METHOD,
+  runBenchmarks,
+  sideBySide,
+  TABLE2_DIR,
+} from './table3.js';

@@ -1,0 +1,97 @@
+/**
+ * The benchmark's terminal table and its verdict on the targets (issue: median compiler speed-up
+ * ≥ 10× and every configuration ≥ 3×; median instruction reduction ≥ 10×; size ratio ≤ 10× on
+ * every configuration; staged output equal on all), each figure beside SCF's Table 3.
+ */
+import { PAPER_TABLE3 } from './paper.js';
+import type { BenchReport, BenchRow } from './table3.js';
+
+export interface TargetCheck {
+  readonly target: string;
+  readonly met: boolean;
+  readonly actual: string;
+}
+
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  if (s.length === 0) return Number.NaN;
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+}
+
+export function checkTargets(rows: readonly BenchRow[]): TargetCheck[] {
+  const speed = rows.map((r) => r.compilerSpeedup);
+  const instr = rows.map((r) => r.instructionReduction);
+  const minSpeed = Math.min(...speed);
+  const maxSize = Math.max(...rows.map((r) => r.sizeRatio));
+  const unequal = rows.filter((r) => !r.equal).map((r) => r.id);
+  return [
+    { target: 'median compiler speed-up ≥ 10×', met: median(speed) >= 10, actual: `${fmt(median(speed))}×` },
+    { target: 'every compiler speed-up ≥ 3×', met: minSpeed >= 3, actual: `min ${fmt(minSpeed)}×` },
+    {
+      target: 'median instruction reduction ≥ 10×',
+      met: median(instr) >= 10,
+      actual: `${fmt(median(instr))}×`,
+    },
+    { target: 'size ratio ≤ 10× everywhere', met: maxSize <= 10, actual: `max ${fmt(maxSize)}×` },
+    {
+      target: 'staged output equal on every config',
+      met: unequal.length === 0,
+      actual: unequal.length === 0 ? 'all equal' : `differs on ${unequal.join(', ')}`,
+    },
+  ];
+}
+
+function fmt(x: number | null): string {
+  if (x === null) return '—';
+  if (!Number.isFinite(x)) return String(x);
+  return x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
+}
+
+/** Columns: ours, then the paper's figure in parentheses. */
+export function formatTable(report: BenchReport): string {
+  const head = [
+    'config',
+    'compiler ×',
+    'instr ×',
+    'map-op ×',
+    'loc',
+    'nodes',
+    'size ×',
+    'code ×',
+    '× limit',
+    'break-even',
+    'equal',
+    'stage s',
+  ];
+  const body = report.configs.map((r) => {
+    const p = PAPER_TABLE3.find((x) => x.id === r.id);
+    const paper = (v: number | undefined) => (v === undefined ? '' : ` (${String(v)})`);
+    return [
+      `${r.id} ${r.function}`,
+      `${fmt(r.compilerSpeedup)}${paper(p?.compilerSpeedup)}`,
+      `${fmt(r.instructionReduction)}${paper(p?.instructionReduction)}`,
+      fmt(r.mapOpReduction),
+      `${r.inputLoc}${paper(p?.inputLoc)}`,
+      `${r.inputNodes}${paper(p?.inputNodes)}`,
+      `${fmt(r.sizeRatio)}${paper(p?.sizeRatio)}`,
+      `${fmt(r.codeSpeedup)}${paper(p?.codeSpeedup)}`,
+      fmt(r.limitRatio),
+      r.breakEven === null ? 'never' : String(r.breakEven),
+      r.equal ? 'yes' : 'NO',
+      fmt(r.stagingSeconds),
+    ];
+  });
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => (row[i] as string).length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number)))
+      .join('  ');
+  const out = [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)];
+  out.push('', 'In parentheses: SCF Table 3 (POPL 2002). ×: unstaged / staged; size ×: staged / unstaged.');
+  out.push('Targets:');
+  for (const t of checkTargets(report.configs))
+    out.push(`  ${t.met ? 'met   ' : 'MISSED'} ${t.target}: ${t.actual}`);
+  out.push(`Machine: ${report.machine.cpus} × ${report.machine.cpuModel}, Node ${report.machine.node}`);
+  return out.join('\n');
+}

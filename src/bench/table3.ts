@@ -1,0 +1,364 @@
+/**
+ * The benchmark of SCF's Table 3: staged against unstaged optimizer pipelines on the eleven
+ * configurations of Table 2.
+ *
+ * Method (per configuration, all in one process, all ratios taken side by side):
+ * - Stage the config's pipeline (`stageConfig`), write the staged modules and stub, import the
+ *   stub: the code timed is the emitted TypeScript users run, JIT-compiled by the same Node as the
+ *   unstaged optimizers, which run natively (their SCF-lang sources are plain TypeScript).
+ * - Stage-2 input: the config's `sample` values (SCF Table 2's "stage2" column).
+ * - Compiler speed-up: unstaged pipeline time / staged pipeline time (admission check included)
+ *   on that input. Both are warmed up, then timed in alternating batches (each ~2 ms) until the
+ *   time budget is spent; the figure is the ratio of the medians of per-run times.
+ * - Instruction reduction: Core nodes evaluated by the counting interpreter running the unstaged
+ *   optimizers / running the residual (staged) programs, on the same input; map and set operations
+ *   alone for the map-operation reduction (SCF reports those: over 90% of its compiler time).
+ * - Size ratio: Core nodes of the staged pipeline (after DAE and merging) / of the unstaged one.
+ * - Lower bound: the time to build the optimized function as a literal (a hand-built copy); the
+ *   staged time divided by it is how far the staged optimizer is from the limit.
+ * - Break-even: staging time / (unstaged − staged time per run): late-stage runs after which
+ *   staging paid off (`null` when the staged pipeline is not faster).
+ * - Compiled-code speed-up: the original kernel / the optimized kernel, both compiled by the JS
+ *   back end (src/target), on deterministic arguments (kernel-args.ts), timed the same way.
+ * - equal: the staged pipeline's output is deep-strictly equal to the unstaged one's.
+ */
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { stageConfig } from '../cli/stage.js';
+import {
+  type ArgValue,
+  astNodes,
+  type Fun,
+  listFromArray,
+  listToArray,
+  loadKernelParser,
+  printFun,
+  type Program as KernelProgram,
+} from '../kernel/index.js';
+import type { LatticeVal } from '../optimizers/index.js';
+import { Interpreter, type Program } from '../scf-lang/index.js';
+import {
+  loadConfig,
+  loadConfigInput,
+  optimizerProgram,
+  type StageConfig,
+  writeStaged,
+} from '../stager/index.js';
+import { compileKernelJs } from '../target/index.js';
+import { kernelArgs } from './kernel-args.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+export const TABLE2_DIR = path.join(ROOT, 'configs/table2');
+
+export interface BenchRow {
+  readonly id: number;
+  readonly function: string;
+  readonly config: string;
+  /** Unstaged / staged late-stage pipeline time. */
+  readonly compilerSpeedup: number;
+  /** Core instructions unstaged / staged. */
+  readonly instructionReduction: number;
+  /** Map and set operations unstaged / staged (`null` when the staged pipeline does none). */
+  readonly mapOpReduction: number | null;
+  readonly inputLoc: number;
+  readonly inputNodes: number;
+  /** Staged pipeline Core nodes / unstaged pipeline Core nodes. */
+  readonly sizeRatio: number;
+  /** Original kernel time / optimized kernel time on the JS back end. */
+  readonly codeSpeedup: number;
+  /** Staged time / the time to build the output as a literal. */
+  readonly limitRatio: number;
+  /** Late-stage runs after which staging paid off (`null`: never). */
+  readonly breakEven: number | null;
+  readonly equal: boolean;
+  readonly stagingSeconds: number;
+  readonly unstagedUs: number;
+  readonly stagedUs: number;
+  readonly limitUs: number;
+  readonly instructions: { readonly unstaged: number; readonly staged: number };
+  readonly mapOps: { readonly unstaged: number; readonly staged: number };
+  readonly pipelineNodes: { readonly unstaged: number; readonly staged: number };
+  /** Why partial evaluation stopped, per pass. */
+  readonly stop: string;
+}
+
+export interface BenchReport {
+  readonly configs: BenchRow[];
+  readonly machine: {
+    readonly cpus: number;
+    readonly cpuModel: string;
+    readonly node: string;
+    readonly platform: string;
+    readonly date: string;
+  };
+  readonly method: string;
+}
+
+export interface BenchProgress {
+  readonly index: number;
+  readonly total: number;
+  readonly config: string;
+  readonly phase: 'staging' | 'timing' | 'counting' | 'done';
+  readonly row?: BenchRow;
+}
+
+export interface BenchOptions {
+  /** Config ids to run (default: all in the folder). */
+  readonly ids?: readonly number[];
+  /** Folder of config JSON files (default configs/table2). */
+  readonly dir?: string;
+  /** Milliseconds of timing per comparison (default 600). */
+  readonly budgetMs?: number;
+  readonly onProgress?: (p: BenchProgress) => void;
+}
+
+export const METHOD =
+  'one process; per config: staged modules emitted and imported; stage-2 input = the config sample; ' +
+  'pipeline times are medians of per-run times over alternating ~2 ms batches after warm-up, ' +
+  'speed-ups are ratios of those medians; instruction counts from the Core interpreter.';
+
+interface Stub {
+  formalsOf(values: Record<string, unknown>): LatticeVal[];
+  stagedPipeline(formals: readonly LatticeVal[]): Fun;
+  unstagedPipeline(formals: readonly LatticeVal[]): Fun;
+}
+
+/** The configs of `dir` (sorted by file name) with their ids. */
+export function listConfigs(dir = TABLE2_DIR): { file: string; config: StageConfig }[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => ({ file: path.join(dir, f), config: loadConfig(path.join(dir, f)) }));
+}
+
+export async function runBenchmarks(opts: BenchOptions = {}): Promise<BenchReport> {
+  await loadKernelParser();
+  const all = listConfigs(opts.dir);
+  const chosen = opts.ids ? all.filter((c) => opts.ids?.includes(c.config.id ?? -1)) : all;
+  const tmp = path.join(ROOT, `.tmp-bench-${process.pid}`);
+  mkdirSync(tmp, { recursive: true });
+  const rows: BenchRow[] = [];
+  try {
+    for (const [index, { file, config }] of chosen.entries()) {
+      const name = path.basename(file, '.json');
+      const progress = (phase: BenchProgress['phase'], row?: BenchRow) =>
+        opts.onProgress?.({ index, total: chosen.length, config: name, phase, ...(row ? { row } : {}) });
+      const row = await benchConfig(config, name, path.join(tmp, name), opts.budgetMs ?? 600, progress);
+      rows.push(row);
+      progress('done', row);
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  return {
+    configs: rows,
+    machine: {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? 'unknown',
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+      date: new Date().toISOString(),
+    },
+    method: METHOD,
+  };
+}
+
+async function benchConfig(
+  config: StageConfig,
+  name: string,
+  dir: string,
+  budgetMs: number,
+  progress: (phase: BenchProgress['phase']) => void,
+): Promise<BenchRow> {
+  progress('staging');
+  const t0 = performance.now();
+  const staged = await stageConfig(config);
+  const stagingSeconds = (performance.now() - t0) / 1000;
+  const written = writeStaged(staged.stages, { outDir: dir, fun: staged.fun, bind: config.bind });
+  const stub = (await import(written.stub)) as Stub;
+  const formals = stub.formalsOf((config.sample ?? {}) as Record<string, unknown>);
+  const outStaged = stub.stagedPipeline(formals);
+  const outUnstaged = stub.unstagedPipeline(formals);
+  const equal = isDeepStrictEqual(outStaged, outUnstaged);
+
+  progress('timing');
+  const pipe = sideBySide(
+    () => stub.unstagedPipeline(formals),
+    () => stub.stagedPipeline(formals),
+    budgetMs,
+  );
+  const build = literalBuilder(outStaged);
+  const limitUs = medianTime(build, budgetMs / 3);
+
+  const { program: kernel } = await loadConfigInput(config);
+  const optimizedKernel = replaceFun(kernel, outUnstaged);
+  const args = kernelArgs(staged.fun, (config.sample ?? {}) as Record<string, unknown>);
+  const original = compileKernelJs(kernel, config.function);
+  const optimized = compileKernelJs(optimizedKernel, config.function);
+  const code = sideBySide(
+    () => original.run(args as Record<string, ArgValue>),
+    () => optimized.run(args as Record<string, ArgValue>),
+    budgetMs,
+  );
+
+  progress('counting');
+  const counts = countInstructions(staged.fun, formals, staged.stages);
+
+  const unstagedNodes = staged.stages.reduce((n, s) => n + s.result.sizes.original, 0);
+  const stagedNodes = staged.stages.reduce((n, s) => n + s.result.sizes.staged, 0);
+  const saving = pipe.a - pipe.b;
+  return {
+    id: config.id ?? 0,
+    function: config.function,
+    config: name,
+    compilerSpeedup: round(pipe.a / pipe.b),
+    instructionReduction: round(counts.unstaged.total / counts.staged.total),
+    mapOpReduction: counts.staged.ops === 0 ? null : round(counts.unstaged.ops / counts.staged.ops),
+    inputLoc: printFun(staged.fun).split('\n').length,
+    inputNodes: astNodes(staged.fun),
+    sizeRatio: round(stagedNodes / unstagedNodes),
+    codeSpeedup: round(code.a / code.b),
+    limitRatio: round(pipe.b / limitUs),
+    breakEven: saving > 0 ? Math.ceil((stagingSeconds * 1e6) / saving) : null,
+    equal,
+    stagingSeconds: round(stagingSeconds),
+    unstagedUs: round(pipe.a),
+    stagedUs: round(pipe.b),
+    limitUs: round(limitUs, 3),
+    instructions: { unstaged: counts.unstaged.total, staged: counts.staged.total },
+    mapOps: { unstaged: counts.unstaged.ops, staged: counts.staged.ops },
+    pipelineNodes: { unstaged: unstagedNodes, staged: stagedNodes },
+    stop: staged.stages.map((s) => s.result.stop).join('/'),
+  };
+}
+
+function round(x: number, digits = 2): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+
+function replaceFun(program: KernelProgram, fun: Fun): KernelProgram {
+  return listFromArray(listToArray(program).map((f) => (f.name === fun.name ? fun : f)));
+}
+
+// ---- instruction counts -------------------------------------------------------------------------
+
+interface StageLike {
+  readonly pass: { readonly entry: string; readonly takesFormals: boolean; readonly name: string };
+  readonly result: { readonly residual: Program; readonly entry: string };
+}
+
+function countInstructions(
+  fun: Fun,
+  formals: readonly LatticeVal[],
+  stages: readonly StageLike[],
+): { unstaged: { total: number; ops: number }; staged: { total: number; ops: number } } {
+  const list = listFromArray([...formals]);
+  const run = (which: 'unstaged' | 'staged') => {
+    let f: unknown = fun;
+    let total = 0;
+    let ops = 0;
+    for (const s of stages) {
+      const pass = s.pass as Parameters<typeof optimizerProgram>[0];
+      const program = which === 'unstaged' ? optimizerProgram(pass) : s.result.residual;
+      const entry = which === 'unstaged' ? s.pass.entry : s.result.entry;
+      const r = new Interpreter(program).run(entry, s.pass.takesFormals ? [f, list] : [f]);
+      total += r.counts.total;
+      ops += r.counts.collectionOps;
+      f = r.value;
+    }
+    return { total, ops };
+  };
+  return { unstaged: run('unstaged'), staged: run('staged') };
+}
+
+// ---- timing -------------------------------------------------------------------------------------
+
+let sink = 0;
+
+/** Runs per batch so one batch takes about `ms`. */
+function batchSize(f: () => unknown, ms: number): number {
+  let n = 1;
+  for (;;) {
+    const t = performance.now();
+    for (let i = 0; i < n; i++) sink ^= f() === undefined ? 1 : 0;
+    const dt = performance.now() - t;
+    if (dt >= ms / 4 || n >= 1 << 20) return Math.max(1, Math.ceil((n * ms) / Math.max(dt, 1e-3)));
+    n *= 2;
+  }
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+}
+
+/**
+ * Per-run times (µs) of `a` and `b`, measured side by side: both warmed up, then alternating
+ * batches until `budgetMs` is spent; medians of the per-batch averages.
+ */
+export function sideBySide(a: () => unknown, b: () => unknown, budgetMs: number): { a: number; b: number } {
+  const na = batchSize(a, 2);
+  const nb = batchSize(b, 2);
+  const ta: number[] = [];
+  const tb: number[] = [];
+  const end = performance.now() + budgetMs;
+  let round = 0;
+  while (round < 5 || performance.now() < end) {
+    for (const [f, n, out] of round % 2 === 0
+      ? ([
+          [a, na, ta],
+          [b, nb, tb],
+        ] as const)
+      : ([
+          [b, nb, tb],
+          [a, na, ta],
+        ] as const)) {
+      const t = performance.now();
+      for (let i = 0; i < n; i++) sink ^= f() === undefined ? 1 : 0;
+      out.push(((performance.now() - t) * 1000) / n);
+    }
+    round++;
+  }
+  // the first rounds are warm-up
+  const skip = Math.min(2, ta.length - 1);
+  return { a: median(ta.slice(skip)), b: median(tb.slice(skip)) };
+}
+
+function medianTime(f: () => unknown, budgetMs: number): number {
+  const n = batchSize(f, 2);
+  const ts: number[] = [];
+  const end = performance.now() + budgetMs;
+  while (ts.length < 5 || performance.now() < end) {
+    const t = performance.now();
+    for (let i = 0; i < n; i++) sink ^= f() === undefined ? 1 : 0;
+    ts.push(((performance.now() - t) * 1000) / n);
+  }
+  return median(ts.slice(1));
+}
+
+/** A function that builds `v` afresh as an object literal: the cost of merely producing the output. */
+function literalBuilder(v: unknown): () => unknown {
+  // biome-ignore lint/security/noGlobalEval: the benchmark's lower bound is compiled JS building a literal
+  return new Function(`return () => (${literal(v)});`)() as () => unknown;
+}
+
+function literal(v: unknown): string {
+  if (typeof v === 'number')
+    return Object.is(v, -0) ? '-0' : Number.isFinite(v) ? String(v) : `(${String(v)})`;
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'boolean' || v === null || v === undefined) return String(v);
+  if (Array.isArray(v)) return `[${v.map(literal).join(',')}]`;
+  const o = v as Record<string, unknown>;
+  return `{${Object.keys(o)
+    .map((k) => `${JSON.stringify(k)}:${literal(o[k])}`)
+    .join(',')}}`;
+}
+
+/** Keeps `sink` observable so the timed calls are not optimized away. */
+export function benchSink(): number {
+  return sink;
+}

@@ -1,0 +1,138 @@
+/**
+ * `scf bench [--json] [--config N …] [--budget MS] [--chart FILE.svg] [--save FILE.json]`: the
+ * Table 3 benchmark (src/bench): stages each Table 2 configuration, times the staged pipeline
+ * against the unstaged one side by side, counts Core instructions, and prints a table beside
+ * SCF's figures with the targets met or missed — or, with `--json`, the machine-readable report.
+ * Progress goes to stderr: a progress bar on a terminal, one line per step otherwise.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import cliProgress from 'cli-progress';
+import {
+  type BenchProgress,
+  formatTable,
+  listConfigs,
+  runBenchmarks,
+  speedupChartSvg,
+} from '../bench/index.js';
+import { type CliIo, EXIT_BAD_INPUT } from './io.js';
+
+const HELP = `Usage: scf bench [--json] [--config N ...] [--budget MS] [--chart FILE.svg] [--save FILE.json]
+
+Benchmarks staged against unstaged optimizer pipelines on the configurations of SCF Table 2
+(configs/table2): compiler speed-up, instruction and map-operation reduction, size ratio,
+compiled-code speed-up, distance to the lower bound, break-even, and whether the outputs are equal.
+
+Options:
+  --json            print the report as JSON instead of the table
+  -c, --config N    run configuration N only (repeatable; default: all)
+  --budget MS       timing budget per comparison in milliseconds (default 600)
+  --chart FILE      also write the speed-up chart (SVG) to FILE
+  --save FILE       also write the JSON report to FILE
+  -h, --help        show this help`;
+
+export async function benchCommand(argv: string[], io: CliIo): Promise<number> {
+  let args: ReturnType<typeof parse>;
+  try {
+    args = parse(argv);
+  } catch (e) {
+    io.err(`scf bench: ${(e as Error).message}\n\n${HELP}`);
+    return EXIT_BAD_INPUT;
+  }
+  if (args.values.help) {
+    io.out(HELP);
+    return 0;
+  }
+  if (args.positionals.length > 0) {
+    io.err(`scf bench: unexpected argument '${args.positionals[0]}'\n\n${HELP}`);
+    return EXIT_BAD_INPUT;
+  }
+  const known = listConfigs().map((c) => c.config.id);
+  const ids: number[] = [];
+  for (const c of args.values.config ?? []) {
+    const n = Number(c);
+    if (!Number.isInteger(n) || !known.includes(n)) {
+      io.err(`scf bench: --config ${c}: no such configuration (known: ${known.join(', ')})`);
+      return EXIT_BAD_INPUT;
+    }
+    ids.push(n);
+  }
+  const budget = args.values.budget === undefined ? 600 : Number(args.values.budget);
+  if (!Number.isFinite(budget) || budget <= 0) {
+    io.err(`scf bench: --budget must be a positive number of milliseconds, not '${args.values.budget}'`);
+    return EXIT_BAD_INPUT;
+  }
+
+  const progress = progressDisplay(io, ids.length > 0 ? ids.length : known.length);
+  let report: Awaited<ReturnType<typeof runBenchmarks>>;
+  try {
+    report = await runBenchmarks({
+      ...(ids.length > 0 ? { ids } : {}),
+      budgetMs: budget,
+      onProgress: progress.update,
+    });
+  } finally {
+    progress.stop();
+  }
+  if (args.values.save) {
+    mkdirSync(path.dirname(path.resolve(args.values.save)), { recursive: true });
+    writeFileSync(args.values.save, `${JSON.stringify(report, null, 2)}\n`);
+  }
+  if (args.values.chart) {
+    mkdirSync(path.dirname(path.resolve(args.values.chart)), { recursive: true });
+    const title = `Late-stage speed-ups, staged vs unstaged (${report.machine.cpus} × ${report.machine.cpuModel.trim()})`;
+    writeFileSync(args.values.chart, await speedupChartSvg(report.configs, title));
+  }
+  io.out(args.values.json ? JSON.stringify(report, null, 2) : formatTable(report));
+  return 0;
+}
+
+interface Progress {
+  readonly update: (p: BenchProgress) => void;
+  readonly stop: () => void;
+}
+
+const PHASES: Record<BenchProgress['phase'], string> = {
+  staging: 'staging',
+  timing: 'timing staged vs unstaged',
+  counting: 'counting instructions',
+  done: 'done',
+};
+
+function progressDisplay(io: CliIo, total: number): Progress {
+  if (!process.stderr.isTTY) {
+    return {
+      update: (p) => {
+        if (p.phase !== 'done') io.err(`[${p.index + 1}/${p.total}] ${p.config}: ${PHASES[p.phase]} …`);
+      },
+      stop: () => {},
+    };
+  }
+  const bar = new cliProgress.SingleBar(
+    { format: 'scf bench [{bar}] {value}/{total} configs | {config}: {phase}', stream: process.stderr },
+    cliProgress.Presets.shades_classic,
+  );
+  bar.start(total, 0, { config: '', phase: 'starting' });
+  return {
+    update: (p) =>
+      bar.update(p.phase === 'done' ? p.index + 1 : p.index, { config: p.config, phase: PHASES[p.phase] }),
+    stop: () => bar.stop(),
+  };
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      json: { type: 'boolean' },
+      config: { type: 'string', short: 'c', multiple: true },
+      budget: { type: 'string' },
+      chart: { type: 'string' },
+      save: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}

@@ -1,0 +1,67 @@
+/**
+ * The Table 3 benchmark runs end to end on one small configuration (mul_add, config 1) through
+ * the public interface, `scf bench --json --config 1`: every field of the report is there and
+ * sensible, the staged output equals the unstaged one, and bad flags are rejected with exit 2.
+ * Speed goals are not asserted here (they live in `npm run bench`); only that the figures exist.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkTargets, formatTable } from '../../src/bench/index.js';
+import { cli } from '../cli/helpers.js';
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'scf-bench-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('scf bench', () => {
+  it('--json --config 1 reports every figure of one configuration, and writes chart and report', async () => {
+    const chart = path.join(tmp, 'chart.svg');
+    const save = path.join(tmp, 'report.json');
+    const r = await cli(
+      'bench',
+      '--json',
+      '--config',
+      '1',
+      '--budget',
+      '50',
+      '--chart',
+      chart,
+      '--save',
+      save,
+    );
+    expect(r.err).not.toMatch(/internal error/);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.out);
+    expect(report.machine.cpus).toBeGreaterThan(0);
+    expect(report.configs).toHaveLength(1);
+    const c = report.configs[0];
+    expect(c).toMatchObject({ id: 1, function: 'mul_add', equal: true, inputNodes: 18 });
+    for (const k of ['compilerSpeedup', 'instructionReduction', 'sizeRatio', 'codeSpeedup', 'limitRatio']) {
+      expect(c[k], k).toBeGreaterThan(0);
+    }
+    expect(c.inputLoc).toBeGreaterThan(3);
+    // the staged pipeline evaluates fewer Core instructions than the unstaged one on mul_add
+    expect(c.instructions.staged).toBeLessThan(c.instructions.unstaged);
+    expect(c.mapOpReduction).toBeGreaterThan(1);
+    expect(c.pipelineNodes.staged).toBeLessThan(c.pipelineNodes.unstaged);
+    expect(JSON.parse(readFileSync(save, 'utf8')).configs[0].id).toBe(1);
+    const svg = readFileSync(chart, 'utf8');
+    expect(svg).toMatch(/^<svg/);
+    expect(svg).toContain('SCF 2002');
+    // the table shows the paper's figures beside ours, and the targets
+    const table = formatTable(report);
+    expect(table).toContain('(1.9)');
+    expect(table).toMatch(/Targets:/);
+    expect(checkTargets(report.configs).find((t) => t.target.startsWith('staged output'))?.met).toBe(true);
+  }, 120_000);
+
+  it('rejects an unknown configuration and a bad budget with exit 2', async () => {
+    const a = await cli('bench', '--config', '99');
+    expect(a.code).toBe(2);
+    expect(a.err).toMatch(/no such configuration/);
+    const b = await cli('bench', '--budget', '-1');
+    expect(b.code).toBe(2);
+    expect(b.err).toMatch(/--budget/);
+  });
+});
