@@ -48,6 +48,7 @@ import {
 } from '../stager/index.js';
 import { compileKernelJs } from '../target/index.js';
 import { kernelArgs } from './kernel-args.js';
+import { median } from './report.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 export const TABLE2_DIR = path.join(ROOT, 'configs/table2');
@@ -288,12 +289,6 @@ function batchSize(f: () => unknown, ms: number): number {
     if (dt >= ms / 4 || n >= 1 << 20) return Math.max(1, Math.ceil((n * ms) / Math.max(dt, 1e-3)));
     n *= 2;
   }
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 }
 
 /**

@@ -17,7 +17,7 @@
  * Values are JS numbers: ints are int32, bools are 0/1, floats are binary32 values. Arrays are passed
  * by reference; the caller's argument arrays are copied first and never modified.
  */
-import type { Cmd, Expr, Fun, Program } from './ast.js';
+import type { Cmd, Expr, Fun, Param, Program } from './ast.js';
 import { KernelArgumentError, KernelRuntimeError, type Span } from './diagnostics.js';
 import { assertNever, exprType, findFun, listToArray } from './util.js';
 
@@ -67,6 +67,37 @@ export function evaluate(
   const fun = findFun(program, fnName);
   if (!fun) throw new KernelArgumentError(`no function named '${fnName}'`);
   const params = listToArray(fun.params);
+  const ordered = orderArgs(fnName, params, args);
+  const scalars: number[] = [];
+  const arrays: Cell[][] = [];
+  params.forEach((p, i) => {
+    const v = ordered[i] as ArgValue;
+    if (p.isArray) {
+      if (!Array.isArray(v)) throw new KernelArgumentError(`parameter '${p.name}' is an array of ${p.ty}`);
+      arrays.push((v as readonly (number | boolean)[]).map((x, j) => coerceArg(x, p.ty, `${p.name}[${j}]`)));
+    } else {
+      if (Array.isArray(v)) throw new KernelArgumentError(`parameter '${p.name}' is a scalar ${p.ty}`);
+      scalars.push(coerceArg(v as number | boolean, p.ty, p.name));
+    }
+  });
+  const machine = new Machine(program, options);
+  const result = machine.call(fun, scalars, arrays, fun.lbl);
+  const outputs: Record<string, number[]> = {};
+  let ai = 0;
+  for (const p of params) {
+    if (!p.isArray) continue;
+    const arr = arrays[ai++] as Cell[];
+    if (!p.isConst) outputs[p.name] = arr.map((x) => x ?? 0);
+  }
+  return { result, outputs, steps: machine.steps };
+}
+
+/** Arguments by parameter position, from a positional list or an object by parameter name. */
+export function orderArgs(
+  fnName: string,
+  params: readonly Param[],
+  args: readonly ArgValue[] | Readonly<Record<string, ArgValue>>,
+): ArgValue[] {
   let ordered: ArgValue[];
   if (Array.isArray(args)) {
     ordered = [...(args as readonly ArgValue[])];
@@ -88,31 +119,14 @@ export function evaluate(
       return v;
     });
   }
-  const scalars: number[] = [];
-  const arrays: Cell[][] = [];
-  params.forEach((p, i) => {
-    const v = ordered[i] as ArgValue;
-    if (p.isArray) {
-      if (!Array.isArray(v)) throw new KernelArgumentError(`parameter '${p.name}' is an array of ${p.ty}`);
-      arrays.push((v as readonly (number | boolean)[]).map((x, j) => coerce(x, p.ty, `${p.name}[${j}]`)));
-    } else {
-      if (Array.isArray(v)) throw new KernelArgumentError(`parameter '${p.name}' is a scalar ${p.ty}`);
-      scalars.push(coerce(v as number | boolean, p.ty, p.name));
-    }
-  });
-  const machine = new Machine(program, options);
-  const result = machine.call(fun, scalars, arrays, fun.lbl);
-  const outputs: Record<string, number[]> = {};
-  let ai = 0;
-  for (const p of params) {
-    if (!p.isArray) continue;
-    const arr = arrays[ai++] as Cell[];
-    if (!p.isConst) outputs[p.name] = arr.map((x) => x ?? 0);
-  }
-  return { result, outputs, steps: machine.steps };
+  return ordered;
 }
 
-function coerce(x: number | boolean, ty: string, what: string): number {
+/**
+ * An argument as the kernel sees it: bools as 0/1, floats rounded to binary32, ints checked to be
+ * int32 (a JS -0 becomes 0: C has no negative zero int); an error naming `what` otherwise.
+ */
+export function coerceArg(x: number | boolean, ty: string, what: string): number {
   if (typeof x === 'boolean') {
     if (ty !== 'bool')
       throw new KernelArgumentError(`argument '${what}' must be ${article(ty)}, not a boolean`);
@@ -124,7 +138,7 @@ function coerce(x: number | boolean, ty: string, what: string): number {
       if (!Number.isInteger(x) || x < INT_MIN || x > 2147483647) {
         throw new KernelArgumentError(`argument '${what}' must be an int (a 32-bit integer), got ${x}`);
       }
-      return x;
+      return x | 0;
     case 'float':
       return Math.fround(x);
     case 'bool':

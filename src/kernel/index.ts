@@ -11,7 +11,15 @@ export {
   KernelRuntimeError,
   type Span,
 } from './diagnostics.js';
-export { type ArgValue, DEFAULT_FUEL, type EvalOptions, type EvalResult, evaluate } from './eval.js';
+export {
+  type ArgValue,
+  coerceArg,
+  DEFAULT_FUEL,
+  type EvalOptions,
+  type EvalResult,
+  evaluate,
+  orderArgs,
+} from './eval.js';
 export { decimalToFloat32, float32Bits, float32FromBits, formatFloat32Magnitude } from './float.js';
 export { loadKernelParser, type ParseResult, parseKernel, parseKernelSync } from './parse.js';
 export { printCmd, printExpr, printFun, printProgram } from './print.js';

@@ -48,12 +48,14 @@ import {
   type ArgValue,
   assertNever,
   type Binary,
+  coerceArg,
   type Cmd,
   type Expr,
   exprType,
   type Fun,
   KernelArgumentError,
   listToArray,
+  orderArgs,
   type Param,
   type Program,
 } from '../kernel/index.js';
@@ -87,19 +89,19 @@ export function compileKernelJs(program: Program, fnName: string): CompiledKerne
   return {
     source,
     run(args) {
-      const ordered = orderArguments(fnName, params, args);
+      const ordered = orderArgs(fnName, params, args);
       const actuals: (number | TypedArray)[] = params.map((p, i) => {
         const v = ordered[i] as ArgValue;
         if (!p.isArray) {
           if (Array.isArray(v)) throw new KernelArgumentError(`parameter '${p.name}' is a scalar ${p.ty}`);
-          return coerce(v as number | boolean, p.ty, p.name);
+          return coerceArg(v as number | boolean, p.ty, p.name);
         }
         if (!Array.isArray(v)) throw new KernelArgumentError(`parameter '${p.name}' is an array of ${p.ty}`);
         const xs = v as readonly (number | boolean)[];
         const arr = (makers[i] as TypedArrayMaker)(xs.length);
         // forEach, like the evaluator's map, skips holes (which then read as 0 in outputs).
         xs.forEach((x, j) => {
-          arr[j] = coerce(x, p.ty, `${p.name}[${j}]`);
+          arr[j] = coerceArg(x, p.ty, `${p.name}[${j}]`);
         });
         return arr;
       });
@@ -113,71 +115,16 @@ export function compileKernelJs(program: Program, fnName: string): CompiledKerne
   };
 }
 
-// ---- arguments (the same checks, conversions and messages as `evaluate`) -----------------------
+// ---- arguments (checked and converted by the evaluator's own `orderArgs` / `coerceArg`) --------
 
 type TypedArray = Int32Array | Float32Array | Uint8Array;
 type TypedArrayMaker = (n: number) => TypedArray;
-
-const INT_MIN = -2147483648;
 
 /** The first function called `fnName` (as the evaluator looks it up), or an argument error. */
 function entryFun(program: Program, fnName: string): Fun {
   const fun = listToArray(program).find((f) => f.name === fnName);
   if (!fun) throw new KernelArgumentError(`no function named '${fnName}'`);
   return fun;
-}
-
-function orderArguments(
-  fnName: string,
-  params: readonly Param[],
-  args: readonly ArgValue[] | Readonly<Record<string, ArgValue>>,
-): ArgValue[] {
-  if (Array.isArray(args)) {
-    const ordered = [...(args as readonly ArgValue[])];
-    if (ordered.length !== params.length) {
-      throw new KernelArgumentError(
-        `'${fnName}' takes ${params.length} argument(s), ${ordered.length} given`,
-      );
-    }
-    return ordered;
-  }
-  const byName = args as Readonly<Record<string, ArgValue>>;
-  for (const k of Object.keys(byName)) {
-    if (!params.some((p) => p.name === k))
-      throw new KernelArgumentError(`'${fnName}' has no parameter '${k}'`);
-  }
-  return params.map((p) => {
-    const v = byName[p.name];
-    if (v === undefined)
-      throw new KernelArgumentError(`missing argument for parameter '${p.name}' of '${fnName}'`);
-    return v;
-  });
-}
-
-function coerce(x: number | boolean, ty: string, what: string): number {
-  if (typeof x === 'boolean') {
-    if (ty !== 'bool')
-      throw new KernelArgumentError(`argument '${what}' must be ${article(ty)}, not a boolean`);
-    return x ? 1 : 0;
-  }
-  if (typeof x !== 'number') throw new KernelArgumentError(`argument '${what}' must be ${article(ty)}`);
-  switch (ty) {
-    case 'int':
-      if (!Number.isInteger(x) || x < INT_MIN || x > 2147483647) {
-        throw new KernelArgumentError(`argument '${what}' must be an int (a 32-bit integer), got ${x}`);
-      }
-      return x;
-    case 'float':
-      return Math.fround(x);
-    case 'bool':
-      return x !== 0 ? 1 : 0;
-    default:
-      throw new KernelArgumentError(`parameter '${what}' has unsupported type '${ty}'`);
-  }
-}
-
-function article(ty: string): string {
-  return ty === 'int' ? 'an int' : `a ${ty}`;
 }
 
 function typedArrayMaker(ty: string): TypedArrayMaker {
