@@ -12,9 +12,8 @@
 import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { stageConfig } from '../src/cli/stage.js';
 import { astNodes, loadKernelParser } from '../src/kernel/index.js';
-import { loadConfig } from '../src/stager/index.js';
+import { loadConfig, stageConfig } from '../src/stager/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DIR = path.join(ROOT, 'configs/table2');

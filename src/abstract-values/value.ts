@@ -23,7 +23,8 @@
  *   absorbed by a base set present ('Int absorbs int32 constants, 'Float all numbers, 'Str all
  *   strings), at most one of 'Int/'Float; at most one map node and one set node (joined).
  * - `consts.values` is non-empty, sorted by `comparePrim`, duplicate-free (SameValue: -0 and 0
- *   are different constants, as optimizers can tell them apart), and holds at most `CONST_CAP` numbers and `CONST_CAP` strings (past
+ *   are different constants, as optimizers can tell them apart), and holds at most `CONST_CAP`
+ *   numbers and `CONST_CAP` strings (past
  *   that the part is widened to its base set).
  * - A `con` has no `0` argument (it would denote the empty set: the node becomes `0`).
  * - `map.must` is sorted by key, keys distinct primitives (a -0 key is stored as 0, SameValueZero

@@ -26,7 +26,6 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { stageConfig } from '../cli/stage.js';
 import {
   type ArgValue,
   astNodes,
@@ -38,12 +37,13 @@ import {
   type Program as KernelProgram,
 } from '../kernel/index.js';
 import type { LatticeVal } from '../optimizers/index.js';
-import { Interpreter, type Program } from '../scf-lang/index.js';
+import { Interpreter } from '../scf-lang/index.js';
 import {
   loadConfig,
-  loadConfigInput,
   optimizerProgram,
+  type PipelineStage,
   type StageConfig,
+  stageConfig,
   writeStaged,
 } from '../stager/index.js';
 import { compileKernelJs } from '../target/index.js';
@@ -193,7 +193,7 @@ async function benchConfig(
   const build = literalBuilder(outStaged);
   const limitUs = medianTime(build, budgetMs / 3);
 
-  const { program: kernel } = await loadConfigInput(config);
+  const kernel = staged.program;
   const optimizedKernel = replaceFun(kernel, outUnstaged);
   const args = kernelArgs(staged.fun, (config.sample ?? {}) as Record<string, unknown>);
   const original = compileKernelJs(kernel, config.function);
@@ -246,15 +246,10 @@ function replaceFun(program: KernelProgram, fun: Fun): KernelProgram {
 
 // ---- instruction counts -------------------------------------------------------------------------
 
-interface StageLike {
-  readonly pass: { readonly entry: string; readonly takesFormals: boolean; readonly name: string };
-  readonly result: { readonly residual: Program; readonly entry: string };
-}
-
 function countInstructions(
   fun: Fun,
   formals: readonly LatticeVal[],
-  stages: readonly StageLike[],
+  stages: readonly PipelineStage[],
 ): { unstaged: { total: number; ops: number }; staged: { total: number; ops: number } } {
   const list = listFromArray([...formals]);
   const run = (which: 'unstaged' | 'staged') => {
@@ -262,8 +257,7 @@ function countInstructions(
     let total = 0;
     let ops = 0;
     for (const s of stages) {
-      const pass = s.pass as Parameters<typeof optimizerProgram>[0];
-      const program = which === 'unstaged' ? optimizerProgram(pass) : s.result.residual;
+      const program = which === 'unstaged' ? optimizerProgram(s.pass) : s.result.residual;
       const entry = which === 'unstaged' ? s.pass.entry : s.result.entry;
       const r = new Interpreter(program).run(entry, s.pass.takesFormals ? [f, list] : [f]);
       total += r.counts.total;
@@ -337,7 +331,6 @@ function medianTime(f: () => unknown, budgetMs: number): number {
 
 /** A function that builds `v` afresh as an object literal: the cost of merely producing the output. */
 function literalBuilder(v: unknown): () => unknown {
-  // biome-ignore lint/security/noGlobalEval: the benchmark's lower bound is compiled JS building a literal
   return new Function(`return () => (${literal(v)});`)() as () => unknown;
 }
 
@@ -353,7 +346,7 @@ function literal(v: unknown): string {
     .join(',')}}`;
 }
 
-/** Keeps `sink` observable so the timed calls are not optimized away. */
+/** Reads `sink`, which every timed call feeds, so that no timed call can be optimized away. */
 export function benchSink(): number {
   return sink;
 }

@@ -9,21 +9,12 @@
  * `FILE:LINE:COL: error: …` where the position is known, exit 2; never a stack trace.
  */
 import { parseArgs } from 'node:util';
-import type { AbsValue } from '../abstract-values/index.js';
-import type { Fun } from '../kernel/ast.js';
 import {
   ConfigError,
-  configPipelineInput,
   describeStages,
-  findStageablePass,
   loadConfig,
-  loadConfigInput,
   OptimizerError,
-  optimizerProgram,
-  type PipelineStage,
-  type StageablePass,
-  type StageConfig,
-  stagePipeline,
+  stageConfig,
   writeStaged,
 } from '../stager/index.js';
 import { type CliIo, EXIT_BAD_INPUT } from './io.js';
@@ -93,43 +84,6 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   if (!values.quiet) io.out(describeStages(result.stages).trimEnd());
   io.err(`wrote ${[...files.modules, files.stub, files.descriptions].join(', ')}`);
   return 0;
-}
-
-export interface StagedConfig {
-  readonly config: StageConfig;
-  readonly fun: Fun;
-  readonly stages: PipelineStage[];
-}
-
-/** Loads the config's input and stages its pipeline; progress lines go to `onStage`. */
-export async function stageConfig(
-  config: StageConfig,
-  opts: { readonly k?: number; readonly onStage?: (line: string) => void } = {},
-): Promise<StagedConfig> {
-  for (const [i, name] of config.pipeline.entries()) {
-    const pass = findStageablePass(name);
-    if (!pass) throw new ConfigError(config.file, 1, 1, `pass '${name}' (pipeline[${i}]) cannot be staged`);
-    optimizerProgram(pass); // reports an optimizer outside SCF-lang before any work
-  }
-  const { fun } = await loadConfigInput(config);
-  // every pass was found above; the first one's constructor table has the kernel AST's
-  const ctors = optimizerProgram(findStageablePass(config.pipeline[0] as string) as StageablePass).ctors;
-  const [funAbs, formalsAbs] = configPipelineInput(config, fun, ctors) as [AbsValue, AbsValue];
-  const stages = stagePipeline(funAbs, formalsAbs, config.pipeline, {
-    pe: { k: opts.k ?? 2 },
-    onProgress: (p) => {
-      if (p.phase === 'start') {
-        opts.onStage?.(`[${p.index + 1}/${p.total}] staging ${p.pass} …`);
-      } else if (p.result) {
-        const r = p.result;
-        opts.onStage?.(
-          `[${p.index + 1}/${p.total}] ${p.pass}: ${(r.ms.pe + r.ms.dae).toFixed(0)} ms, ${r.peStats.residualFuns} residual functions, ` +
-            `${r.sizes.original} → ${r.sizes.residual} → ${r.sizes.staged} Core nodes (optimizer → residual → after DAE), stop: ${r.stop}`,
-        );
-      }
-    },
-  });
-  return { config, fun, stages };
 }
 
 function parse(argv: string[]) {

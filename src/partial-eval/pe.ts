@@ -84,7 +84,7 @@ export interface PeOptions {
   readonly chainDepth?: number;
   /** Changes of a specialization's parameters or result joined exactly before widening (default 3). */
   readonly joinsBeforeWiden?: number;
-  /** Changes of a specialization's parameters or result before it is generalized: replaced by a call of the original function, result `1` (default 8). */
+  /** Changes of a specialization's parameters (or of its result) after which they are widened to `1`, the key's parameters excepted (default 8). */
   readonly specFuel?: number;
   /** A specialization's parameter or result that grows beyond this many nodes is widened to `1` (default 256). */
   readonly growCap?: number;
@@ -113,7 +113,7 @@ export interface PeStats {
   staticCalls: number;
   /** Specializations given up (body a call of the original function) when the budget ran out. */
   generalized: number;
-  /** Parameters or results widened to `1` when a specialization's fuel ran out. */
+  /** Parameters or results widened to `1`: a specialization's fuel ran out, or a value grew past `growCap`. */
   widenedToTop: number;
   /** Specializations in the residual program. */
   residualFuns: number;
@@ -326,6 +326,10 @@ class PartialEvaluator {
     this.exhaustedBy = why;
   }
 
+  /**
+   * Gives up specializing `spec` once the budget is spent: from now on its body is a call of the
+   * original (generic) function, its result `1`, and nothing it would have analysed is analysed.
+   */
   private generalize(spec: Spec): void {
     if (spec.generalized) return;
     spec.generalized = true;
@@ -785,7 +789,7 @@ class PartialEvaluator {
     if (this.exhausted) reasons.push(`${this.exhaustedBy} (later calls stayed generic)`);
     if (topped > 0)
       reasons.push(
-        `${topped} specialization parameter list(s) or result(s) changed more than ${this.specFuel} times and were widened to 1`,
+        `${topped} specialization parameter(s) or result(s) were widened to 1 (changed more than ${this.specFuel} times, or grew past ${this.growCap} nodes)`,
       );
     if (generalized > 0)
       reasons.push(`${generalized} specialization(s) were given up after the budget ran out`);

@@ -54,9 +54,10 @@ import {
   type BaseSet,
   type CtorTable,
   type Fix,
-  isInt32,
+  inBase,
   type Prim,
   printAbs,
+  sortPrims,
   withPrelude,
 } from '../abstract-values/index.js';
 import { tupleArity } from '../abstract-values/member.js';
@@ -395,7 +396,7 @@ class Planner {
     if (sets.length > 0) groups.push({ k: 'set', members: sets });
     // the primitive group last: in emitted code it is the final `else if`
     if (consts.length > 0 || bases.length > 0) {
-      const kept = dedupePrims(consts).filter((p) => !bases.some((b) => inBaseSet(p, b)));
+      const kept = sortPrims(consts).filter((p) => !bases.some((b) => inBase(p, b)));
       groups.push({ k: 'prim', consts: kept, bases });
     }
     return { k: 'leaves', groups, expected: describeLeaves(leaves) };
@@ -406,37 +407,6 @@ function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
   const xs = m.get(k);
   if (xs === undefined) m.set(k, [v]);
   else xs.push(v);
-}
-
-function inBaseSet(p: Prim, b: BaseSet): boolean {
-  switch (b) {
-    case 'Int':
-      return isInt32(p);
-    case 'Float':
-      return typeof p === 'number';
-    case 'Str':
-      return typeof p === 'string';
-    default:
-      return assertNever(b);
-  }
-}
-
-/** Distinct constants by SameValue (a JS Set alone would merge -0 into 0). */
-function dedupePrims(ps: readonly Prim[]): Prim[] {
-  const out: Prim[] = [];
-  const seen = new Set<Prim>();
-  let negZero = false;
-  for (const p of ps) {
-    if (Object.is(p, -0)) {
-      if (!negZero) out.push(p);
-      negZero = true;
-      continue;
-    }
-    if (seen.has(p)) continue;
-    seen.add(p);
-    out.push(p);
-  }
-  return out;
 }
 
 // ---- expected texts ----------------------------------------------------------------------------
@@ -713,7 +683,7 @@ function headMatches(g: Group, t: unknown): boolean {
 
 function primMatches(g: Extract<Group, { k: 'prim' }>, t: unknown): boolean {
   if (typeof t !== 'number' && typeof t !== 'string' && typeof t !== 'boolean') return false;
-  for (const b of g.bases) if (inBaseSet(t, b)) return true;
+  for (const b of g.bases) if (inBase(t, b)) return true;
   // constants are told apart by SameValue: -0 is not 0 (see identicalPrim)
   for (const p of g.consts) if (Object.is(p, t)) return true;
   return false;

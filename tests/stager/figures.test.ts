@@ -6,12 +6,18 @@
  */
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { stageConfig, type StagedConfig } from '../../src/cli/stage.js';
 import { loadKernelParser } from '../../src/kernel/index.js';
 import { constProp, copyProp, formalsFromBindings } from '../../src/optimizers/index.js';
 import { forEachExpr, Interpreter } from '../../src/scf-lang/index.js';
 import { equal } from '../../src/scf-lang/prelude.js';
-import { describeStages, findStageablePass, loadConfig, optimizerProgram } from '../../src/stager/index.js';
+import {
+  describeStages,
+  findStageablePass,
+  loadConfig,
+  optimizerProgram,
+  type StagedConfig,
+  stageConfig,
+} from '../../src/stager/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 let staged: StagedConfig;

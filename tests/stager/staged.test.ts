@@ -25,10 +25,9 @@ import {
   LIST_ARRAYS,
   union,
 } from '../../src/abstract-values/index.js';
-import { stageConfig } from '../../src/cli/stage.js';
 import { type Fun, listToArray, loadKernelParser } from '../../src/kernel/index.js';
 import type { LatticeVal } from '../../src/optimizers/index.js';
-import { InputNotAdmitted, loadConfig, writeStaged } from '../../src/stager/index.js';
+import { InputNotAdmitted, loadConfig, stageConfig, writeStaged } from '../../src/stager/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CONFIGS = path.join(ROOT, 'configs/table2');

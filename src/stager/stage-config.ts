@@ -1,0 +1,54 @@
+/**
+ * Staging a JSON config (config.ts) end to end: load its kernel, build the abstract pipeline
+ * input from its descriptions and stage the pipeline (stage.ts), reporting progress per pass.
+ * Shared by `scf stage`, `npm run stage`, the benchmarks and the tests.
+ */
+import type { AbsValue } from '../abstract-values/index.js';
+import type { Fun, Program as KernelProgram } from '../kernel/ast.js';
+import { ConfigError, configPipelineInput, loadConfigInput, type StageConfig } from './config.js';
+import {
+  findStageablePass,
+  optimizerProgram,
+  type PipelineStage,
+  type StageablePass,
+  stagePipeline,
+} from './stage.js';
+
+export interface StagedConfig {
+  readonly config: StageConfig;
+  /** The config's kernel program and its function. */
+  readonly program: KernelProgram;
+  readonly fun: Fun;
+  readonly stages: PipelineStage[];
+}
+
+/** Loads the config's input and stages its pipeline; progress lines go to `onStage`. */
+export async function stageConfig(
+  config: StageConfig,
+  opts: { readonly k?: number; readonly onStage?: (line: string) => void } = {},
+): Promise<StagedConfig> {
+  for (const [i, name] of config.pipeline.entries()) {
+    const pass = findStageablePass(name);
+    if (!pass) throw new ConfigError(config.file, 1, 1, `pass '${name}' (pipeline[${i}]) cannot be staged`);
+    optimizerProgram(pass); // reports an optimizer outside SCF-lang before any work
+  }
+  const { program, fun } = await loadConfigInput(config);
+  // every pass was found above; the first one's constructor table has the kernel AST's
+  const ctors = optimizerProgram(findStageablePass(config.pipeline[0] as string) as StageablePass).ctors;
+  const [funAbs, formalsAbs] = configPipelineInput(config, fun, ctors) as [AbsValue, AbsValue];
+  const stages = stagePipeline(funAbs, formalsAbs, config.pipeline, {
+    pe: { k: opts.k ?? 2 },
+    onProgress: (p) => {
+      if (p.phase === 'start') {
+        opts.onStage?.(`[${p.index + 1}/${p.total}] staging ${p.pass} …`);
+      } else if (p.result) {
+        const r = p.result;
+        opts.onStage?.(
+          `[${p.index + 1}/${p.total}] ${p.pass}: ${(r.ms.pe + r.ms.dae).toFixed(0)} ms, ${r.peStats.residualFuns} residual functions, ` +
+            `${r.sizes.original} → ${r.sizes.residual} → ${r.sizes.staged} Core nodes (optimizer → residual → after DAE), stop: ${r.stop}`,
+        );
+      }
+    },
+  });
+  return { config, program, fun, stages };
+}
