@@ -128,7 +128,12 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
     const arr = r.outputs[p.name];
     if (arr) outputs[p.name] = arr.map((x) => jsonValue(x, p.ty));
   }
-  const result = r.result === undefined ? null : jsonValue(r.result, fun.ret);
+  const result =
+    r.result === undefined
+      ? null
+      : Array.isArray(r.result)
+        ? r.result.map((x) => jsonValue(x, fun.ret.slice(0, -2)))
+        : jsonValue(r.result, fun.ret);
   io.out(JSON.stringify({ result, outputs }));
   return 0;
 }

@@ -24,7 +24,11 @@ import type { List, Option } from '../scf-lang/prelude.js';
 /** A whole translation unit: the kernel functions in source order. */
 export type Program = List<Fun>;
 
-/** A function definition. `ret` is 'int' | 'float' | 'bool' | 'void'. */
+/**
+ * A function definition. `ret` is 'int' | 'float' | 'bool' | 'void', or 'int[]' | 'float[]' | 'bool[]'
+ * for a host function that returns an array (`float* f(…) { …; return ys; }`; its returns carry an
+ * `arrayRef`).
+ */
 export interface Fun {
   readonly kind: 'fun';
   readonly name: string;
@@ -56,7 +60,7 @@ export interface Decl {
 
 // ---- commands ----------------------------------------------------------------------------------
 
-export type Cmd = Assign | Store | Seq | If | While | Return | Skip | CallCmd;
+export type Cmd = Assign | Store | Seq | If | While | Return | Skip | CallCmd | Soac | Hfused;
 
 /** `name = rhs;` for a scalar variable (local or parameter). */
 export interface Assign {
@@ -122,6 +126,107 @@ export interface CallCmd {
   readonly kind: 'callCmd';
   readonly name: string;
   readonly args: List<Expr>;
+  readonly lbl: number;
+}
+
+// ---- data-parallel combinators (SOACs, after L0 ch. 2 and 7) ------------------------------------
+
+/**
+ * `dest = op(…)`: a second-order array combinator. Its semantics is sequential (what the evaluator
+ * runs); a parallel back end may only reassociate through `comb` (see below).
+ *
+ * `op` and its fields:
+ * - 'map':      dest[i] = fn(args at i)                      (ty: element type of dest)
+ * - 'filter':   dest = the elements x of the one mapped argument with fn(args at i) != 0
+ * - 'reduce':   dest = fn(…fn(fn(ne, x0), x1)…, xn-1)        (fn is the associative ⊕; ty: scalar)
+ * - 'scan':     dest[i] = fn(…fn(ne, x0)…, xi)                (inclusive)
+ * - 'redomap':  dest = g(…g(g(ne, args at 0), args at 1)…)     (fn is the fold g, comb the ⊕)
+ * - 'scanomap': dest[i] = g(…g(ne, args at 0)…, args at i)
+ * `iota(n)` is a 'map' of the identity over `argIota(n)`.
+ *
+ * Invariants (parser and fusion keep them):
+ * - `args` align with `fn.params` for map/filter, with `fn.params.tail` (after the accumulator) for
+ *   reduce/scan/redomap/scanomap. An array argument for a scalar parameter, and every `argIota`, is
+ *   *mapped* (element i); an array argument for an array parameter is passed whole (broadcast), as
+ *   is every `argScalar`. There is at least one mapped argument; mapped arrays have equal lengths
+ *   (checked when run). A filter has exactly one mapped argument.
+ * - `comb` is some(⊕ : (ty, ty) -> ty) exactly for redomap/scanomap; for those, `g(acc, xs) =
+ *   acc ⊕ f(xs)` for some f (fusion builds them so), which is what makes chunked parallel execution
+ *   equal to the sequential fold up to ⊕'s associativity. A fused fold g itself is *not* associative
+ *   (see ../shared/papers/README.md), so it is never used as a combine operator.
+ * - `ne` is some(atom) exactly for reduce/scan/redomap/scanomap; atoms are `var` or literals.
+ * - array results (map/filter/scan/scanomap) are fresh, read-only arrays named `dest`, not listed in
+ *   `Fun.locals`; a scalar result (reduce/redomap) is assigned to the scalar variable `dest`.
+ * - lambdas are closed: their bodies only read their own parameters and bindings, and call
+ *   functions of the program; their names are unique in the host function.
+ */
+export interface Soac {
+  readonly kind: 'soac';
+  readonly op: string;
+  readonly dest: string;
+  readonly ty: string;
+  readonly fn: Lam;
+  readonly comb: Option<Lam>;
+  readonly ne: Option<Expr>;
+  readonly args: List<SoacArg>;
+  readonly lbl: number;
+}
+
+/**
+ * Horizontally fused combinators (Delite's rule): independent members over the same length, run as
+ * one loop (one kernel). Members are all 'map's, or all reductions ('reduce'/'redomap'); none reads
+ * another's result, so running them in order is the semantics.
+ */
+export interface Hfused {
+  readonly kind: 'hfused';
+  readonly members: List<Soac>;
+  readonly lbl: number;
+}
+
+/** A combinator's argument. */
+export type SoacArg = ArgArray | ArgIota | ArgScalar;
+
+/** An array variable, mapped or whole (by the matching parameter's `isArray`). */
+export interface ArgArray {
+  readonly kind: 'argArray';
+  readonly name: string;
+  readonly ty: string;
+  readonly lbl: number;
+}
+
+/** `iota(len)` as a mapped argument: element i is i. `len` is an int atom. */
+export interface ArgIota {
+  readonly kind: 'argIota';
+  readonly len: Expr;
+  readonly lbl: number;
+}
+
+/** A scalar passed to every application (an atom of the parameter's type). */
+export interface ArgScalar {
+  readonly kind: 'argScalar';
+  readonly value: Expr;
+  readonly lbl: number;
+}
+
+/**
+ * An anonymous function: `(params) => { binds; return result; }` with straight-line bindings. The
+ * parser makes `f` into `(p…) => f(p…)`; fusion composes lambdas by adding bindings.
+ */
+export interface Lam {
+  readonly kind: 'lam';
+  readonly params: List<Param>;
+  readonly binds: List<Bind>;
+  readonly result: Expr;
+  readonly ret: string;
+  readonly lbl: number;
+}
+
+/** `ty name = rhs;` inside a lambda. */
+export interface Bind {
+  readonly kind: 'bind';
+  readonly name: string;
+  readonly ty: string;
+  readonly rhs: Expr;
   readonly lbl: number;
 }
 

@@ -47,6 +47,8 @@ export const codes = {
   badReturn: 'K1011',
   /** An array used as a value, or a scalar indexed. */
   badArrayUse: 'K1012',
+  /** A combinator (map, reduce, scan, filter, iota, redomap, scanomap) used wrongly. */
+  badCombinator: 'K1013',
   /** Evaluation failed: division by zero, out-of-bounds access, conversion out of range, fuel, ... */
   runtime: 'K2001',
   /** Arguments given to the evaluator do not fit the function's parameters. */

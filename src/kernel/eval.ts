@@ -17,7 +17,7 @@
  * Values are JS numbers: ints are int32, bools are 0/1, floats are binary32 values. Arrays are passed
  * by reference; the caller's argument arrays are copied first and never modified.
  */
-import type { Cmd, Expr, Fun, Param, Program } from './ast.js';
+import type { Cmd, Expr, Fun, Lam, Param, Program, Soac } from './ast.js';
 import { KernelArgumentError, KernelRuntimeError, type Span } from './diagnostics.js';
 import { assertNever, exprType, findFun, listToArray } from './util.js';
 
@@ -36,8 +36,11 @@ export interface EvalOptions {
 }
 
 export interface EvalResult {
-  /** The return value (int, 0/1 for bool, or a binary32 value); `undefined` for a void function. */
-  readonly result: number | undefined;
+  /**
+   * The return value (int, 0/1 for bool, or a binary32 value), the returned array of a function
+   * returning one, `undefined` for a void function.
+   */
+  readonly result: number | number[] | undefined;
   /** The contents, after the call, of every non-const array parameter, by parameter name. */
   readonly outputs: Readonly<Record<string, number[]>>;
   /** Steps used. */
@@ -54,7 +57,7 @@ interface Frame {
   readonly fun: Fun;
   readonly scalars: Map<string, Cell>;
   readonly arrays: Map<string, Cell[]>;
-  ret: number | undefined;
+  ret: number | Cell[] | undefined;
 }
 
 /** Runs `fnName` of `program` on `args` (by parameter position, or by parameter name). */
@@ -81,7 +84,8 @@ export function evaluate(
     }
   });
   const machine = new Machine(program, options);
-  const result = machine.call(fun, scalars, arrays, fun.lbl);
+  const ret = machine.call(fun, scalars, arrays, fun.lbl);
+  const result = Array.isArray(ret) ? machine.returnedArray(fun, ret) : ret;
   const outputs: Record<string, number[]> = {};
   let ai = 0;
   for (const p of params) {
@@ -178,8 +182,21 @@ class Machine {
     }
   }
 
+  /** A returned array's contents; an element never assigned is an error. */
+  returnedArray(fun: Fun, cells: readonly Cell[]): number[] {
+    const i = cells.indexOf(undefined);
+    if (i >= 0)
+      this.error(fun.lbl, `'${fun.name}' returned an array whose element [${i}] was never assigned`);
+    return cells as number[];
+  }
+
   /** Calls `fun` with scalar arguments and array references, in parameter order. */
-  call(fun: Fun, scalars: readonly number[], arrays: readonly Cell[][], at: number): number | undefined {
+  call(
+    fun: Fun,
+    scalars: readonly number[],
+    arrays: readonly Cell[][],
+    at: number,
+  ): number | Cell[] | undefined {
     if (this.depth >= this.maxDepth) this.error(at, `call depth limit of ${this.maxDepth} exceeded`);
     const frame: Frame = { fun, scalars: new Map(), arrays: new Map(), ret: undefined };
     let si = 0;
@@ -236,15 +253,28 @@ class Machine {
           if (this.eval(f, c.cond) === 0) return false;
           if (this.exec(f, c.body)) return true;
         }
-      case 'return':
+      case 'return': {
         this.tick(c.lbl);
-        f.ret = c.value.kind === 'some' ? this.eval(f, c.value.value) : undefined;
+        const v = c.value.kind === 'some' ? c.value.value : undefined;
+        f.ret =
+          v === undefined
+            ? undefined
+            : v.kind === 'arrayRef'
+              ? [...this.array(f, v.name, v.lbl)]
+              : this.eval(f, v);
         return true;
+      }
       case 'skip':
         return false;
       case 'callCmd':
         this.tick(c.lbl);
         this.invoke(f, c.name, listToArray(c.args), c.lbl);
+        return false;
+      case 'soac':
+        this.soac(f, c);
+        return false;
+      case 'hfused':
+        for (const m of listToArray(c.members)) this.soac(f, m);
         return false;
       default:
         return assertNever(c);
@@ -262,7 +292,137 @@ class Machine {
       this.error(lbl, `index ${i} is out of bounds for array '${name}' of length ${arr.length}`);
   }
 
-  private invoke(f: Frame, name: string, args: readonly Expr[], lbl: number): number | undefined {
+  /** Runs a combinator with its sequential semantics (ast.ts), binding its result in `f`. */
+  private soac(f: Frame, s: Soac): void {
+    this.tick(s.lbl);
+    const folds = s.op !== 'map' && s.op !== 'filter';
+    const params = listToArray(s.fn.params).slice(folds ? 1 : 0);
+    const args = listToArray(s.args);
+    // Each argument: a mapped array, an iota length, or a value passed whole.
+    type Slot =
+      | { readonly tag: 'elems'; readonly cells: Cell[]; readonly name: string }
+      | { readonly tag: 'iota'; readonly len: number }
+      | { readonly tag: 'array'; readonly cells: Cell[] }
+      | { readonly tag: 'scalar'; readonly value: number };
+    const slots: Slot[] = args.map((a, i): Slot => {
+      switch (a.kind) {
+        case 'argArray': {
+          const cells = this.array(f, a.name, a.lbl);
+          return params[i]?.isArray ? { tag: 'array', cells } : { tag: 'elems', cells, name: a.name };
+        }
+        case 'argIota': {
+          const len = this.eval(f, a.len);
+          if (len < 0) this.error(a.lbl, `iota of a negative length (${len})`);
+          return { tag: 'iota', len };
+        }
+        case 'argScalar':
+          return { tag: 'scalar', value: this.eval(f, a.value) };
+        default:
+          return assertNever(a);
+      }
+    });
+    let n = -1;
+    let first = '';
+    for (const sl of slots) {
+      if (sl.tag !== 'elems' && sl.tag !== 'iota') continue;
+      const len = sl.tag === 'elems' ? sl.cells.length : sl.len;
+      const what = sl.tag === 'elems' ? `'${sl.name}'` : 'iota';
+      if (n < 0) {
+        n = len;
+        first = what;
+      } else if (len !== n) {
+        this.error(
+          s.lbl,
+          `'${s.op}' goes over ${first} of length ${n} and ${what} of length ${len}: lengths differ`,
+        );
+      }
+    }
+    if (n < 0) this.error(s.lbl, `internal error: '${s.op}' has no mapped argument`);
+    const scalarsAt = (i: number): { scalars: number[]; arrays: Cell[][] } => {
+      const scalars: number[] = [];
+      const arrays: Cell[][] = [];
+      for (const sl of slots) {
+        switch (sl.tag) {
+          case 'elems': {
+            const v = sl.cells[i];
+            if (v === undefined) this.error(s.lbl, `'${sl.name}[${i}]' is read before it is assigned`);
+            scalars.push(v);
+            break;
+          }
+          case 'iota':
+            scalars.push(i);
+            break;
+          case 'array':
+            arrays.push(sl.cells);
+            break;
+          case 'scalar':
+            scalars.push(sl.value);
+            break;
+        }
+      }
+      return { scalars, arrays };
+    };
+    const ne = s.ne.kind === 'some' ? this.eval(f, s.ne.value) : 0;
+    switch (s.op) {
+      case 'map': {
+        const out: Cell[] = new Array<Cell>(n);
+        for (let i = 0; i < n; i++) {
+          this.tick(s.lbl);
+          const a = scalarsAt(i);
+          out[i] = this.apply(f, s.fn, a.scalars, a.arrays);
+        }
+        f.arrays.set(s.dest, out);
+        return;
+      }
+      case 'filter': {
+        const out: Cell[] = [];
+        for (let i = 0; i < n; i++) {
+          this.tick(s.lbl);
+          const a = scalarsAt(i);
+          if (this.apply(f, s.fn, a.scalars, a.arrays) !== 0) {
+            const kept = slots.find((sl) => sl.tag === 'elems' || sl.tag === 'iota');
+            out.push(kept?.tag === 'elems' ? kept.cells[i] : i);
+          }
+        }
+        f.arrays.set(s.dest, out);
+        return;
+      }
+      case 'reduce':
+      case 'redomap':
+      case 'scan':
+      case 'scanomap': {
+        const scans = s.op === 'scan' || s.op === 'scanomap';
+        const out: Cell[] = scans ? new Array<Cell>(n) : [];
+        let acc = ne;
+        for (let i = 0; i < n; i++) {
+          this.tick(s.lbl);
+          const a = scalarsAt(i);
+          acc = this.apply(f, s.fn, [acc, ...a.scalars], a.arrays);
+          if (scans) out[i] = acc;
+        }
+        if (scans) f.arrays.set(s.dest, out);
+        else f.scalars.set(s.dest, acc);
+        return;
+      }
+      default:
+        this.error(s.lbl, `internal error: unknown combinator '${s.op}'`);
+    }
+  }
+
+  /** Applies a lambda to scalar values and array references (each in parameter order). */
+  private apply(f: Frame, lam: Lam, scalars: readonly number[], arrays: readonly Cell[][]): number {
+    const frame: Frame = { fun: f.fun, scalars: new Map(), arrays: new Map(), ret: undefined };
+    let si = 0;
+    let ai = 0;
+    for (const p of listToArray(lam.params)) {
+      if (p.isArray) frame.arrays.set(p.name, arrays[ai++] as Cell[]);
+      else frame.scalars.set(p.name, scalars[si++] as number);
+    }
+    for (const b of listToArray(lam.binds)) frame.scalars.set(b.name, this.eval(frame, b.rhs));
+    return this.eval(frame, lam.result);
+  }
+
+  private invoke(f: Frame, name: string, args: readonly Expr[], lbl: number): number | Cell[] | undefined {
     const callee = this.funs.get(name);
     if (!callee) return this.error(lbl, `internal error: unknown function '${name}'`);
     const scalars: number[] = [];
@@ -311,6 +471,8 @@ class Machine {
       }
       case 'call': {
         const r = this.invoke(f, e.name, listToArray(e.args), e.lbl);
+        if (Array.isArray(r))
+          return this.error(e.lbl, `internal error: array-returning function '${e.name}' used as a value`);
         if (r === undefined)
           return this.error(e.lbl, `internal error: void function '${e.name}' used as a value`);
         return r;

@@ -20,7 +20,7 @@
 import { createRequire } from 'node:module';
 import { Language, type Node, Parser } from 'web-tree-sitter';
 import type { Option } from '../scf-lang/prelude.js';
-import type { Cmd, Decl, Expr, Fun, Param, Program } from './ast.js';
+import type { Cmd, Decl, Expr, Fun, Lam, Param, Program, Soac, SoacArg } from './ast.js';
 import { codes, type Diagnostic, type Span } from './diagnostics.js';
 import { decimalToFloat32 } from './float.js';
 import { exprType, listFromArray } from './util.js';
@@ -102,6 +102,8 @@ interface FunCtx {
   readonly scopes: Map<string, VarInfo>[];
   readonly locals: { decl: Decl; orig: string }[];
   readonly used: Set<string>;
+  /** Lambdas made so far in this function (numbers their parameters: `x_1`, `x_2`, …). */
+  lams: number;
 }
 
 /** Thrown inside a statement's conversion after its diagnostic is recorded; caught per statement. */
@@ -259,6 +261,14 @@ function convertUnit(ctx: Ctx, root: Node): Program {
         }
         case 'function_definition': {
           const sig = signature(ctx, item);
+          if (COMBINATORS.has(sig.name)) {
+            fail(
+              ctx,
+              item,
+              codes.redefinition,
+              `'${sig.name}' is a built-in combinator and cannot be redefined`,
+            );
+          }
           if (ctx.funs.has(sig.name)) {
             fail(ctx, item, codes.redefinition, `function '${sig.name}' is defined more than once`);
           }
@@ -293,7 +303,13 @@ function convertUnit(ctx: Ctx, root: Node): Program {
 function signature(ctx: Ctx, n: Node): Sig {
   qualifiers(ctx, n, true);
   const ret = typeName(ctx, field(n, 'type'), n);
-  const decl = field(n, 'declarator');
+  let decl = field(n, 'declarator');
+  let returnsArray = false;
+  if (decl?.type === 'pointer_declarator' && field(decl, 'declarator')?.type === 'function_declarator') {
+    if (ret === 'void') fail(ctx, decl, codes.unsupportedType, "functions cannot return 'void*'");
+    returnsArray = true;
+    decl = field(decl, 'declarator');
+  }
   if (decl?.type !== 'function_declarator') {
     return fail(
       ctx,
@@ -331,7 +347,7 @@ function signature(ctx: Ctx, n: Node): Sig {
     seen.add(d.text);
     params.push({ kind: 'param', name: d.text, ty, isArray, isConst, lbl: label(ctx, p) });
   }
-  return { name: nameNode.text, ret, params };
+  return { name: nameNode.text, ret: returnsArray ? `${ret}[]` : ret, params };
 }
 
 function convertFun(ctx: Ctx, n: Node, sig: Sig): Fun | undefined {
@@ -341,6 +357,7 @@ function convertFun(ctx: Ctx, n: Node, sig: Sig): Fun | undefined {
     scopes: [new Map()],
     locals: [],
     used: new Set([...ctx.funs.keys()]),
+    lams: 0,
   };
   for (const p of sig.params) {
     fx.scopes[0]?.set(p.name, { name: p.name, ty: p.ty, isArray: p.isArray, isConst: p.isConst, size: -1 });
@@ -500,7 +517,15 @@ function stmtInner(fx: FunCtx, n: Node, out: Cmd[]): void {
       }
       if (ret === 'void')
         fail(ctx, n, codes.badReturn, `void function '${fx.sig.name}' cannot return a value`);
-      const value = convert(ctx, e, expr(fx, e), ret);
+      if (ret.endsWith('[]')) {
+        out.push({
+          kind: 'return',
+          value: some(returnedArray(fx, e, ret.slice(0, -2), out)),
+          lbl: label(ctx, n),
+        });
+        return;
+      }
+      const value = convert(ctx, e, combinatorOf(e) ? scalarSoac(fx, e, out) : expr(fx, e), ret);
       out.push({ kind: 'return', value: some(value), lbl: label(ctx, n) });
       return;
     }
@@ -547,6 +572,11 @@ function declaration(fx: FunCtx, n: Node, out: Cmd[]): void {
     if (target.type === 'identifier') {
       if (value?.type === 'initializer_list')
         fail(ctx, value, codes.typeError, 'a scalar cannot have a {...} initializer');
+      if (value && combinatorOf(value)) {
+        const v = declare(fx, target, ty, -1, isConst, d);
+        soacInto(fx, value, out, { name: v.name, ty: v.ty, node: target });
+        continue;
+      }
       // As in C, the new variable is in scope in its own initializer (`int x = x;` reads the new x).
       const v = declare(fx, target, ty, -1, isConst, d);
       const rhs = value ? expr(fx, value) : undefined;
@@ -560,6 +590,20 @@ function declaration(fx: FunCtx, n: Node, out: Cmd[]): void {
         fail(ctx, target, codes.unsupported, 'only one-dimensional arrays are supported');
       }
       const sizeNode = field(target, 'size');
+      if (value && !sizeNode && combinatorOf(value)) {
+        const r = arraySoac(fx, value, out, inner.text);
+        if (r.ty !== ty) {
+          fail(
+            ctx,
+            value,
+            codes.badCombinator,
+            `'${combinatorOf(value)}' gives an array of ${r.ty}, not of ${ty}`,
+          );
+        }
+        declareDynamic(fx, inner, ty, r.soac);
+        out.push(r.soac);
+        continue;
+      }
       const items = value ? arrayInitializer(fx, value) : undefined;
       let size: number;
       if (sizeNode) {
@@ -676,6 +720,11 @@ function update(fx: FunCtx, n: Node, left: Node, op: string | undefined, right: 
       return fail(ctx, left, codes.notAssignable, `cannot assign to array '${left.text}' as a whole`);
     if (v.isConst)
       return fail(ctx, left, codes.notAssignable, `cannot assign to read-only variable '${left.text}'`);
+    if (op === undefined && right && combinatorOf(right)) {
+      const before: Cmd[] = [];
+      soacInto(fx, right, before, { name: v.name, ty: v.ty, node: left });
+      return seqOf(ctx, n, before);
+    }
     const rhs = rhsOf(() => ({ kind: 'var', name: v.name, ty: v.ty, lbl: label(ctx, left) }), v.ty);
     return { kind: 'assign', name: v.name, rhs, lbl: label(ctx, n) };
   }
@@ -740,8 +789,17 @@ function callParts(fx: FunCtx, n: Node): { name: string; args: Expr[]; sig: Sig 
   const fn = field(n, 'function');
   if (fn?.type !== 'identifier')
     return fail(ctx, fn ?? n, codes.badCall, 'only named functions can be called');
+  if (COMBINATORS.has(fn.text))
+    return fail(ctx, n, codes.badCombinator, `combinator '${fn.text}' cannot be used as a statement`);
   const sig = ctx.funs.get(fn.text);
   if (!sig) return fail(ctx, fn, codes.undeclared, `function '${fn.text}' is not defined in this file`);
+  if (sig.ret.endsWith('[]'))
+    return fail(
+      ctx,
+      n,
+      codes.badCall,
+      `'${sig.name}' returns an array; only the entry function may return one`,
+    );
   const argList = field(n, 'arguments');
   const argNodes = argList ? named(argList) : [];
   if (argNodes.length !== sig.params.length) {
@@ -843,7 +901,23 @@ function expr(fx: FunCtx, n: Node): Expr {
       };
     }
     case 'call_expression': {
+      const comb = combinatorOf(n);
+      if (comb) {
+        return fail(
+          ctx,
+          n,
+          codes.badCombinator,
+          `'${comb}' must be the whole initializer or right-hand side of a declaration or assignment, a return value, or an argument of another combinator`,
+        );
+      }
       const { name, args, sig } = callParts(fx, n);
+      if (sig.ret.endsWith('[]'))
+        return fail(
+          ctx,
+          n,
+          codes.badCall,
+          `'${name}' returns an array; only the entry function may return one`,
+        );
       if (sig.ret === 'void') return fail(ctx, n, codes.badCall, `void function '${name}' used as a value`);
       return { kind: 'call', name, args: listFromArray(args), ty: sig.ret, lbl: label(ctx, n) };
     }
@@ -966,4 +1040,428 @@ function unary(ctx: Ctx, n: Node, op: string, a0: Expr): Expr {
     default:
       return fail(ctx, n, codes.unsupported, `operator '${op}' is not supported`);
   }
+}
+
+// ---- combinators ---------------------------------------------------------------------------------
+//
+// `T ys[] = map(f, a, …)`, `T s = reduce(op, ne, xs)` (or `s = …`), `return …` and combinator
+// arguments of combinators become `soac` commands (ast.ts states their invariants). Arguments are
+// matched to the function's parameters by type: an array for a scalar parameter is mapped over, an
+// array for an array parameter (which must be const: combinator functions may not write arrays) and
+// a scalar are passed whole. Non-atomic scalar arguments and nested combinators are first computed
+// into fresh temporaries, so a combinator's scalar operands are variables or literals.
+
+const COMBINATORS = new Set(['map', 'reduce', 'scan', 'filter', 'iota', 'redomap', 'scanomap']);
+const ARRAY_RESULT = new Set(['map', 'scan', 'filter', 'iota', 'scanomap']);
+const TEMP_NAMES: Record<string, string> = {
+  map: 'mapped',
+  filter: 'kept',
+  scan: 'scanned',
+  scanomap: 'scanned',
+  reduce: 'reduced',
+  redomap: 'reduced',
+  iota: 'idx',
+};
+
+/** The combinator a call node names, if it is a combinator call. */
+function combinatorOf(n: Node): string | undefined {
+  if (n.type === 'parenthesized_expression') {
+    const inner = named(n)[0];
+    return inner ? combinatorOf(inner) : undefined;
+  }
+  if (n.type !== 'call_expression') return undefined;
+  const fn = field(n, 'function');
+  return fn?.type === 'identifier' && COMBINATORS.has(fn.text) ? fn.text : undefined;
+}
+
+function unparen(n: Node): Node {
+  while (n.type === 'parenthesized_expression') {
+    const inner = named(n)[0];
+    if (!inner) break;
+    n = inner;
+  }
+  return n;
+}
+
+/** A fresh name for a temporary (unique in the function). */
+function freshName(fx: FunCtx, base: string): string {
+  let name = base;
+  for (let k = 1; fx.used.has(name); k++) name = `${base}_${k}`;
+  fx.used.add(name);
+  return name;
+}
+
+/** A fresh scalar local holding `e` (assigned in `out`), unless `e` is already an atom. */
+function atom(fx: FunCtx, n: Node, e: Expr, out: Cmd[]): Expr {
+  if (e.kind === 'var' || e.kind === 'intLit' || e.kind === 'floatLit' || e.kind === 'boolLit') return e;
+  const ctx = fx.ctx;
+  const ty = exprType(e);
+  const name = freshName(fx, 'tmp');
+  fx.locals.push({ decl: { kind: 'decl', name, ty, size: NONE, lbl: label(ctx, n) }, orig: name });
+  out.push({ kind: 'assign', name, rhs: e, lbl: label(ctx, n) });
+  return { kind: 'var', name, ty, lbl: label(ctx, n) };
+}
+
+/** Puts a combinator's array result in scope: read-only, not a hoisted local (the soac defines it). */
+function declareDynamic(fx: FunCtx, nameNode: Node, ty: string, soac: { dest: string }): void {
+  const scope = fx.scopes[fx.scopes.length - 1] as Map<string, VarInfo>;
+  if (scope.has(nameNode.text)) {
+    fail(fx.ctx, nameNode, codes.redefinition, `'${nameNode.text}' is already declared in this scope`);
+  }
+  scope.set(nameNode.text, { name: soac.dest, ty, isArray: true, isConst: true, size: -2 });
+}
+
+/** `return e;` in a function returning an array of `ty`: an array variable, or a combinator. */
+function returnedArray(fx: FunCtx, n: Node, ty: string, out: Cmd[]): Expr {
+  const ctx = fx.ctx;
+  const e = unparen(n);
+  let name: string;
+  let elemTy: string;
+  if (combinatorOf(e)) {
+    const r = arraySoac(fx, e, out);
+    out.push(r.soac);
+    name = r.soac.dest;
+    elemTy = r.ty;
+  } else {
+    const v = e.type === 'identifier' ? lookup(fx, e.text) : undefined;
+    if (!v?.isArray) return fail(ctx, n, codes.badReturn, `'${fx.sig.name}' must return an array of ${ty}`);
+    name = v.name;
+    elemTy = v.ty;
+  }
+  if (elemTy !== ty) {
+    fail(ctx, n, codes.badReturn, `'${fx.sig.name}' returns an array of ${ty}, not of ${elemTy}`);
+  }
+  return { kind: 'arrayRef', name, ty, lbl: label(ctx, n) };
+}
+
+/** A combinator giving a scalar (reduce/redomap) computed into a fresh temporary; its variable. */
+function scalarSoac(fx: FunCtx, n: Node, out: Cmd[]): Expr {
+  const ctx = fx.ctx;
+  const comb = combinatorOf(n) as string;
+  if (ARRAY_RESULT.has(comb)) {
+    return fail(ctx, n, codes.badCombinator, `'${comb}' gives an array, not a ${fx.sig.ret}`);
+  }
+  const r = soacCmd(fx, unparen(n), out, undefined);
+  fx.locals.push({
+    decl: { kind: 'decl', name: r.dest, ty: r.ty, size: NONE, lbl: label(ctx, n) },
+    orig: r.dest,
+  });
+  out.push(r);
+  return { kind: 'var', name: r.dest, ty: r.ty, lbl: label(ctx, n) };
+}
+
+/** A reduce/redomap into the scalar variable `dest` (of type `dest.ty`, which must be the result's). */
+function soacInto(fx: FunCtx, n: Node, out: Cmd[], dest: { name: string; ty: string; node: Node }): void {
+  const ctx = fx.ctx;
+  const comb = combinatorOf(n) as string;
+  if (ARRAY_RESULT.has(comb)) {
+    fail(
+      ctx,
+      n,
+      codes.badCombinator,
+      `'${comb}' gives an array; declare it as '${dest.ty} ${dest.node.text}[]'`,
+    );
+  }
+  const r = soacCmd(fx, unparen(n), out, dest.name);
+  if (r.ty !== dest.ty) {
+    fail(
+      ctx,
+      n,
+      codes.badCombinator,
+      `'${comb}' gives ${articleOf(r.ty)}, but '${dest.node.text}' is ${articleOf(dest.ty)}`,
+    );
+  }
+  out.push(r);
+}
+
+/** A combinator giving an array, with a fresh destination name; the caller declares and emits it. */
+function arraySoac(fx: FunCtx, n: Node, out: Cmd[], dest?: string): { soac: Soac; ty: string } {
+  const comb = combinatorOf(n) as string;
+  if (!ARRAY_RESULT.has(comb)) {
+    fail(fx.ctx, n, codes.badCombinator, `'${comb}' gives a scalar, not an array`);
+  }
+  const soac = soacCmd(fx, unparen(n), out, dest === undefined ? undefined : freshName(fx, dest));
+  return { soac, ty: soac.ty };
+}
+
+function articleOf(ty: string): string {
+  return ty === 'int' ? 'an int' : `a ${ty}`;
+}
+
+/** The function a combinator's function argument names. */
+function soacFunction(fx: FunCtx, n: Node | undefined, owner: Node, comb: string, what: string): Sig {
+  const ctx = fx.ctx;
+  if (!n) return fail(ctx, owner, codes.badCombinator, `'${comb}' needs ${what}`);
+  const e = unparen(n);
+  if (e.type !== 'identifier' || !ctx.funs.has(e.text)) {
+    return fail(
+      ctx,
+      n,
+      codes.badCombinator,
+      `${what} of '${comb}' must be the name of a function of this file`,
+    );
+  }
+  const sig = ctx.funs.get(e.text) as Sig;
+  if (sig.ret === 'void' || sig.ret.endsWith('[]')) {
+    fail(ctx, n, codes.badCombinator, `'${sig.name}' must return a scalar to be used by '${comb}'`);
+  }
+  return sig;
+}
+
+/**
+ * The lambda `(p…) => f(p…)` for a function. Parameters are named `p_k` for the k-th lambda of the
+ * host function, so names are unique across its lambdas and do not depend on labels (printing and
+ * parsing again gives the same names); names fusion makes never end in `_digits`.
+ */
+function lamOf(fx: FunCtx, n: Node, sig: Sig): Lam {
+  const ctx = fx.ctx;
+  const k = ++fx.lams;
+  const params: Param[] = sig.params.map((p) => {
+    const lbl = label(ctx, n);
+    return { kind: 'param', name: `${p.name}_${k}`, ty: p.ty, isArray: p.isArray, isConst: true, lbl };
+  });
+  const args: Expr[] = params.map((p) =>
+    p.isArray
+      ? { kind: 'arrayRef', name: p.name, ty: p.ty, lbl: label(ctx, n) }
+      : { kind: 'var', name: p.name, ty: p.ty, lbl: label(ctx, n) },
+  );
+  const result: Expr = {
+    kind: 'call',
+    name: sig.name,
+    args: listFromArray(args),
+    ty: sig.ret,
+    lbl: label(ctx, n),
+  };
+  return {
+    kind: 'lam',
+    params: listFromArray(params),
+    binds: { kind: 'nil' },
+    result,
+    ret: sig.ret,
+    lbl: label(ctx, n),
+  };
+}
+
+/** The identity lambda over int (`iota`'s function). */
+function identityLam(fx: FunCtx, n: Node): Lam {
+  const ctx = fx.ctx;
+  const lbl = label(ctx, n);
+  const name = `i_${++fx.lams}`;
+  const param: Param = { kind: 'param', name, ty: 'int', isArray: false, isConst: true, lbl };
+  const result: Expr = { kind: 'var', name, ty: 'int', lbl: label(ctx, n) };
+  return {
+    kind: 'lam',
+    params: listFromArray([param]),
+    binds: { kind: 'nil' },
+    result,
+    ret: 'int',
+    lbl: label(ctx, n),
+  };
+}
+
+/** Arguments matched to `params` (see the section comment); computes nested combinators first. */
+function soacArgs(
+  fx: FunCtx,
+  comb: string,
+  fname: string,
+  params: readonly Param[],
+  nodes: readonly Node[],
+  owner: Node,
+  out: Cmd[],
+): { args: SoacArg[]; mapped: SoacArg[] } {
+  const ctx = fx.ctx;
+  if (nodes.length !== params.length) {
+    fail(
+      ctx,
+      owner,
+      codes.badCombinator,
+      `'${comb}' passes ${params.length} argument(s) to '${fname}', ${nodes.length} given`,
+    );
+  }
+  const args: SoacArg[] = [];
+  const mapped: SoacArg[] = [];
+  nodes.forEach((raw, i) => {
+    const p = params[i] as Param;
+    const a = unparen(raw);
+    const where = `argument ${i + 1} of '${comb}' (parameter '${p.name}' of '${fname}')`;
+    const inner = combinatorOf(a);
+    if (inner === 'iota' && !p.isArray) {
+      if (p.ty !== 'int')
+        fail(ctx, a, codes.badCombinator, `${where} is ${articleOf(p.ty)}; iota gives ints`);
+      const lenNodes = iotaArgs(fx, a);
+      const arg: SoacArg = {
+        kind: 'argIota',
+        len: atom(fx, lenNodes, intOperand(fx, lenNodes), out),
+        lbl: label(ctx, a),
+      };
+      args.push(arg);
+      mapped.push(arg);
+      return;
+    }
+    let arrayName: string | undefined;
+    let arrayTy = '';
+    if (inner) {
+      const r = arraySoac(fx, a, out);
+      out.push(r.soac);
+      arrayName = r.soac.dest;
+      arrayTy = r.ty;
+    } else if (a.type === 'identifier') {
+      const v = lookup(fx, a.text);
+      if (v?.isArray) {
+        arrayName = v.name;
+        arrayTy = v.ty;
+      }
+    }
+    if (arrayName !== undefined) {
+      if (arrayTy !== p.ty) {
+        fail(
+          ctx,
+          a,
+          codes.badCombinator,
+          `${where} needs ${p.isArray ? 'an array of ' : 'elements of type '}${p.ty}, not ${arrayTy}`,
+        );
+      }
+      if (p.isArray && !p.isConst) {
+        fail(
+          ctx,
+          a,
+          codes.badCombinator,
+          `parameter '${p.name}' of '${fname}' must be 'const': functions given to combinators cannot write arrays`,
+        );
+      }
+      const arg: SoacArg = { kind: 'argArray', name: arrayName, ty: arrayTy, lbl: label(ctx, a) };
+      args.push(arg);
+      if (!p.isArray) mapped.push(arg);
+      return;
+    }
+    if (p.isArray) fail(ctx, a, codes.badCombinator, `${where} must be an array of ${p.ty}`);
+    const value = atom(fx, a, convert(ctx, a, expr(fx, a), p.ty), out);
+    args.push({ kind: 'argScalar', value, lbl: label(ctx, a) });
+  });
+  return { args, mapped };
+}
+
+function iotaArgs(fx: FunCtx, n: Node): Node {
+  const argNodes = named(field(n, 'arguments') ?? n);
+  const len = argNodes[0];
+  if (argNodes.length !== 1 || !len)
+    return fail(fx.ctx, n, codes.badCombinator, "'iota' takes one argument, the length");
+  return len;
+}
+
+function intOperand(fx: FunCtx, n: Node): Expr {
+  const e = expr(fx, n);
+  const ty = exprType(e);
+  if (ty === 'float') fail(fx.ctx, n, codes.badCombinator, "iota's length must be an int");
+  return convert(fx.ctx, n, e, 'int');
+}
+
+/** The accumulator's type of a binary operator or fold (its first parameter, equal to its result). */
+function accumulator(fx: FunCtx, n: Node, sig: Sig, comb: string, binary: boolean): string {
+  const ctx = fx.ctx;
+  const p0 = sig.params[0];
+  if (
+    !p0 ||
+    p0.isArray ||
+    p0.ty !== sig.ret ||
+    (binary && (sig.params.length !== 2 || sig.params[1]?.isArray || sig.params[1]?.ty !== sig.ret))
+  ) {
+    fail(
+      ctx,
+      n,
+      codes.badCombinator,
+      binary
+        ? `the operator of '${comb}' must take two values of its result type (${sig.ret} ${sig.name}(${sig.ret}, ${sig.ret}))`
+        : `the fold function of '${comb}' must take the accumulator (of its result type ${sig.ret}) first`,
+    );
+  }
+  return sig.ret;
+}
+
+/** Builds the `soac` command for call node `n` (unparenthesized); nested work goes to `out` first. */
+function soacCmd(fx: FunCtx, n: Node, out: Cmd[], dest: string | undefined): Soac {
+  const ctx = fx.ctx;
+  const comb = combinatorOf(n) as string;
+  const argNodes = named(field(n, 'arguments') ?? n);
+  const destName = dest ?? freshName(fx, TEMP_NAMES[comb] ?? 'tmp');
+  const none = NONE;
+  const needMapped = (mapped: SoacArg[]) => {
+    if (mapped.length === 0)
+      fail(ctx, n, codes.badCombinator, `'${comb}' needs at least one array to go over`);
+  };
+  switch (comb) {
+    case 'iota': {
+      const len = iotaArgs(fx, n);
+      const lenAtom = atom(fx, len, intOperand(fx, len), out);
+      const arg: SoacArg = { kind: 'argIota', len: lenAtom, lbl: label(ctx, n) };
+      return soacNode(ctx, n, 'map', destName, 'int', identityLam(fx, n), none, none, [arg]);
+    }
+    case 'map':
+    case 'filter': {
+      const sig = soacFunction(fx, argNodes[0], n, comb, 'the function');
+      const { args, mapped } = soacArgs(fx, comb, sig.name, sig.params, argNodes.slice(1), n, out);
+      needMapped(mapped);
+      let ty = sig.ret;
+      if (comb === 'filter') {
+        if (mapped.length !== 1) {
+          fail(
+            ctx,
+            n,
+            codes.badCombinator,
+            `'filter' keeps elements of one array; '${sig.name}' is given ${mapped.length} mapped arrays`,
+          );
+        }
+        const m = mapped[0] as SoacArg;
+        ty = m.kind === 'argArray' ? m.ty : 'int';
+      }
+      return soacNode(ctx, n, comb, destName, ty, lamOf(fx, n, sig), none, none, args);
+    }
+    case 'reduce':
+    case 'scan': {
+      const sig = soacFunction(fx, argNodes[0], n, comb, 'the operator');
+      const ty = accumulator(fx, argNodes[0] ?? n, sig, comb, true);
+      const neNode = argNodes[1];
+      if (!neNode) return fail(ctx, n, codes.badCombinator, `'${comb}' needs a neutral element`);
+      const ne = atom(fx, neNode, convert(ctx, neNode, expr(fx, neNode), ty), out);
+      const { args, mapped } = soacArgs(fx, comb, sig.name, sig.params.slice(1), argNodes.slice(2), n, out);
+      needMapped(mapped);
+      return soacNode(ctx, n, comb, destName, ty, lamOf(fx, n, sig), none, some(ne), args);
+    }
+    case 'redomap':
+    case 'scanomap': {
+      const op = soacFunction(fx, argNodes[0], n, comb, 'the combine operator');
+      const ty = accumulator(fx, argNodes[0] ?? n, op, comb, true);
+      const g = soacFunction(fx, argNodes[1], n, comb, 'the fold function');
+      const gty = accumulator(fx, argNodes[1] ?? n, g, comb, false);
+      if (gty !== ty)
+        fail(
+          ctx,
+          argNodes[1] ?? n,
+          codes.badCombinator,
+          `the fold function of '${comb}' must give ${ty}, like its operator`,
+        );
+      const neNode = argNodes[2];
+      if (!neNode) return fail(ctx, n, codes.badCombinator, `'${comb}' needs a neutral element`);
+      const ne = atom(fx, neNode, convert(ctx, neNode, expr(fx, neNode), ty), out);
+      const { args, mapped } = soacArgs(fx, comb, g.name, g.params.slice(1), argNodes.slice(3), n, out);
+      needMapped(mapped);
+      return soacNode(ctx, n, comb, destName, ty, lamOf(fx, n, g), some(lamOf(fx, n, op)), some(ne), args);
+    }
+    default:
+      return unsupported(ctx, n);
+  }
+}
+
+function soacNode(
+  ctx: Ctx,
+  n: Node,
+  op: string,
+  dest: string,
+  ty: string,
+  fn: Lam,
+  comb: Option<Lam>,
+  ne: Option<Expr>,
+  args: SoacArg[],
+): Soac {
+  return { kind: 'soac', op, dest, ty, fn, comb, ne, args: listFromArray(args), lbl: label(ctx, n) };
 }

@@ -9,13 +9,16 @@
  * Values the parser never produces (NaN, infinities, INT_MIN) are printed as constant expressions.
  */
 import { hasCall } from './expr-info.js';
-import type { Cmd, Expr, Fun, Program } from './ast.js';
+import type { Bind, Cmd, Decl, Expr, Fun, Lam, Program, Soac, SoacArg } from './ast.js';
 import { formatFloat32Magnitude } from './float.js';
-import { assertNever, listToArray } from './util.js';
+import { assertNever, listFromArray, listToArray } from './util.js';
 import { equalModuloLabels } from './walk.js';
 
 export function printProgram(program: Program): string {
-  const funs = listToArray(program);
+  const funs = listToArray(program).flatMap((f) => {
+    const { helpers, fun } = liftLambdas(f);
+    return [...helpers, fun];
+  });
   const defined = new Set<string>();
   let forward = false;
   for (const f of funs) {
@@ -33,10 +36,20 @@ function header(f: Fun): string {
   const params = listToArray(f.params).map(
     (p) => `${p.isConst ? 'const ' : ''}${p.ty} ${p.name}${p.isArray ? '[]' : ''}`,
   );
-  return `${f.ret} ${f.name}(${params.length ? params.join(', ') : 'void'})`;
+  const ret = f.ret.endsWith('[]') ? `${f.ret.slice(0, -2)} *` : `${f.ret} `;
+  return `${ret}${f.name}(${params.length ? params.join(', ') : 'void'})`;
 }
 
+/**
+ * A function's printed text. Lambdas that are not just a named function (those fusion composed)
+ * are printed first as helper functions `F_fusedK`, so the text is C that `parseKernel` accepts.
+ */
 export function printFun(f: Fun): string {
+  const { helpers, fun } = liftLambdas(f);
+  return [...helpers, fun].map(printOneFun).join('\n\n');
+}
+
+function printOneFun(f: Fun): string {
   const lines: string[] = [`${header(f)} {`];
   for (const d of listToArray(f.locals)) {
     lines.push(`  ${d.ty} ${d.name}${d.size.kind === 'some' ? `[${d.size.value}]` : ''};`);
@@ -118,9 +131,23 @@ function calledNames(c: Cmd): string[] {
         out.push(c.name);
         for (const a of listToArray(c.args)) ex(a);
         return;
+      case 'soac':
+        soac(c);
+        return;
+      case 'hfused':
+        for (const m of listToArray(c.members)) soac(m);
+        return;
       default:
         assertNever(c);
     }
+  };
+  const lam = (l: Lam): void => {
+    for (const b of listToArray(l.binds)) ex(b.rhs);
+    ex(l.result);
+  };
+  const soac = (s: Soac): void => {
+    lam(s.fn);
+    if (s.comb.kind === 'some') lam(s.comb.value);
   };
   go(c);
   return out;
@@ -224,9 +251,168 @@ function printOne(c: Cmd, indent: number, lines: string[]): void {
     case 'return':
       lines.push(c.value.kind === 'some' ? `${p}return ${expr(c.value.value, 0)};` : `${p}return;`);
       return;
+    case 'soac':
+      lines.push(`${p}${soacText(c)};`);
+      return;
+    case 'hfused':
+      lines.push(`${p}/* horizontally fused: one loop over all of these */`);
+      for (const m of listToArray(c.members)) lines.push(`${p}${soacText(m)};`);
+      lines.push(`${p}/* end of the fused loop */`);
+      return;
     default:
       assertNever(c);
   }
+}
+
+// ---- combinators ---------------------------------------------------------------------------------
+
+const ARRAY_RESULT = new Set(['map', 'scan', 'filter', 'scanomap']);
+
+/** The function a lambda stands for: the named function it only calls (lifted lambdas are so). */
+function lamName(l: Lam): string {
+  if (l.binds.kind === 'nil' && l.result.kind === 'call') return l.result.name;
+  throw new Error('internal error: printing a lambda that was not lifted');
+}
+
+/** Whether a lambda is `(p…) => f(p…)`, printable as `f`. */
+function isNamed(l: Lam): boolean {
+  if (l.binds.kind !== 'nil' || l.result.kind !== 'call') return false;
+  const params = listToArray(l.params);
+  const args = listToArray(l.result.args);
+  return (
+    params.length === args.length &&
+    params.every((p, i) => {
+      const a = args[i] as Expr;
+      return (
+        (a.kind === 'var' || a.kind === 'arrayRef') &&
+        a.name === p.name &&
+        (a.kind === 'arrayRef') === p.isArray
+      );
+    })
+  );
+}
+
+/** Whether a soac is `iota(n)`: a map of the identity over one iota argument. */
+function isIota(s: Soac): boolean {
+  const p = s.fn.params;
+  return (
+    s.op === 'map' &&
+    s.args.kind === 'cons' &&
+    s.args.tail.kind === 'nil' &&
+    s.args.head.kind === 'argIota' &&
+    p.kind === 'cons' &&
+    p.tail.kind === 'nil' &&
+    s.fn.binds.kind === 'nil' &&
+    s.fn.result.kind === 'var' &&
+    s.fn.result.name === p.head.name
+  );
+}
+
+function argText(a: SoacArg): string {
+  switch (a.kind) {
+    case 'argArray':
+      return a.name;
+    case 'argIota':
+      return `iota(${expr(a.len, 0)})`;
+    case 'argScalar':
+      return expr(a.value, 2);
+    default:
+      return assertNever(a);
+  }
+}
+
+function soacText(s: Soac): string {
+  const target = ARRAY_RESULT.has(s.op) || isIota(s) ? `${s.ty} ${s.dest}[]` : s.dest;
+  if (isIota(s)) return `${target} = ${argText(s.args.kind === 'cons' ? s.args.head : (undefined as never))}`;
+  const operands: string[] = [];
+  if (s.comb.kind === 'some') operands.push(lamName(s.comb.value));
+  operands.push(lamName(s.fn));
+  if (s.ne.kind === 'some') operands.push(expr(s.ne.value, 2));
+  for (const a of listToArray(s.args)) operands.push(argText(a));
+  return `${target} = ${s.op}(${operands.join(', ')})`;
+}
+
+/**
+ * `f` with every lambda that is not a named function replaced by a call of a new helper function
+ * (named `F_fusedK`, K counting from 1 in order of appearance), and those helpers.
+ */
+export function liftLambdas(f: Fun): { helpers: Fun[]; fun: Fun } {
+  const helpers: Fun[] = [];
+  const lift = (l: Lam): Lam => {
+    if (
+      isNamed(l) ||
+      (l.binds.kind === 'nil' &&
+        l.result.kind === 'var' &&
+        l.params.kind === 'cons' &&
+        l.params.tail.kind === 'nil')
+    )
+      return l;
+    const name = `${f.name}_fused${helpers.length + 1}`;
+    const binds = listToArray(l.binds);
+    const locals: Decl[] = binds.map((b: Bind) => ({
+      kind: 'decl',
+      name: b.name,
+      ty: b.ty,
+      size: { kind: 'none' },
+      lbl: b.lbl,
+    }));
+    const cmds: Cmd[] = [
+      ...binds.map((b): Cmd => ({ kind: 'assign', name: b.name, rhs: b.rhs, lbl: b.lbl })),
+      { kind: 'return', value: { kind: 'some', value: l.result }, lbl: l.lbl },
+    ];
+    let body = cmds[cmds.length - 1] as Cmd;
+    for (let i = cmds.length - 2; i >= 0; i--)
+      body = { kind: 'seq', first: cmds[i] as Cmd, second: body, lbl: l.lbl };
+    helpers.push({
+      kind: 'fun',
+      name,
+      ret: l.ret,
+      params: l.params,
+      locals: listFromArray(locals),
+      body,
+      lbl: l.lbl,
+    });
+    const args = listToArray(l.params).map(
+      (p): Expr =>
+        p.isArray
+          ? { kind: 'arrayRef', name: p.name, ty: p.ty, lbl: l.lbl }
+          : { kind: 'var', name: p.name, ty: p.ty, lbl: l.lbl },
+    );
+    return {
+      ...l,
+      binds: { kind: 'nil' },
+      result: { kind: 'call', name, args: listFromArray(args), ty: l.ret, lbl: l.lbl },
+    };
+  };
+  const soac = (s: Soac): Soac => ({
+    ...s,
+    fn: isIota(s) ? s.fn : lift(s.fn),
+    comb: s.comb.kind === 'some' ? { kind: 'some', value: lift(s.comb.value) } : s.comb,
+  });
+  const cmd = (c: Cmd): Cmd => {
+    switch (c.kind) {
+      case 'seq':
+        return { ...c, first: cmd(c.first), second: cmd(c.second) };
+      case 'if':
+        return { ...c, thenCmd: cmd(c.thenCmd), elseCmd: cmd(c.elseCmd) };
+      case 'while':
+        return { ...c, body: cmd(c.body) };
+      case 'soac':
+        return soac(c);
+      case 'hfused':
+        return { ...c, members: listFromArray(listToArray(c.members).map(soac)) };
+      case 'assign':
+      case 'store':
+      case 'return':
+      case 'skip':
+      case 'callCmd':
+        return c;
+      default:
+        return assertNever(c);
+    }
+  };
+  const fun = { ...f, body: cmd(f.body) };
+  return { helpers, fun };
 }
 
 const COMPOUND = new Set(['+', '-', '*', '/', '%', '&', '|', '^', '<<', '>>']);
@@ -272,6 +458,8 @@ function simple(c: Cmd): string {
     case 'while':
     case 'return':
     case 'skip':
+    case 'soac':
+    case 'hfused':
       throw new Error(`internal error: '${c.kind}' is not a simple command`);
     default:
       return assertNever(c);

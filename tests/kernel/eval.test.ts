@@ -20,7 +20,9 @@ function run(src: string, args: readonly ArgValue[] | Record<string, ArgValue>, 
 }
 
 function value(src: string, ...args: ArgValue[]): number | undefined {
-  return run(src, args).result;
+  const r = run(src, args).result;
+  if (Array.isArray(r)) throw new Error('expected a scalar result');
+  return r;
 }
 
 function runtimeError(src: string, args: readonly ArgValue[], fuel?: number): string {

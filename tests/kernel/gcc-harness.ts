@@ -39,9 +39,9 @@ function cScalar(x: number | boolean, ty: string): string {
 
 /** The lines a case prints: `R value` (or `R void`), then `O name e0 e1 ...` per non-const array. */
 export function expectedLines(c: GccCase, r: EvalResult): string[] {
-  const lines = [
-    r.result === undefined ? 'R void' : `R ${c.fun.ret === 'float' ? floatText(r.result) : r.result}`,
-  ];
+  const res = r.result;
+  if (Array.isArray(res)) throw new Error('the gcc harness covers scalar results only');
+  const lines = [res === undefined ? 'R void' : `R ${c.fun.ret === 'float' ? floatText(res) : res}`];
   for (const p of listToArray(c.fun.params)) {
     if (!p.isArray || p.isConst) continue;
     const arr = r.outputs[p.name] ?? [];
