@@ -1,0 +1,70 @@
+/**
+ * The combinator structure of a function, as Futhark's tests state it (`structure { … }`): how
+ * many combinators of each kind its body contains. `iota` counts a standalone `iota(n)` (a map of
+ * the identity over an iota argument); an iota argument of another combinator is not counted.
+ * A horizontally fused group counts once under 'hfused' and its members under their own kinds;
+ * `loops` is the number of data-parallel loops (kernels) the function runs: one per soac outside
+ * a group plus one per group.
+ */
+import type { Cmd, Fun, Soac } from './ast.js';
+import { assertNever, listToArray } from './util.js';
+
+export type Structure = Readonly<Record<string, number>> & { readonly loops: number };
+
+export function soacKind(s: Soac): string {
+  const p = s.fn.params;
+  const identity =
+    s.op === 'map' &&
+    p.kind === 'cons' &&
+    p.tail.kind === 'nil' &&
+    s.fn.binds.kind === 'nil' &&
+    s.fn.result.kind === 'var' &&
+    s.fn.result.name === p.head.name &&
+    s.args.kind === 'cons' &&
+    s.args.tail.kind === 'nil' &&
+    s.args.head.kind === 'argIota';
+  return identity ? 'iota' : s.op;
+}
+
+/** Counts of each combinator kind in `f`'s body (kinds absent from the body are absent). */
+export function soacStructure(f: Fun): Structure {
+  const counts: Record<string, number> = {};
+  let loops = 0;
+  const bump = (k: string): void => {
+    counts[k] = (counts[k] ?? 0) + 1;
+  };
+  const go = (c: Cmd): void => {
+    switch (c.kind) {
+      case 'seq':
+        go(c.first);
+        go(c.second);
+        return;
+      case 'if':
+        go(c.thenCmd);
+        go(c.elseCmd);
+        return;
+      case 'while':
+        go(c.body);
+        return;
+      case 'soac':
+        bump(soacKind(c));
+        loops++;
+        return;
+      case 'hfused':
+        bump('hfused');
+        loops++;
+        for (const m of listToArray(c.members)) bump(soacKind(m));
+        return;
+      case 'assign':
+      case 'store':
+      case 'return':
+      case 'skip':
+      case 'callCmd':
+        return;
+      default:
+        assertNever(c);
+    }
+  };
+  go(f.body);
+  return { ...counts, loops };
+}
