@@ -1218,7 +1218,7 @@ function lamOf(fx: FunCtx, n: Node, sig: Sig): Lam {
   const k = ++fx.lams;
   const params: Param[] = sig.params.map((p) => {
     const lbl = label(ctx, n);
-    return { kind: 'param', name: `${p.name}_${k}`, ty: p.ty, isArray: p.isArray, isConst: true, lbl };
+    return { kind: 'param', name: `${p.name}_${k}`, ty: p.ty, isArray: p.isArray, isConst: p.isArray, lbl };
   });
   const args: Expr[] = params.map((p) =>
     p.isArray

@@ -1,7 +1,7 @@
 /**
  * The demo compiler's pass registry and pipeline runner (ordinary TypeScript, not SCF-lang).
  *
- * Each optimizer is an SCF-lang module (const-prop.ts, copy-prop.ts, dae.ts) whose `optimize` is
+ * Each optimizer is an SCF-lang module (const-prop.ts, copy-prop.ts, dae.ts, fusion.ts) whose `optimize` is
  * called here natively. A pass is a record `{ name, description, run }`; the pass name doubles as
  * the `--passes` flag value of `scf opt`. `runPipeline` runs a list of passes over one function of a
  * program; the bindings (constants for scalar formals, constant arrays for array formals) become
@@ -15,6 +15,7 @@ import { findFun, listFromArray, listToArray } from '../kernel/util.js';
 import { optimize as constPropOptimize } from './const-prop.js';
 import { optimize as copyPropOptimize } from './copy-prop.js';
 import { optimize as daeOptimize } from './dae.js';
+import { optimize as fusionOptimize } from './fusion.js';
 import type { LatticeVal } from './lattice.js';
 
 export type { LatticeVal } from './lattice.js';
@@ -53,7 +54,14 @@ export const dae: Pass = {
   run: (f) => daeOptimize(f),
 };
 
-export const allPasses: readonly Pass[] = [constProp, copyProp, dae];
+export const fusion: Pass = {
+  name: 'fusion',
+  description:
+    'loop fusion of combinators (L0 ch. 7): map-map, map-reduce/scan into redomap/scanomap, filter-filter, filter-reduce, iota into consumers, without duplicating work; horizontal fusion of independent maps or reductions over the same length',
+  run: (f) => fusionOptimize(f),
+};
+
+export const allPasses: readonly Pass[] = [constProp, copyProp, dae, fusion];
 export const defaultPipeline: readonly Pass[] = [constProp, copyProp, dae];
 
 /** The registered pass called `name`, if any. */

@@ -58,6 +58,12 @@ export const STAGEABLE_PASSES: readonly StageablePass[] = [
     takesFormals: false,
   },
   { name: 'dae', file: path.join(OPTIMIZERS, 'dae.ts'), entry: 'dae.optimize', takesFormals: false },
+  {
+    name: 'fusion',
+    file: path.join(OPTIMIZERS, 'fusion.ts'),
+    entry: 'fusion.optimize',
+    takesFormals: false,
+  },
 ];
 
 export function findStageablePass(name: string): StageablePass | undefined {
