@@ -21,6 +21,19 @@
  * JS evaluates operands, call arguments and `a[i] = v` (array, index, value) left to right, as
  * the evaluator does, so calls that write arrays inside expressions have the same effects.
  *
+ * Combinators. A `soac` becomes a `for (let i = 0; i < n; i++)` loop, an `hfused` group one loop
+ * whose body runs its members in order; each does what the evaluator's sequential semantics says,
+ * in the same order: map writes `dest[i]`; reduce/redomap fold into the scalar `dest` from `ne`,
+ * scan/scanomap into an `acc` whose value after each step is `dest[i]` (inclusive); filter copies
+ * the element of its one mapped argument (`xs[i]`, or `i` for an iota) into a typed array `kept`
+ * when the predicate is non-zero, and `dest` is `kept.subarray(0, k)`. The lambda is inlined in the
+ * loop body: a mapped argument's parameter stands for `xs[i]` (an iota's for `i`), a broadcast
+ * array's for the array itself, a scalar's for the scalar, the accumulator's for `dest`/`acc`;
+ * bindings become `const l_<name>`, and so do parameters bound to elements when there are bindings
+ * (lambdas are closed, so inside one only its own names resolve). Array `dest`s are `let`s at the
+ * top of the function, assigned a fresh typed array each time the combinator runs. A function
+ * returning an array returns its typed array; `run` gives the entry's as a plain number[].
+ *
  * Storage. Scalars are JS locals (`v_` + the C name); arrays are typed arrays (`a_` + the C name):
  * Int32Array for int, Float32Array for float, Uint8Array for bool, which hold every value of their
  * C type exactly (binary32 values are stored unchanged, -0 and NaN included, and NaN compares as
@@ -34,7 +47,13 @@
  *   resolves, calls match their callee's parameters, operand types agree (`ast.ts`). Violations are
  *   reported at compile time as internal errors, never turned into code.
  * - Like gcc -O, the code assumes the run has no undefined behaviour and runs without fuel or
- *   call-depth limits: no bounds, division, shift, conversion or initialization checks. On every
+ *   call-depth limits: no bounds, division, shift, conversion or initialization checks (an unset
+ *   element read by a combinator reads 0). The exception: a combinator checks, before its loop,
+ *   what the evaluator checks there that is no C undefined behaviour — mapped arguments of equal
+ *   lengths, iotas of non-negative lengths, and in a fused loop members of equal lengths — and
+ *   throws an `Error` naming the combinator and the lengths (a wrong length would otherwise read
+ *   `undefined`, silently). A fused loop whose members differ in length is rejected although the
+ *   evaluator, running members one by one, would accept it: fusion promised equal lengths. On every
  *   run the evaluator accepts (it rejects all undefined behaviour and long runs) the result and
  *   outputs are identical (floats compared with `Object.is`) and the code terminates; on runs it
  *   rejects the code may return anything, throw, or (say, for a loop reading past an array's end)
@@ -54,10 +73,14 @@ import {
   exprType,
   type Fun,
   KernelArgumentError,
+  type Lam,
   listToArray,
   orderArgs,
   type Param,
   type Program,
+  printExpr,
+  type Soac,
+  type SoacArg,
 } from '../kernel/index.js';
 
 /** A kernel function compiled to JavaScript. */
@@ -66,10 +89,11 @@ export interface CompiledKernel {
   readonly source: string;
   /**
    * Runs the function on `args` (by parameter position or by name), checked and converted as
-   * `evaluate` does; returns the result (`undefined` for void) and the non-const array parameters.
+   * `evaluate` does; returns the result (a plain array for a function returning an array,
+   * `undefined` for void) and the non-const array parameters.
    */
   run(args: readonly ArgValue[] | Readonly<Record<string, ArgValue>>): {
-    result: number | undefined;
+    result: number | number[] | undefined;
     outputs: Record<string, number[]>;
   };
 }
@@ -85,7 +109,8 @@ export function compileKernelJs(program: Program, fnName: string): CompiledKerne
   const params = listToArray(fun.params);
   const makers = params.map((p) => (p.isArray ? typedArrayMaker(p.ty) : undefined));
   const source = emitProgram(program, fun);
-  const entry = new Function(source)() as (...actuals: unknown[]) => number | undefined;
+  const entry = new Function(source)() as (...actuals: unknown[]) => number | TypedArray | undefined;
+  const returnsArray = fun.ret.endsWith('[]');
   return {
     source,
     run(args) {
@@ -105,7 +130,8 @@ export function compileKernelJs(program: Program, fnName: string): CompiledKerne
         });
         return arr;
       });
-      const result = entry(...actuals);
+      const returned = entry(...actuals);
+      const result = returnsArray ? Array.from(returned as TypedArray) : (returned as number | undefined);
       const outputs: Record<string, number[]> = {};
       params.forEach((p, i) => {
         if (p.isArray && !p.isConst) outputs[p.name] = Array.from(actuals[i] as TypedArray);
@@ -153,7 +179,7 @@ function ident(prefix: string, name: string): string {
   return prefix + name;
 }
 
-/** `s` without one pair of parentheses around all of it (the emitted code has no strings to skip). */
+/** `s` without one pair of parentheses around all of it (emitted expressions have no strings to skip). */
 function bare(s: string): string {
   if (!s.startsWith('(') || !s.endsWith(')')) return s;
   let depth = 0;
@@ -195,7 +221,8 @@ function signature(f: Fun): string {
   const params = listToArray(f.params).map(
     (p) => `${p.isConst ? 'const ' : ''}${p.ty} ${p.name}${p.isArray ? '[]' : ''}`,
   );
-  return `${f.ret} ${f.name}(${params.join(', ')})`;
+  const ret = f.ret.endsWith('[]') ? `${f.ret.slice(0, -2)}*` : f.ret;
+  return `${ret} ${f.name}(${params.join(', ')})`;
 }
 
 function emitProgram(program: Program, entry: Fun): string {
@@ -216,6 +243,151 @@ function emitProgram(program: Program, entry: Fun): string {
   return out.join('\n');
 }
 
+// ---- combinators: module-level helpers -----------------------------------------------------------
+
+/** Combinators giving an array (bound to `dest`), and those folding an accumulator from `ne`. */
+const ARRAY_OPS = new Set(['map', 'filter', 'scan', 'scanomap']);
+const FOLD_OPS = new Set(['reduce', 'redomap', 'scan', 'scanomap']);
+const SCALAR_OPS = new Set(['reduce', 'redomap']);
+
+/** The array `dest`s of the combinators in `c`, each once, in order. */
+function soacArrayDests(c: Cmd): string[] {
+  const dests: string[] = [];
+  const soac = (s: Soac): void => {
+    if (ARRAY_OPS.has(s.op) && !dests.includes(s.dest)) dests.push(s.dest);
+  };
+  const go = (c: Cmd): void => {
+    switch (c.kind) {
+      case 'seq':
+        go(c.first);
+        go(c.second);
+        return;
+      case 'if':
+        go(c.thenCmd);
+        go(c.elseCmd);
+        return;
+      case 'while':
+        go(c.body);
+        return;
+      case 'soac':
+        soac(c);
+        return;
+      case 'hfused':
+        for (const m of listToArray(c.members)) soac(m);
+        return;
+      case 'assign':
+      case 'store':
+      case 'return':
+      case 'skip':
+      case 'callCmd':
+        return;
+      default:
+        assertNever(c);
+    }
+  };
+  go(c);
+  return dests;
+}
+
+/** Whether `s` is `iota(n)`: a map of the identity over one iota argument. */
+function isIota(s: Soac): boolean {
+  const p = s.fn.params;
+  return (
+    s.op === 'map' &&
+    s.args.kind === 'cons' &&
+    s.args.tail.kind === 'nil' &&
+    s.args.head.kind === 'argIota' &&
+    p.kind === 'cons' &&
+    p.tail.kind === 'nil' &&
+    s.fn.binds.kind === 'nil' &&
+    s.fn.result.kind === 'var' &&
+    s.fn.result.name === p.head.name
+  );
+}
+
+/** The combinator's name in messages: 'iota' for `iota(n)`, else its `op`. */
+function soacName(s: Soac): string {
+  return isIota(s) ? 'iota' : s.op;
+}
+
+/** A lambda for a comment: the function it only calls (`sq` for `(x) => sq(x)`), else `(x, …) => …`. */
+function lamText(l: Lam): string {
+  const params = listToArray(l.params);
+  if (l.binds.kind === 'nil' && l.result.kind === 'call') {
+    const args = listToArray(l.result.args);
+    const forwards =
+      args.length === params.length &&
+      args.every((a, i) => (a.kind === 'var' || a.kind === 'arrayRef') && a.name === params[i]?.name);
+    if (forwards) return l.result.name;
+  }
+  return `(${params.map((p) => p.name).join(', ')}) => …`;
+}
+
+function soacArgText(a: SoacArg): string {
+  switch (a.kind) {
+    case 'argArray':
+      return a.name;
+    case 'argIota':
+      return `iota(${printExpr(a.len)})`;
+    case 'argScalar':
+      return printExpr(a.value);
+    default:
+      return assertNever(a);
+  }
+}
+
+/** A combinator as a one-line comment, in the C syntax: `ys = map(sq, xs)`. */
+function soacText(s: Soac): string {
+  const args = listToArray(s.args);
+  if (isIota(s)) return `${s.dest} = ${soacArgText(args[0] as SoacArg)}`;
+  const operands: string[] = [];
+  if (s.comb.kind === 'some') operands.push(lamText(s.comb.value));
+  operands.push(lamText(s.fn));
+  if (s.ne.kind === 'some') operands.push(printExpr(s.ne.value));
+  for (const a of args) operands.push(soacArgText(a));
+  return `${s.dest} = ${s.op}(${operands.join(', ')})`;
+}
+
+/**
+ * A source of fresh names for one loop's temporaries (`acc`, `kept`, `k`, `old_…`) and lambda
+ * bindings (`l_` + the kernel name). None can be the JS name of a kernel variable, array or function
+ * (those start `v_`, `a_`, `f_`), and the loop index `i` is taken.
+ */
+function freshNames(): (base: string) => string {
+  const used = new Set<string>(['i']);
+  return (base) => {
+    let name = base;
+    for (let k = 2; used.has(name); k++) name = `${base}${k}`;
+    used.add(name);
+    return name;
+  };
+}
+
+/** `${js}` inside an emitted template literal, or the number itself when `js` is an int literal. */
+function shown(js: string): string {
+  return /^\(?-?\d+\)?$/.test(js) ? js.replace(/[()]/g, '') : `\${${js}}`;
+}
+
+/** A JS expression that is a name or a number: binding it to another name would add nothing. */
+function isSimple(js: string): boolean {
+  return /^[A-Za-z_$][\w$]*$|^\(?-?[\d.e+]+\)?$/.test(js);
+}
+
+/** What a lambda parameter is bound to at one application: a JS expression (an array when `isArray`). */
+interface Actual {
+  readonly js: string;
+  readonly isArray: boolean;
+}
+
+/** One mapped argument of a combinator: its length and element i, as JS, and its name in messages. */
+interface Mapped {
+  readonly what: string;
+  readonly arg: SoacArg;
+  /** Its length; `read` gives the JS for an atom read from the host function. */
+  readonly len: (read: (e: Expr) => string) => string;
+  readonly elem: string;
+}
+
 /** The kernel's comparison operators and their JS spellings (same results on int32 and binary32). */
 const COMPARISONS: ReadonlyMap<string, string> = new Map([
   ['<', '<'],
@@ -232,6 +404,11 @@ class FunEmitter {
   private readonly scalars = new Set<string>();
   private readonly arrays = new Set<string>();
   private readonly callees = new Set<Fun>();
+  /**
+   * While a lambda's body is emitted: what its parameters and bindings stand for (a JS expression,
+   * and whether it is an array). Lambdas are closed, so inside one no other name resolves.
+   */
+  private lamScope: Map<string, { readonly js: string; readonly isArray: boolean }> | undefined;
 
   constructor(
     private readonly fun: Fun,
@@ -247,9 +424,13 @@ class FunEmitter {
     const jsParams = params.map((p) => (p.isArray ? jsArray(p.name) : jsScalar(p.name)));
     this.out.push('', `// ${signature(f)}`, `function ${jsFun(f.name)}(${jsParams.join(', ')}) {`);
     // A name declared twice (never by the front end) is one JS binding, reset at each declaration as
-    // the evaluator resets it; only then does a local array need `let`.
+    // the evaluator resets it; only then, or when a combinator makes it, does a local array need
+    // `let`. Arrays that combinators make (the `dest`s of map/filter/scan/scanomap) are bound anew
+    // each time the combinator runs: declared up front with `let`, like the other locals.
+    const dests = soacArrayDests(f.body);
     const arrayDecls = [...params.filter((p) => p.isArray), ...locals.filter((d) => d.size.kind === 'some')];
-    const reused = (name: string) => arrayDecls.filter((d) => d.name === name).length > 1;
+    const reused = (name: string) =>
+      arrayDecls.filter((d) => d.name === name).length > 1 || dests.includes(name);
     for (const d of locals) {
       if (d.size.kind === 'some') {
         const init = `new ${typedArrayCtor(d.ty)}(${d.size.value})`;
@@ -262,6 +443,11 @@ class FunEmitter {
         this.scalars.add(d.name);
         this.line(1, `${decl}${jsScalar(d.name)} = 0;`);
       }
+    }
+    for (const name of dests) {
+      if (this.arrays.has(name)) continue;
+      this.arrays.add(name);
+      this.line(1, `let ${jsArray(name)};`);
     }
     this.cmd(f.body, 1);
     this.out.push('}');
@@ -313,14 +499,302 @@ class FunEmitter {
         this.cmd(c.body, depth + 1);
         this.line(depth, '}');
         return;
-      case 'return':
-        this.line(depth, c.value.kind === 'some' ? `return ${bare(this.value(c.value.value))};` : 'return;');
+      case 'return': {
+        const v = c.value.kind === 'some' ? c.value.value : undefined;
+        if (v?.kind === 'arrayRef') {
+          if (!this.fun.ret.endsWith('[]'))
+            internal(`'${this.fun.name}' returns an array but is not declared so`);
+          // The array itself: nothing can write it any more (`run` copies it into the result).
+          this.line(depth, `return ${this.arrayJs(v.name)};`);
+        } else {
+          this.line(depth, v ? `return ${bare(this.value(v))};` : 'return;');
+        }
         return;
+      }
       case 'callCmd':
         this.line(depth, `${this.call(c.name, listToArray(c.args))};`);
         return;
+      case 'soac':
+        this.loop([c], depth);
+        return;
+      case 'hfused': {
+        const members = listToArray(c.members);
+        if (members.length === 0) internal('a fused loop without members');
+        this.loop(members, depth);
+        return;
+      }
       default:
         assertNever(c);
+    }
+  }
+
+  // ---- combinators ----
+
+  /**
+   * One loop running `members` (one soac, or the members of an hfused group) at each index i, in
+   * order. The evaluator runs the members one after the other; that is the same because they are
+   * independent (none reads another's result, checked here) and lambdas write no arrays.
+   *
+   *   // ys = map(sq, xs)
+   *   a_ys = new Float32Array(a_xs.length);
+   *   for (let i = 0; i < a_xs.length; i++) a_ys[i] = f_sq(a_xs[i]);
+   *
+   * Before the loop, the evaluator's run-time errors that do not come from undefined behaviour are
+   * raised as `Error`s: an iota of a negative length, mapped arguments of different lengths (else
+   * the loop would read `undefined` past an end), and, in a fused loop, members of different lengths.
+   */
+  private loop(members: readonly Soac[], depth: number): void {
+    const fresh = freshNames();
+    const infos = members.map((s) => ({ s, mapped: this.mappedArgs(s) }));
+    this.checkIndependent(members);
+    if (members.length === 1) {
+      this.line(depth, `// ${soacText(members[0] as Soac)}`);
+    } else {
+      this.line(depth, '// one fused loop for:');
+      for (const s of members) this.line(depth, `//   ${soacText(s)}`);
+    }
+
+    // Run-time checks, in the evaluator's order: negative iotas, then each length against the first.
+    // A test already made, or of a length against itself, is left out.
+    const plain = (e: Expr): string => this.value(e);
+    const tested = new Set<string>();
+    const check = (failed: string, message: string): void => {
+      if (tested.has(failed)) return;
+      tested.add(failed);
+      this.check(depth, failed, message);
+    };
+    for (const { s, mapped } of infos) {
+      const name = soacName(s);
+      for (const m of mapped) {
+        if (m.arg.kind !== 'argIota') continue;
+        const len = m.len(plain);
+        if (m.arg.len.kind === 'intLit' && m.arg.len.value >= 0) continue;
+        const what = name === 'iota' ? "'iota'" : `'${name}' over iota`;
+        check(`${bare(len)} < 0`, `${what} of a negative length (${shown(len)})`);
+      }
+      const [first, ...rest] = mapped as [Mapped, ...Mapped[]];
+      for (const m of rest) {
+        const n0 = first.len(plain);
+        const n = m.len(plain);
+        if (n === n0) continue;
+        check(
+          `${n} !== ${n0}`,
+          `'${name}' goes over ${first.what} of length ${shown(n0)} and ${m.what} of length ${shown(n)}: lengths differ`,
+        );
+      }
+    }
+    const lead = infos[0] as (typeof infos)[number];
+    for (const { s, mapped } of infos.slice(1)) {
+      const n0 = (lead.mapped[0] as Mapped).len(plain);
+      const n = (mapped[0] as Mapped).len(plain);
+      if (n === n0) continue;
+      check(
+        `${n} !== ${n0}`,
+        `fused loop: '${soacName(lead.s)}' into '${lead.s.dest}' goes over length ${shown(n0)} and '${soacName(s)}' into '${s.dest}' over length ${shown(n)}`,
+      );
+    }
+
+    // A scalar the loop accumulates into but also reads (as an iota length or a scalar argument) is
+    // read once, before the accumulation starts, as the evaluator reads its arguments.
+    const written = new Set(members.filter((s) => SCALAR_OPS.has(s.op)).map((s) => s.dest));
+    const before: string[] = [];
+    const saved = new Map<string, string>();
+    for (const s of members) {
+      for (const a of listToArray(s.args)) {
+        const e = a.kind === 'argIota' ? a.len : a.kind === 'argScalar' ? a.value : undefined;
+        if (e?.kind !== 'var' || !written.has(e.name) || saved.has(e.name)) continue;
+        const name = fresh(ident('old_', e.name));
+        saved.set(e.name, name);
+        before.push(`const ${name} = ${this.scalarJs(e.name)};`);
+      }
+    }
+    const read = (e: Expr): string => {
+      const old = e.kind === 'var' ? saved.get(e.name) : undefined;
+      return old ?? this.value(e);
+    };
+
+    const body: string[] = [];
+    const after: string[] = [];
+    for (const { s, mapped } of infos) {
+      const len = bare((mapped[0] as Mapped).len(read));
+      const folds = FOLD_OPS.has(s.op);
+      let acc = '';
+      if (ARRAY_OPS.has(s.op) && s.op !== 'filter') {
+        before.push(`${this.arrayJs(s.dest)} = new ${typedArrayCtor(s.ty)}(${len});`);
+      }
+      if (folds) {
+        if (s.ne.kind !== 'some') internal(`'${s.op}' into '${s.dest}' has no neutral element`);
+        const ne = bare(read(s.ne.value));
+        if (SCALAR_OPS.has(s.op)) {
+          acc = this.scalarJs(s.dest);
+          before.push(`${acc} = ${ne};`);
+        } else {
+          acc = fresh('acc');
+          before.push(`let ${acc} = ${ne};`);
+        }
+      }
+      const actuals: Actual[] = folds ? [{ js: acc, isArray: false }] : [];
+      const params = listToArray(s.fn.params).slice(folds ? 1 : 0);
+      listToArray(s.args).forEach((a, j) => {
+        const p = params[j] as Param;
+        if (a.kind === 'argArray') {
+          const arr = this.arrayJs(a.name);
+          actuals.push(p.isArray ? { js: arr, isArray: true } : { js: `${arr}[i]`, isArray: false });
+        } else {
+          actuals.push({ js: a.kind === 'argIota' ? 'i' : bare(read(a.value)), isArray: false });
+        }
+      });
+      const isFilter = s.op === 'filter';
+      const app = this.applyLam(s.fn, actuals, fresh, isFilter);
+      body.push(...app.lines);
+      const dest = ARRAY_OPS.has(s.op) ? this.arrayJs(s.dest) : acc;
+      switch (s.op) {
+        case 'map':
+          body.push(`${dest}[i] = ${bare(app.result)};`);
+          break;
+        case 'reduce':
+        case 'redomap':
+          body.push(`${acc} = ${bare(app.result)};`);
+          break;
+        case 'scan':
+        case 'scanomap':
+          body.push(`${acc} = ${bare(app.result)};`, `${dest}[i] = ${acc};`);
+          break;
+        case 'filter': {
+          const kept = fresh('kept');
+          const k = fresh('k');
+          before.push(`const ${kept} = new ${typedArrayCtor(s.ty)}(${len});`, `let ${k} = 0;`);
+          body.push(`if (${bare(app.result)}) ${kept}[${k}++] = ${(mapped[0] as Mapped).elem};`);
+          after.push(`${dest} = ${kept}.subarray(0, ${k});`);
+          break;
+        }
+        default:
+          internal(`unknown combinator '${s.op}'`);
+      }
+    }
+
+    // Temporaries declared before the loop get a block of their own.
+    const block = before.some((l) => /^(const|let) /.test(l));
+    const d = block ? depth + 1 : depth;
+    if (block) this.line(depth, '{');
+    for (const l of before) this.line(d, l);
+    const header = `for (let i = 0; i < ${bare((lead.mapped[0] as Mapped).len(read))}; i++)`;
+    if (body.length === 1) {
+      this.line(d, `${header} ${body[0]}`);
+    } else {
+      this.line(d, `${header} {`);
+      for (const l of body) this.line(d + 1, l);
+      this.line(d, '}');
+    }
+    for (const l of after) this.line(d, l);
+    if (block) this.line(depth, '}');
+  }
+
+  /** `if (failed) { throw new Error(`message`); }`; `message` is a template literal's text. */
+  private check(depth: number, failed: string, message: string): void {
+    this.line(depth, `if (${failed}) {`);
+    this.line(depth + 1, `throw new Error(\`${message}\`);`);
+    this.line(depth, '}');
+  }
+
+  /** The mapped arguments of `s` (at least one; exactly one for a filter), checking its shape. */
+  private mappedArgs(s: Soac): Mapped[] {
+    if (!ARRAY_OPS.has(s.op) && !FOLD_OPS.has(s.op)) internal(`unknown combinator '${s.op}'`);
+    if (ARRAY_OPS.has(s.op)) this.array(s.dest);
+    else this.scalar(s.dest);
+    const params = listToArray(s.fn.params).slice(FOLD_OPS.has(s.op) ? 1 : 0);
+    const args = listToArray(s.args);
+    if (params.length !== args.length || (FOLD_OPS.has(s.op) && s.fn.params.kind === 'nil')) {
+      internal(`'${s.op}' into '${s.dest}' does not match its lambda's parameters`);
+    }
+    const mapped: Mapped[] = [];
+    args.forEach((a, j) => {
+      const p = params[j] as Param;
+      if (p.isArray && a.kind !== 'argArray')
+        internal(`'${s.op}' into '${s.dest}' passes a scalar for array parameter '${p.name}'`);
+      if (a.kind === 'argArray') {
+        this.array(a.name);
+        if (p.isArray) return;
+        const arr = jsArray(a.name);
+        mapped.push({ what: `'${a.name}'`, arg: a, len: () => `${arr}.length`, elem: `${arr}[i]` });
+      } else if (a.kind === 'argIota') {
+        mapped.push({ what: 'iota', arg: a, len: (read) => read(a.len), elem: 'i' });
+      }
+    });
+    if (mapped.length === 0) internal(`'${s.op}' into '${s.dest}' has no mapped argument`);
+    if (s.op === 'filter' && mapped.length !== 1)
+      internal(`'filter' into '${s.dest}' has ${mapped.length} mapped arguments`);
+    return mapped;
+  }
+
+  /**
+   * The invariants that let a loop write its results while it runs (ast.ts): an array result is
+   * fresh (no member reads it), and no member reads or writes another member's result.
+   */
+  private checkIndependent(members: readonly Soac[]): void {
+    const reads = (s: Soac): string[] => {
+      const names: string[] = [];
+      const atom = (e: Expr): void => {
+        if (e.kind === 'var') names.push(e.name);
+      };
+      for (const a of listToArray(s.args)) {
+        if (a.kind === 'argArray') names.push(a.name);
+        else atom(a.kind === 'argIota' ? a.len : a.value);
+      }
+      if (s.ne.kind === 'some') atom(s.ne.value);
+      return names;
+    };
+    members.forEach((s, j) => {
+      const r = reads(s);
+      if (ARRAY_OPS.has(s.op) && r.includes(s.dest))
+        internal(`'${s.op}' reads '${s.dest}', the array it makes`);
+      members.forEach((t, k) => {
+        if (k !== j && (t.dest === s.dest || r.includes(t.dest)))
+          internal(`fused '${s.op}' into '${s.dest}' depends on '${t.op}' into '${t.dest}'`);
+      });
+    });
+  }
+
+  /**
+   * The lambda applied to `actuals`: `const` lines for its bindings (and for parameters bound to an
+   * array element when there are bindings to read them), and its result, as a value or, for
+   * `asCond`, as a JS condition. Other parameters are replaced by what they are bound to.
+   */
+  private applyLam(
+    lam: Lam,
+    actuals: readonly Actual[],
+    fresh: (base: string) => string,
+    asCond: boolean,
+  ): { lines: string[]; result: string } {
+    const params = listToArray(lam.params);
+    if (params.length !== actuals.length)
+      internal(`a lambda of ${params.length} parameter(s) is given ${actuals.length}`);
+    const scope = new Map<string, { readonly js: string; readonly isArray: boolean }>();
+    const lines: string[] = [];
+    const hasBinds = lam.binds.kind !== 'nil';
+    params.forEach((p, j) => {
+      const a = actuals[j] as Actual;
+      if (p.isArray !== a.isArray) internal(`lambda parameter '${p.name}' is given the wrong kind of value`);
+      if (p.isArray || !hasBinds || isSimple(a.js)) {
+        scope.set(p.name, a);
+      } else {
+        const name = fresh(ident('l_', p.name));
+        lines.push(`const ${name} = ${a.js};`);
+        scope.set(p.name, { js: name, isArray: false });
+      }
+    });
+    const outer = this.lamScope;
+    this.lamScope = scope;
+    try {
+      for (const b of listToArray(lam.binds)) {
+        const rhs = bare(this.value(b.rhs));
+        const name = fresh(ident('l_', b.name));
+        lines.push(`const ${name} = ${rhs};`);
+        scope.set(b.name, { js: name, isArray: false });
+      }
+      return { lines, result: asCond ? this.cond(lam.result) : this.value(lam.result) };
+    } finally {
+      this.lamScope = outer;
     }
   }
 
@@ -330,8 +804,7 @@ class FunEmitter {
   private value(e: Expr): string {
     switch (e.kind) {
       case 'var':
-        this.scalar(e.name);
-        return jsScalar(e.name);
+        return this.scalarJs(e.name);
       case 'intLit':
       case 'floatLit':
         return numberLiteral(e.value);
@@ -353,11 +826,11 @@ class FunEmitter {
         }
       }
       case 'load':
-        this.array(e.array);
-        return `${jsArray(e.array)}[${bare(this.value(e.index))}]`;
+        return `${this.arrayJs(e.array)}[${bare(this.value(e.index))}]`;
       case 'call': {
         const callee = this.funs.get(e.name);
         if (callee?.ret === 'void') internal(`void function '${e.name}' used as a value`);
+        if (callee?.ret.endsWith('[]')) internal(`array-returning function '${e.name}' used as a value`);
         return this.call(e.name, listToArray(e.args));
       }
       case 'cast':
@@ -459,10 +932,7 @@ class FunEmitter {
       const p = params[i] as Param;
       if (p.isArray !== (a.kind === 'arrayRef'))
         internal(`argument ${i + 1} of '${name}' does not match parameter '${p.name}'`);
-      if (a.kind === 'arrayRef') {
-        this.array(a.name);
-        return jsArray(a.name);
-      }
+      if (a.kind === 'arrayRef') return this.arrayJs(a.name);
       return bare(this.value(a));
     });
     this.callees.add(callee);
@@ -475,5 +945,28 @@ class FunEmitter {
 
   private array(name: string): void {
     if (!this.arrays.has(name)) internal(`unknown array '${name}' in '${this.fun.name}'`);
+  }
+
+  /** The JS for reading scalar `name`: the function's variable, or inside a lambda its own name. */
+  private scalarJs(name: string): string {
+    if (!this.lamScope) {
+      this.scalar(name);
+      return jsScalar(name);
+    }
+    const b = this.lamScope.get(name);
+    if (!b || b.isArray)
+      return internal(`a lambda in '${this.fun.name}' reads '${name}', not its own scalar`);
+    return b.js;
+  }
+
+  /** The JS for array `name`: the function's array, or inside a lambda the array a parameter is bound to. */
+  private arrayJs(name: string): string {
+    if (!this.lamScope) {
+      this.array(name);
+      return jsArray(name);
+    }
+    const b = this.lamScope.get(name);
+    if (!b?.isArray) return internal(`a lambda in '${this.fun.name}' reads '${name}', not its own array`);
+    return b.js;
   }
 }

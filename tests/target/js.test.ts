@@ -28,7 +28,7 @@ import { compileKernelJs, emitKernelJs } from '../../src/target/index.js';
 import { generate } from '../kernel/gen.js';
 
 type Args = readonly ArgValue[] | Readonly<Record<string, ArgValue>>;
-type Outcome = { result: number | undefined; outputs: Record<string, number[]> };
+type Outcome = { result: number | number[] | undefined; outputs: Record<string, number[]> };
 
 const RUNS = Number(process.env.SCF_JS_RUNS ?? 200);
 const DIR = join(import.meta.dirname, '../../benchmarks/inputs');
@@ -79,7 +79,9 @@ function same(program: Program, fn: string, args: Args): Outcome {
 /** The compiled kernel's result on a one-function source, checked against the evaluator. */
 function value(source: string, ...args: ArgValue[]): number | undefined {
   const name = /\b(\w+)\s*\(/.exec(source)?.[1] ?? 'f';
-  return same(parse(source), name, args).result;
+  const r = same(parse(source), name, args).result;
+  if (Array.isArray(r)) throw new Error('expected a scalar result');
+  return r;
 }
 
 // ---- benchmark kernels ---------------------------------------------------------------------------
