@@ -61,14 +61,15 @@ export type Uses = PMap<string, number>;
 
 export function optimize(f: Fun): Fun {
   const uses = usesCmd(f.body, mapEmpty());
-  const [fused] = fuseCmd(f.body, uses, maxLabelFun(f) + 1);
+  const [fused, n] = fuseCmd(f.body, uses, maxLabelFun(f) + 1);
+  const [body] = horizontalCmd(fused, n);
   return {
     kind: 'fun',
     name: f.name,
     ret: f.ret,
     params: f.params,
     locals: f.locals,
-    body: horizontalCmd(fused),
+    body,
     lbl: f.lbl,
   };
 }
@@ -167,7 +168,7 @@ function fuseCmd(c: Cmd, uses: Uses, n: number): [Cmd, number] {
   switch (c.kind) {
     case 'seq': {
       const [cs, n1] = fuseList(flatten(c, { kind: 'nil' }), uses, n);
-      return [seqOf(cs, c.lbl), n1];
+      return [seqOf(cs, seqLabels(c, { kind: 'nil' }), c.lbl), n1];
     }
     case 'if': {
       const [t, n1] = fuseCmd(c.thenCmd, uses, n);
@@ -195,10 +196,23 @@ function flatten(c: Cmd, acc: List<Cmd>): List<Cmd> {
   return { kind: 'cons', head: c, tail: acc };
 }
 
-function seqOf(cs: List<Cmd>, lbl: number): Cmd {
+/** The labels of a chain's seq nodes (one fewer than its commands). */
+function seqLabels(c: Cmd, acc: List<number>): List<number> {
+  if (c.kind === 'seq')
+    return { kind: 'cons', head: c.lbl, tail: seqLabels(c.first, seqLabels(c.second, acc)) };
+  return acc;
+}
+
+/**
+ * A right-nested seq of `cs`, labelled from `lbls` (the original chain's seq labels: fusion only
+ * removes commands, so there are enough); `lbl` labels an empty chain's skip.
+ */
+function seqOf(cs: List<Cmd>, lbls: List<number>, lbl: number): Cmd {
   if (cs.kind === 'nil') return { kind: 'skip', lbl };
   if (cs.tail.kind === 'nil') return cs.head;
-  return mkSeq(cs.head, seqOf(cs.tail, lbl), lbl);
+  const here = lbls.kind === 'cons' ? lbls.head : lbl;
+  const rest = lbls.kind === 'cons' ? lbls.tail : lbls;
+  return mkSeq(cs.head, seqOf(cs.tail, rest, lbl), here);
 }
 
 /** Bottom-up over a statement list: the rest first, then the head as a producer. */
@@ -239,7 +253,9 @@ function intoConsumer(
       return [{ kind: 'some', value: { kind: 'cons', head: fused, tail: cs.tail } }, n1];
     }
   }
-  return intoConsumer(p, cs.tail, uses, modifiedNames(c, between), n);
+  const [later, n1] = intoConsumer(p, cs.tail, uses, modifiedNames(c, between), n);
+  if (later.kind === 'none') return [later, n1];
+  return [{ kind: 'some', value: { kind: 'cons', head: c, tail: later.value } }, n1];
 }
 
 /** The parameters `args` align with: all of fn's for map/filter, those after the accumulator otherwise. */
@@ -588,20 +604,22 @@ function composeFilter(p: Soac, c: Soac, n: number): [Soac, number] {
 
 // ---- horizontal fusion ----------------------------------------------------------------------------
 
-function horizontalCmd(c: Cmd): Cmd {
+function horizontalCmd(c: Cmd, n: number): [Cmd, number] {
   switch (c.kind) {
-    case 'seq':
-      return seqOf(groupList(horizontalList(flatten(c, { kind: 'nil' }))), c.lbl);
-    case 'if':
-      return {
-        kind: 'if',
-        cond: c.cond,
-        thenCmd: horizontalCmd(c.thenCmd),
-        elseCmd: horizontalCmd(c.elseCmd),
-        lbl: c.lbl,
-      };
-    case 'while':
-      return { kind: 'while', cond: c.cond, body: horizontalCmd(c.body), isFor: c.isFor, lbl: c.lbl };
+    case 'seq': {
+      const [cs, n1] = horizontalList(flatten(c, { kind: 'nil' }), n);
+      const [grouped, n2] = groupList(cs, n1);
+      return [seqOf(grouped, seqLabels(c, { kind: 'nil' }), c.lbl), n2];
+    }
+    case 'if': {
+      const [t, n1] = horizontalCmd(c.thenCmd, n);
+      const [e, n2] = horizontalCmd(c.elseCmd, n1);
+      return [{ kind: 'if', cond: c.cond, thenCmd: t, elseCmd: e, lbl: c.lbl }, n2];
+    }
+    case 'while': {
+      const [b, n1] = horizontalCmd(c.body, n);
+      return [{ kind: 'while', cond: c.cond, body: b, isFor: c.isFor, lbl: c.lbl }, n1];
+    }
     case 'assign':
     case 'store':
     case 'return':
@@ -609,29 +627,33 @@ function horizontalCmd(c: Cmd): Cmd {
     case 'callCmd':
     case 'soac':
     case 'hfused':
-      return c;
+      return [c, n];
   }
 }
 
-function horizontalList(cs: List<Cmd>): List<Cmd> {
-  if (cs.kind === 'nil') return cs;
-  return { kind: 'cons', head: horizontalCmd(cs.head), tail: horizontalList(cs.tail) };
+function horizontalList(cs: List<Cmd>, n: number): [List<Cmd>, number] {
+  if (cs.kind === 'nil') return [cs, n];
+  const [head, n1] = horizontalCmd(cs.head, n);
+  const [tail, n2] = horizontalList(cs.tail, n1);
+  return [{ kind: 'cons', head, tail }, n2];
 }
 
-/** Merges adjacent compatible combinators into `hfused` groups (left to right). */
-function groupList(cs: List<Cmd>): List<Cmd> {
-  if (cs.kind === 'nil' || cs.tail.kind === 'nil') return cs;
+/** Merges adjacent compatible combinators into `hfused` groups (left to right); a group gets a fresh label. */
+function groupList(cs: List<Cmd>, n: number): [List<Cmd>, number] {
+  if (cs.kind === 'nil' || cs.tail.kind === 'nil') return [cs, n];
   const a = cs.head;
   const b = cs.tail.head;
   if (b.kind === 'soac' && (a.kind === 'soac' || a.kind === 'hfused')) {
     const members: List<Soac> =
       a.kind === 'soac' ? { kind: 'cons', head: a, tail: { kind: 'nil' } } : a.members;
     if (joins(members, b)) {
-      const group: Cmd = { kind: 'hfused', members: appendSoac(members, b), lbl: b.lbl };
-      return groupList({ kind: 'cons', head: group, tail: cs.tail.tail });
+      const lbl = a.kind === 'hfused' ? a.lbl : n;
+      const group: Cmd = { kind: 'hfused', members: appendSoac(members, b), lbl };
+      return groupList({ kind: 'cons', head: group, tail: cs.tail.tail }, a.kind === 'hfused' ? n : n + 1);
     }
   }
-  return { kind: 'cons', head: a, tail: groupList(cs.tail) };
+  const [rest, n1] = groupList(cs.tail, n);
+  return [{ kind: 'cons', head: a, tail: rest }, n1];
 }
 
 /** Whether `b` may join the group: same class and length, independent of every member. */
