@@ -16,6 +16,10 @@
  *   `x*i` for every constant i other than 1 (and for floats it would be wrong: NaN*0 = NaN);
  * - `if` with a constant condition becomes its taken branch; a `while` whose condition is
  *   constant false is dropped;
+ * - combinators (`soac`, `hfused` members in order): constants replace the variables among their
+ *   atoms (`int n = 4; int ix[] = iota(n);` => `iota(4)`); lambdas are closed and not rewritten;
+ *   the `dest` then becomes nonConst (a reduce's scalar is not folded, an array result has no
+ *   known contents). A loop whose body has a combinator is never unrolled (see `cpWhile`);
  * - complete unrolling: a `while` is first simulated from the incoming state; as long as its
  *   condition folds to a constant true, the body is transformed once more (with the state the
  *   previous copy left) and the copy renumbered with fresh labels. If the condition becomes
@@ -31,10 +35,11 @@
  * execution of the input that succeeds (has no undefined behaviour): names absent from the
  * environment are uninitialized locals, whose reads would fail. Calls may store into any array
  * passed to them, so such arrays lose their `constArray` value before the command evaluating the
- * call; stores make the stored-to array nonConst. An expression is replaced by a literal only when
- * it has a constant value, which implies it has no calls left to evaluate. Labels stay unique:
- * rewritten nodes reuse the label of the node they replace; unrolled copies are renumbered from a
- * counter that starts above the input's largest label and is threaded through the pass.
+ * call; stores make the stored-to array nonConst; a combinator writes only its `dest` (its lambdas
+ * cannot write arrays). An expression is replaced by a literal only when it has a constant value,
+ * which implies it has no calls left to evaluate. Labels stay unique: rewritten nodes reuse the
+ * label of the node they replace; unrolled copies are renumbered from a counter that starts above
+ * the input's largest label and is threaded through the pass.
  */
 import {
   dropNumbers,
@@ -62,11 +67,12 @@ import {
   some,
   trunc,
 } from 'scf/prelude';
-import type { Cmd, Expr, Fun, Param, While } from '../kernel/ast.js';
+import type { Cmd, Expr, Fun, Param, Soac, SoacArg, While } from '../kernel/ast.js';
 import { exprType } from '../kernel/expr-info.js';
 import {
   arraysPassed,
   arraysPassedList,
+  hasSoac,
   maxLabelFun,
   mkSeq,
   modifiedNames,
@@ -190,12 +196,80 @@ export function cpCmd(c: Cmd, st: CpState, n: number): CpResult {
       const env = killPassed(st.env, arraysPassedList(c.args, setEmpty()));
       return [{ kind: 'callCmd', name: c.name, args: cpExprs(c.args, env), lbl: c.lbl }, reachable(env), n];
     }
+    case 'soac': {
+      const [s, env] = cpSoac(c, st.env);
+      return [s, reachable(env), n];
+    }
+    case 'hfused': {
+      const [members, env] = cpSoacs(c.members, st.env);
+      return [{ kind: 'hfused', members, lbl: c.lbl }, reachable(env), n];
+    }
   }
 }
 
-/** A loop: completely unrolled when its trip count is known and small, else a fixpoint. */
+// ---- combinators ---------------------------------------------------------------------------
+
+/**
+ * A combinator: known constants replace the variables among its atoms (`ne`, iota lengths, scalar
+ * arguments; a variable becomes a literal of its own type, so atoms stay atoms); its lambdas are
+ * closed and left alone. Afterwards its `dest` is nonConst: a reduce's scalar is not computed, and
+ * an array result is a fresh array with no known contents (nonConst also hides any other value a
+ * name equal to `dest` had). It writes no other variable or array (kernel-walk.ts).
+ */
+export function cpSoac(s: Soac, env: Env): [Soac, Env] {
+  const rewritten: Soac = {
+    kind: 'soac',
+    op: s.op,
+    dest: s.dest,
+    ty: s.ty,
+    fn: s.fn,
+    comb: s.comb,
+    ne: s.ne.kind === 'some' ? some(cpAtom(s.ne.value, env)) : s.ne,
+    args: cpArgs(s.args, env),
+    lbl: s.lbl,
+  };
+  return [rewritten, mapInsert(env, s.dest, nonConst())];
+}
+
+/** Horizontally fused members, in order (none reads another's result). */
+export function cpSoacs(ss: List<Soac>, env: Env): [List<Soac>, Env] {
+  if (ss.kind === 'nil') return [ss, env];
+  const [head, env1] = cpSoac(ss.head, env);
+  const [tail, env2] = cpSoacs(ss.tail, env1);
+  return [{ kind: 'cons', head, tail }, env2];
+}
+
+function cpArgs(xs: List<SoacArg>, env: Env): List<SoacArg> {
+  if (xs.kind === 'nil') return xs;
+  return { kind: 'cons', head: cpArg(xs.head, env), tail: cpArgs(xs.tail, env) };
+}
+
+function cpArg(a: SoacArg, env: Env): SoacArg {
+  switch (a.kind) {
+    case 'argArray':
+      return a;
+    case 'argIota':
+      return { kind: 'argIota', len: cpAtom(a.len, env), lbl: a.lbl };
+    case 'argScalar':
+      return { kind: 'argScalar', value: cpAtom(a.value, env), lbl: a.lbl };
+  }
+}
+
+/** An atom with a known variable replaced by its literal (`n` => 4); anything else unchanged. */
+function cpAtom(e: Expr, env: Env): Expr {
+  if (e.kind !== 'var') return e;
+  const found = mapFind(env, e.name);
+  if (found.kind === 'some' && found.value.kind === 'const') return literal(found.value.value, e.ty, e.lbl);
+  return e;
+}
+
+/**
+ * A loop: completely unrolled when its trip count is known and small, else a fixpoint. A loop whose
+ * body contains a combinator is not unrolled: the copies would define the same `dest` array and
+ * lambda names more than once (ast.ts: both are unique in a function; printed C would redeclare).
+ */
 export function cpWhile(c: While, st: CpState, n: number): CpResult {
-  const unrolled = unroll(c, st, n, 0, { kind: 'nil' });
+  const unrolled: Option<CpResult> = hasSoac(c.body) ? none() : unroll(c, st, n, 0, { kind: 'nil' });
   if (unrolled.kind === 'some') return unrolled.value;
   const head = loopFix(c, st, st, n, LOOP_FUEL);
   const env = killPassed(head.env, arraysPassed(c.cond, setEmpty()));

@@ -8,6 +8,8 @@
  *   the rewritten `e` is a variable `y` other than `x`, adds `x -> y`. Chains collapse because the
  *   right-hand side is rewritten first (`b = a; c = b;` records `c -> a`).
  * - Stores and calls cannot change scalars (parameters are passed by value), so they keep facts.
+ * - A combinator (`soac`, `hfused` members in order) has its atoms rewritten (its lambdas are
+ *   closed) and kills the facts about its `dest`, the only name it assigns.
  * - `return` makes the state unreachable; the meet at a join is the intersection of the facts of
  *   the reachable predecessors.
  * - A loop iterates head = entry ∩ body(head) from the entry facts; the facts only shrink, so it
@@ -31,7 +33,7 @@ import {
   type PMap,
   setToList,
 } from 'scf/prelude';
-import type { Cmd, Expr, Fun, While } from '../kernel/ast.js';
+import type { Cmd, Expr, Fun, Soac, SoacArg, While } from '../kernel/ast.js';
 import { mkSeq } from './kernel-walk.js';
 
 /** Most rounds of a loop's fixpoint iteration before its head facts are dropped. */
@@ -135,6 +137,58 @@ export function cyCmd(c: Cmd, st: CyState): [Cmd, CyState] {
       return [c, st];
     case 'callCmd':
       return [{ kind: 'callCmd', name: c.name, args: cyExprs(c.args, copies), lbl: c.lbl }, st];
+    case 'soac': {
+      const [s, after] = cySoac(c, copies);
+      return [s, reachable(after)];
+    }
+    case 'hfused': {
+      const [members, after] = cySoacs(c.members, copies);
+      return [{ kind: 'hfused', members, lbl: c.lbl }, reachable(after)];
+    }
+  }
+}
+
+/**
+ * A combinator: the variables among its atoms are renamed through the facts (a variable stays a
+ * variable, so atoms stay atoms); its closed lambdas are left alone. It assigns only `dest`, whose
+ * facts are then killed (for an array result there are none: facts are about scalars).
+ */
+export function cySoac(s: Soac, copies: Copies): [Soac, Copies] {
+  const rewritten: Soac = {
+    kind: 'soac',
+    op: s.op,
+    dest: s.dest,
+    ty: s.ty,
+    fn: s.fn,
+    comb: s.comb,
+    ne: s.ne.kind === 'some' ? { kind: 'some', value: cyExpr(s.ne.value, copies) } : s.ne,
+    args: cyArgs(s.args, copies),
+    lbl: s.lbl,
+  };
+  return [rewritten, kill(copies, s.dest)];
+}
+
+/** Horizontally fused members, in order. */
+export function cySoacs(ss: List<Soac>, copies: Copies): [List<Soac>, Copies] {
+  if (ss.kind === 'nil') return [ss, copies];
+  const [head, c1] = cySoac(ss.head, copies);
+  const [tail, c2] = cySoacs(ss.tail, c1);
+  return [{ kind: 'cons', head, tail }, c2];
+}
+
+function cyArgs(xs: List<SoacArg>, copies: Copies): List<SoacArg> {
+  if (xs.kind === 'nil') return xs;
+  return { kind: 'cons', head: cyArg(xs.head, copies), tail: cyArgs(xs.tail, copies) };
+}
+
+function cyArg(a: SoacArg, copies: Copies): SoacArg {
+  switch (a.kind) {
+    case 'argArray':
+      return a;
+    case 'argIota':
+      return { kind: 'argIota', len: cyExpr(a.len, copies), lbl: a.lbl };
+    case 'argScalar':
+      return { kind: 'argScalar', value: cyExpr(a.value, copies), lbl: a.lbl };
   }
 }
 

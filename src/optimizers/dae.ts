@@ -3,10 +3,17 @@
  * a backward liveness pass threading a live set, a `fix` over loops, then the transformation),
  * with the analysis and the transformation fused into one backward walk.
  *
- * Algorithm. `daeCmd(c, liveOut)` returns c rewritten and the scalars live before it:
+ * Algorithm. `daeCmd(c, liveOut, all)` returns c rewritten and the scalars live before it (`all`:
+ * every scalar of the function and, when it has combinators, every array something reads):
  * - `x = e` with x not live after it and `e` free of calls => `skip` (its operands are then not
  *   made live either: this is "strong" liveness, so chains of dead copies go at once). An
  *   assignment whose rhs calls a function is kept: the call may store into arrays.
+ * - a reduce/redomap whose scalar `dest` is not live is removed like a dead assignment, and so is a
+ *   combinator giving an array that nothing in the function reads (its `dest`, a fresh name only it
+ *   defines, is not in `all`: no load, call or combinator argument, or `return` names it); lambdas
+ *   cannot write arrays, so nothing else is lost. Other combinators make the variables among their
+ *   atoms live and kill `dest`. A fused loop keeps the members left (one left is that combinator
+ *   alone). A dead reduce's input array goes in the next run (`all` is computed before);
  * - stores are never removed (arrays are results); calls are kept; `return e` makes exactly the
  *   variables of `e` live (nothing after it runs); the function's exit has no live scalar.
  * - `if`: the union of both branches' live sets plus the condition's variables; an `if` whose
@@ -14,7 +21,7 @@
  * - `while`: head = vars(cond) ∪ liveOut ∪ live-before(body, head), iterated upward from
  *   vars(cond) ∪ liveOut (Fig. 3's `fix`). Live sets only grow and are bounded by the function's
  *   scalars, so it stabilizes within |scalars| + 1 rounds; the fuel DAE_FUEL (64 rounds) is a
- *   safety net: when it runs out the head is "every scalar of the function" (a post-fixpoint).
+ *   safety net: when it runs out the head is `all`, every name that can be live (a post-fixpoint).
  *   The body is then rewritten once, under the fixpoint.
  * Afterwards `seq`s drop their `skip`s (`mkSeq`) and locals no longer mentioned are dropped.
  *
@@ -23,9 +30,9 @@
  * (a removed assignment's `skip` keeps its label, and disappears from seqs).
  */
 import { equal, type List, type PSet, setAdd, setDelete, setEmpty, setHas, setUnion } from 'scf/prelude';
-import type { Cmd, Decl, Expr, Fun, Param, While } from '../kernel/ast.js';
+import type { Cmd, Decl, Expr, Fun, Param, Soac, SoacArg, While } from '../kernel/ast.js';
 import { hasCall } from '../kernel/expr-info.js';
-import { mkSeq } from './kernel-walk.js';
+import { hasSoac, isScalarSoac, mkSeq } from './kernel-walk.js';
 
 /** Most rounds of a loop's liveness fixpoint before every scalar is taken to be live. */
 export const DAE_FUEL = 64;
@@ -34,7 +41,9 @@ export const DAE_FUEL = 64;
 export type LiveSet = PSet<string>;
 
 export function optimize(f: Fun): Fun {
-  const all = scalarNames(f.params, f.locals, setEmpty());
+  const scalars = scalarNames(f.params, f.locals, setEmpty());
+  // With combinators, arrays that something reads may be live too (one that nothing reads never is).
+  const all = hasSoac(f.body) ? mentionedCmd(f.body, false, scalars) : scalars;
   const [body] = daeCmd(f.body, setEmpty(), all);
   const used = namesCmd(body, setEmpty());
   return {
@@ -48,7 +57,7 @@ export function optimize(f: Fun): Fun {
   };
 }
 
-/** Every scalar parameter and local (the fuel fallback's live set). */
+/** Every scalar parameter and local (the fuel fallback's live set, with the arrays read). */
 export function scalarNames(ps: List<Param>, ds: List<Decl>, acc: LiveSet): LiveSet {
   if (ps.kind === 'cons') return scalarNames(ps.tail, ds, ps.head.isArray ? acc : setAdd(acc, ps.head.name));
   if (ds.kind === 'cons') {
@@ -91,6 +100,66 @@ export function daeCmd(c: Cmd, live: LiveSet, all: LiveSet): [Cmd, LiveSet] {
       return [c, live];
     case 'callCmd':
       return [c, usesExprs(c.args, live)];
+    case 'soac':
+      return daeSoac(c, live, all);
+    case 'hfused': {
+      const [members, before] = daeMembers(c.members, live, all);
+      return [fusedOf(members, c.lbl), before];
+    }
+  }
+}
+
+/**
+ * A combinator: a reduce/redomap whose scalar `dest` is dead is removed like a dead assignment, and
+ * so is a combinator giving an array that nothing in the function reads (`dest` not in `all`); its
+ * lambdas cannot write arrays, so dropping it loses no effect. Otherwise `dest` is killed and the
+ * variables among its atoms become live.
+ */
+export function daeSoac(s: Soac, live: LiveSet, all: LiveSet): [Cmd, LiveSet] {
+  // s = reduce(op, ne, xs);  => skip  when s is dead here
+  // ys = map(f, xs);  => skip  when nothing reads ys
+  if (deadSoac(s, live, all)) return [{ kind: 'skip', lbl: s.lbl }, live];
+  return [s, usesSoac(s, setDelete(live, s.dest))];
+}
+
+function deadSoac(s: Soac, live: LiveSet, all: LiveSet): boolean {
+  return isScalarSoac(s) ? !setHas(live, s.dest) : !setHas(all, s.dest);
+}
+
+/** Horizontally fused members, backwards: the members kept and the live set before the first. */
+export function daeMembers(ss: List<Soac>, live: LiveSet, all: LiveSet): [List<Soac>, LiveSet] {
+  if (ss.kind === 'nil') return [ss, live];
+  const [tail, after] = daeMembers(ss.tail, live, all);
+  const s = ss.head;
+  if (deadSoac(s, after, all)) return [tail, after];
+  return [{ kind: 'cons', head: s, tail }, usesSoac(s, setDelete(after, s.dest))];
+}
+
+/** The members left of a fused loop: none is `skip`, one is that combinator alone. */
+export function fusedOf(members: List<Soac>, lbl: number): Cmd {
+  if (members.kind === 'nil') return { kind: 'skip', lbl };
+  if (members.tail.kind === 'nil') return members.head;
+  return { kind: 'hfused', members, lbl };
+}
+
+/** Adds the scalar variables a combinator reads: those among its atoms (its lambdas are closed). */
+export function usesSoac(s: Soac, live: LiveSet): LiveSet {
+  return usesArgs(s.args, s.ne.kind === 'some' ? usesExpr(s.ne.value, live) : live);
+}
+
+function usesArgs(xs: List<SoacArg>, live: LiveSet): LiveSet {
+  if (xs.kind === 'nil') return live;
+  return usesArgs(xs.tail, usesArg(xs.head, live));
+}
+
+function usesArg(a: SoacArg, live: LiveSet): LiveSet {
+  switch (a.kind) {
+    case 'argArray':
+      return live;
+    case 'argIota':
+      return usesExpr(a.len, live);
+    case 'argScalar':
+      return usesExpr(a.value, live);
   }
 }
 
@@ -136,23 +205,59 @@ export function usesExprs(es: List<Expr>, live: LiveSet): LiveSet {
 
 /** Adds every variable and array name `c` mentions. */
 export function namesCmd(c: Cmd, acc: PSet<string>): PSet<string> {
+  return mentionedCmd(c, true, acc);
+}
+
+/**
+ * Adds every variable and array name `c` mentions; the destinations of combinators only when
+ * `dests` (without them: every name `c` may read, or store into).
+ */
+export function mentionedCmd(c: Cmd, dests: boolean, acc: PSet<string>): PSet<string> {
   switch (c.kind) {
     case 'assign':
       return namesExpr(c.rhs, setAdd(acc, c.name));
     case 'store':
       return namesExpr(c.rhs, namesExpr(c.index, setAdd(acc, c.array)));
     case 'seq':
-      return namesCmd(c.second, namesCmd(c.first, acc));
+      return mentionedCmd(c.second, dests, mentionedCmd(c.first, dests, acc));
     case 'if':
-      return namesCmd(c.elseCmd, namesCmd(c.thenCmd, namesExpr(c.cond, acc)));
+      return mentionedCmd(c.elseCmd, dests, mentionedCmd(c.thenCmd, dests, namesExpr(c.cond, acc)));
     case 'while':
-      return namesCmd(c.body, namesExpr(c.cond, acc));
+      return mentionedCmd(c.body, dests, namesExpr(c.cond, acc));
     case 'return':
       return c.value.kind === 'some' ? namesExpr(c.value.value, acc) : acc;
     case 'skip':
       return acc;
     case 'callCmd':
       return namesExprs(c.args, acc);
+    case 'soac':
+      return namesSoac(c, dests, acc);
+    case 'hfused':
+      return namesSoacs(c.members, dests, acc);
+  }
+}
+
+/** The names a combinator mentions outside its (closed) lambdas: atoms, arrays, maybe `dest`. */
+function namesSoac(s: Soac, dests: boolean, acc: PSet<string>): PSet<string> {
+  const withDest = dests ? setAdd(acc, s.dest) : acc;
+  return namesArgs(s.args, s.ne.kind === 'some' ? namesExpr(s.ne.value, withDest) : withDest);
+}
+
+function namesSoacs(ss: List<Soac>, dests: boolean, acc: PSet<string>): PSet<string> {
+  if (ss.kind === 'nil') return acc;
+  return namesSoacs(ss.tail, dests, namesSoac(ss.head, dests, acc));
+}
+
+function namesArgs(xs: List<SoacArg>, acc: PSet<string>): PSet<string> {
+  if (xs.kind === 'nil') return acc;
+  const a = xs.head;
+  switch (a.kind) {
+    case 'argArray':
+      return namesArgs(xs.tail, setAdd(acc, a.name));
+    case 'argIota':
+      return namesArgs(xs.tail, namesExpr(a.len, acc));
+    case 'argScalar':
+      return namesArgs(xs.tail, namesExpr(a.value, acc));
   }
 }
 

@@ -10,12 +10,20 @@
  *   inside statement lists);
  * - `maxLabelFun` and `relabelCmd`: fresh labels. Unrolling duplicates a loop body; every copy is
  *   renumbered from a threaded counter that starts above the input's largest label, so labels stay
- *   unique in the output (the AST invariant every optimizer keeps).
+ *   unique in the output (the AST invariant every optimizer keeps). Both cover every node of a
+ *   combinator (`soac`, `hfused`): its arguments, atoms and lambdas with their parameters and
+ *   bindings;
+ * - `hasSoac`: whether a command contains a combinator.
+ *
+ * Combinators (ast.ts): a `soac` assigns exactly its `dest` (a scalar for reduce/redomap, a fresh
+ * array otherwise). Its lambdas are closed and may not write arrays (array parameters of the
+ * functions given to combinators are `const`, which the parser checks), so a combinator modifies
+ * no other variable or array, and its atoms (`var` or literals) pass no array to any call.
  *
  * Everything here is a pure function of its arguments; nothing is mutated.
  */
-import { type List, max, type PSet, setAdd } from 'scf/prelude';
-import type { Cmd, Decl, Expr, Fun, Param } from '../kernel/ast.js';
+import { type List, max, type Option, type PSet, setAdd } from 'scf/prelude';
+import type { Bind, Cmd, Decl, Expr, Fun, Lam, Param, Soac, SoacArg } from '../kernel/ast.js';
 
 /** Adds to `acc` the arrays passed by reference (`arrayRef`) to calls inside `e`. */
 export function arraysPassed(e: Expr, acc: PSet<string>): PSet<string> {
@@ -69,7 +77,47 @@ export function modifiedNames(c: Cmd, acc: PSet<string>): PSet<string> {
       return acc;
     case 'callCmd':
       return arraysPassedList(c.args, acc);
+    case 'soac':
+      return setAdd(acc, c.dest);
+    case 'hfused':
+      return soacDests(c.members, acc);
   }
+}
+
+/** Adds the destination of every combinator of `ss`. */
+export function soacDests(ss: List<Soac>, acc: PSet<string>): PSet<string> {
+  switch (ss.kind) {
+    case 'nil':
+      return acc;
+    case 'cons':
+      return soacDests(ss.tail, setAdd(acc, ss.head.dest));
+  }
+}
+
+/** Whether `c` contains a combinator (`soac` or `hfused`). */
+export function hasSoac(c: Cmd): boolean {
+  switch (c.kind) {
+    case 'seq':
+      return hasSoac(c.first) || hasSoac(c.second);
+    case 'if':
+      return hasSoac(c.thenCmd) || hasSoac(c.elseCmd);
+    case 'while':
+      return hasSoac(c.body);
+    case 'soac':
+    case 'hfused':
+      return true;
+    case 'assign':
+    case 'store':
+    case 'return':
+    case 'skip':
+    case 'callCmd':
+      return false;
+  }
+}
+
+/** Whether a combinator's result is a scalar (reduce/redomap) rather than a fresh array. */
+export function isScalarSoac(s: Soac): boolean {
+  return s.op === 'reduce' || s.op === 'redomap';
 }
 
 /** `first; second` without `skip`s: `skip; c` => `c`, `c; skip` => `c`. Reuses `lbl` for the seq. */
@@ -132,6 +180,65 @@ export function maxLabelCmd(c: Cmd): number {
       return c.lbl;
     case 'callCmd':
       return max(c.lbl, maxLabelExprs(c.args, 0));
+    case 'soac':
+      return maxLabelSoac(c);
+    case 'hfused':
+      return max(c.lbl, maxLabelSoacs(c.members, 0));
+  }
+}
+
+function maxLabelSoac(s: Soac): number {
+  const inner = max(maxLabelOptLam(s.comb), max(maxLabelOptExpr(s.ne), maxLabelArgs(s.args, 0)));
+  return max(s.lbl, max(maxLabelLam(s.fn), inner));
+}
+
+function maxLabelSoacs(ss: List<Soac>, acc: number): number {
+  switch (ss.kind) {
+    case 'nil':
+      return acc;
+    case 'cons':
+      return maxLabelSoacs(ss.tail, max(acc, maxLabelSoac(ss.head)));
+  }
+}
+
+function maxLabelLam(l: Lam): number {
+  return max(l.lbl, max(maxLabelParams(l.params, 0), max(maxLabelBinds(l.binds, 0), maxLabelExpr(l.result))));
+}
+
+function maxLabelOptLam(o: Option<Lam>): number {
+  return o.kind === 'some' ? maxLabelLam(o.value) : 0;
+}
+
+function maxLabelOptExpr(o: Option<Expr>): number {
+  return o.kind === 'some' ? maxLabelExpr(o.value) : 0;
+}
+
+function maxLabelBinds(bs: List<Bind>, acc: number): number {
+  switch (bs.kind) {
+    case 'nil':
+      return acc;
+    case 'cons':
+      return maxLabelBinds(bs.tail, max(acc, max(bs.head.lbl, maxLabelExpr(bs.head.rhs))));
+  }
+}
+
+function maxLabelArgs(xs: List<SoacArg>, acc: number): number {
+  switch (xs.kind) {
+    case 'nil':
+      return acc;
+    case 'cons':
+      return maxLabelArgs(xs.tail, max(acc, maxLabelArg(xs.head)));
+  }
+}
+
+function maxLabelArg(a: SoacArg): number {
+  switch (a.kind) {
+    case 'argArray':
+      return a.lbl;
+    case 'argIota':
+      return max(a.lbl, maxLabelExpr(a.len));
+    case 'argScalar':
+      return max(a.lbl, maxLabelExpr(a.value));
   }
 }
 
@@ -204,6 +311,112 @@ export function relabelCmd(c: Cmd, n: number): [Cmd, number] {
     case 'callCmd': {
       const [args, n1] = relabelExprs(c.args, n + 1);
       return [{ kind: 'callCmd', name: c.name, args, lbl: n }, n1];
+    }
+    case 'soac':
+      return relabelSoac(c, n);
+    case 'hfused': {
+      const [members, n1] = relabelSoacs(c.members, n + 1);
+      return [{ kind: 'hfused', members, lbl: n }, n1];
+    }
+  }
+}
+
+/** A copy of combinator `s` relabelled from `n` (pre-order: fn, comb, ne, args); the next free label. */
+export function relabelSoac(s: Soac, n: number): [Soac, number] {
+  const [fn, n1] = relabelLam(s.fn, n + 1);
+  const [comb, n2] = relabelOptLam(s.comb, n1);
+  const [ne, n3] = relabelOptExpr(s.ne, n2);
+  const [args, n4] = relabelArgs(s.args, n3);
+  return [{ kind: 'soac', op: s.op, dest: s.dest, ty: s.ty, fn, comb, ne, args, lbl: n }, n4];
+}
+
+function relabelSoacs(ss: List<Soac>, n: number): [List<Soac>, number] {
+  switch (ss.kind) {
+    case 'nil':
+      return [ss, n];
+    case 'cons': {
+      const [head, n1] = relabelSoac(ss.head, n);
+      const [tail, n2] = relabelSoacs(ss.tail, n1);
+      return [{ kind: 'cons', head, tail }, n2];
+    }
+  }
+}
+
+function relabelLam(l: Lam, n: number): [Lam, number] {
+  const [params, n1] = relabelParams(l.params, n + 1);
+  const [binds, n2] = relabelBinds(l.binds, n1);
+  const [result, n3] = relabelExpr(l.result, n2);
+  return [{ kind: 'lam', params, binds, result, ret: l.ret, lbl: n }, n3];
+}
+
+function relabelOptLam(o: Option<Lam>, n: number): [Option<Lam>, number] {
+  if (o.kind === 'none') return [o, n];
+  const [value, n1] = relabelLam(o.value, n);
+  return [{ kind: 'some', value }, n1];
+}
+
+function relabelOptExpr(o: Option<Expr>, n: number): [Option<Expr>, number] {
+  if (o.kind === 'none') return [o, n];
+  const [value, n1] = relabelExpr(o.value, n);
+  return [{ kind: 'some', value }, n1];
+}
+
+function relabelParams(ps: List<Param>, n: number): [List<Param>, number] {
+  switch (ps.kind) {
+    case 'nil':
+      return [ps, n];
+    case 'cons': {
+      const p = ps.head;
+      const head: Param = {
+        kind: 'param',
+        name: p.name,
+        ty: p.ty,
+        isArray: p.isArray,
+        isConst: p.isConst,
+        lbl: n,
+      };
+      const [tail, n1] = relabelParams(ps.tail, n + 1);
+      return [{ kind: 'cons', head, tail }, n1];
+    }
+  }
+}
+
+function relabelBinds(bs: List<Bind>, n: number): [List<Bind>, number] {
+  switch (bs.kind) {
+    case 'nil':
+      return [bs, n];
+    case 'cons': {
+      const b = bs.head;
+      const [rhs, n1] = relabelExpr(b.rhs, n + 1);
+      const [tail, n2] = relabelBinds(bs.tail, n1);
+      return [{ kind: 'cons', head: { kind: 'bind', name: b.name, ty: b.ty, rhs, lbl: n }, tail }, n2];
+    }
+  }
+}
+
+function relabelArgs(xs: List<SoacArg>, n: number): [List<SoacArg>, number] {
+  switch (xs.kind) {
+    case 'nil':
+      return [xs, n];
+    case 'cons': {
+      const [head, n1] = relabelArg(xs.head, n);
+      const [tail, n2] = relabelArgs(xs.tail, n1);
+      return [{ kind: 'cons', head, tail }, n2];
+    }
+  }
+}
+
+function relabelArg(a: SoacArg, n: number): [SoacArg, number] {
+  switch (a.kind) {
+    case 'argArray':
+      return [{ kind: 'argArray', name: a.name, ty: a.ty, lbl: n }, n + 1];
+    case 'argIota': {
+      const [len, n1] = relabelExpr(a.len, n + 1);
+      return [{ kind: 'argIota', len, lbl: n }, n1];
+    }
+    case 'argScalar': {
+      const [value, n1] = relabelExpr(a.value, n + 1);
+      return [{ kind: 'argScalar', value, lbl: n }, n1];
     }
   }
 }

@@ -27,8 +27,10 @@
  * Invariant (tested on every benchmark input and on generated programs): for a singleton value,
  * `printAbstractFun(fromConcrete(f))` is exactly `printFun(f)` — the only difference the
  * abstract domain forces is that a float `-0.0f` prints as `0.0f`, since constant sets identify
- * -0 with 0 (SameValueZero). Field order comes from `KERNEL_CTORS`, which is checked against the
- * constructor table the SCF-lang front end builds from src/kernel/ast.ts.
+ * -0 with 0 (SameValueZero); and a combinator's composed lambda (fusion builds them; the concrete
+ * printer lifts each into a helper function) prints inline, `(const float x) => { …; return e; }`.
+ * Field order comes from `KERNEL_CTORS`, which is checked against the constructor table the SCF-lang
+ * front end builds from src/kernel/ast.ts.
  */
 import {
   type AbsValue,
@@ -58,6 +60,13 @@ export const KERNEL_CTORS: CtorTable = new Map<string, CtorInfo>([
       ['return', ['value', 'lbl']],
       ['skip', ['lbl']],
       ['callCmd', ['name', 'args', 'lbl']],
+      ['soac', ['op', 'dest', 'ty', 'fn', 'comb', 'ne', 'args', 'lbl']],
+      ['hfused', ['members', 'lbl']],
+      ['argArray', ['name', 'ty', 'lbl']],
+      ['argIota', ['len', 'lbl']],
+      ['argScalar', ['value', 'lbl']],
+      ['lam', ['params', 'binds', 'result', 'ret', 'lbl']],
+      ['bind', ['name', 'ty', 'rhs', 'lbl']],
       ['var', ['name', 'ty', 'lbl']],
       ['intLit', ['value', 'lbl']],
       ['floatLit', ['value', 'lbl']],
@@ -136,7 +145,20 @@ const EXPR_CTORS = new Set([
   'ternary',
   'arrayRef',
 ]);
-const CMD_CTORS = new Set(['assign', 'store', 'seq', 'if', 'while', 'return', 'skip', 'callCmd']);
+const CMD_CTORS = new Set([
+  'assign',
+  'store',
+  'seq',
+  'if',
+  'while',
+  'return',
+  'skip',
+  'callCmd',
+  'soac',
+  'hfused',
+]);
+/** Combinators whose result is an array (declared `T dest[] = …`), as src/kernel/print.ts. */
+const ARRAY_RESULT = new Set(['map', 'scan', 'filter', 'scanomap']);
 const GREEK = 'αβγδεζηθικλμνξοπρστυφχψω';
 
 function wrap(text: string, prec: number, min: number): string {
@@ -487,6 +509,14 @@ class KernelPrinter {
         lines.push(`${p}}`);
         return;
       }
+      case 'soac':
+        lines.push(`${p}${this.soac(c)};`);
+        return;
+      case 'hfused':
+        lines.push(`${p}/* horizontally fused: one loop over all of these */`);
+        for (const m of this.list(this.field(c, 'members'), (x) => this.soac(x))) lines.push(`${p}${m};`);
+        lines.push(`${p}/* end of the fused loop */`);
+        return;
       case 'return': {
         const value = this.field(c, 'value');
         // an abstract Option: `return; | return e;`
@@ -502,6 +532,100 @@ class KernelPrinter {
         lines.push(`${p}${this.generic(c)};`);
         return;
     }
+  }
+
+  // ---- combinators ---------------------------------------------------------------------------
+
+  /**
+   * A combinator without the `;`, as src/kernel/print.ts writes it (`float ys[] = map(sq, xs)`,
+   * `s = reduce(add, 0.0f, ys)`, `int ix[] = iota(n)`); a lambda that is not just a named function
+   * (fusion composes those; the concrete printer lifts them into helper functions) prints inline as
+   * `(float x) => { float t = x * x; return t + 1.0f; }`. A union of combinators is `a | b`.
+   */
+  private soac(v: AbsValue): string {
+    if (v.kind === 'union') return v.alts.map((a) => this.soac(a)).join(' | ');
+    if (!this.isCon(v, 'soac')) return this.generic(v);
+    const op = this.str(v, 'op');
+    const iota = this.iotaLen(v);
+    const arrayResult = iota !== undefined || (op !== undefined && ARRAY_RESULT.has(op));
+    const dest = this.name(v, 'dest', ALT + 1);
+    const target = arrayResult ? `${this.name(v, 'ty')} ${dest}[]` : dest;
+    if (iota !== undefined) return `${target} = iota(${this.expr(iota, 0)})`;
+    const operands: string[] = [];
+    this.option(this.field(v, 'comb'), (l) => operands.push(this.lam(l)));
+    operands.push(this.lam(this.field(v, 'fn')));
+    this.option(this.field(v, 'ne'), (e) => operands.push(this.expr(e, 2)));
+    operands.push(...this.list(this.field(v, 'args'), (a) => this.soacArg(a)));
+    return `${target} = ${op ?? this.prim(this.field(v, 'op'), PRIMARY)}(${operands.join(', ')})`;
+  }
+
+  /** Calls `item` on an Option's value when it is `some`; an abstract option prints as itself. */
+  private option(o: AbsValue, item: (x: AbsValue) => void): void {
+    if (this.isCon(o, 'none')) return;
+    if (this.isCon(o, 'some')) item(o.args[0] as AbsValue);
+    else item(o);
+  }
+
+  /** The length of `iota(n)`: a map of the identity over one iota argument (print.ts's isIota). */
+  private iotaLen(s: Con): AbsValue | undefined {
+    if (this.str(s, 'op') !== 'map') return undefined;
+    const args = this.field(s, 'args');
+    const fn = this.field(s, 'fn');
+    if (!this.isCon(args, 'cons') || !this.isCon(args.args[1] as AbsValue, 'nil')) return undefined;
+    const arg = args.args[0] as AbsValue;
+    if (!this.isCon(arg, 'argIota') || !this.isCon(fn, 'lam')) return undefined;
+    const params = this.field(fn, 'params');
+    const result = this.field(fn, 'result');
+    if (!this.isCon(params, 'cons') || !this.isCon(params.args[1] as AbsValue, 'nil')) return undefined;
+    const p = params.args[0] as AbsValue;
+    if (!this.isCon(this.field(fn, 'binds'), 'nil') || !this.isCon(result, 'var') || !this.isCon(p, 'param'))
+      return undefined;
+    const name = this.str(result, 'name');
+    return name !== undefined && name === this.str(p, 'name') ? this.field(arg, 'len') : undefined;
+  }
+
+  /** A lambda: the function it only calls with its parameters in order (`sq`), else inline. */
+  private lam(l: AbsValue): string {
+    if (l.kind === 'union') return wrap(l.alts.map((a) => this.lam(a)).join(' | '), ALT, 2);
+    if (!this.isCon(l, 'lam')) return this.generic(l, true);
+    const named = this.lamName(l);
+    if (named !== undefined) return named;
+    const params = this.list(this.field(l, 'params'), (x) => this.param(x)).join(', ');
+    const binds = this.list(this.field(l, 'binds'), (b) => `${this.bind(b)}; `).join('');
+    return `(${params}) => { ${binds}return ${this.expr(this.field(l, 'result'), 0)}; }`;
+  }
+
+  /** `f` for `(p…) => f(p…)` (each argument the parameter of the same position), else undefined. */
+  private lamName(l: Con): string | undefined {
+    const result = this.field(l, 'result');
+    if (!this.isCon(this.field(l, 'binds'), 'nil') || !this.isCon(result, 'call')) return undefined;
+    let ps = this.field(l, 'params');
+    let xs = this.field(result, 'args');
+    for (;;) {
+      if (this.isCon(ps, 'nil') && this.isCon(xs, 'nil')) return this.name(result, 'name');
+      if (!this.isCon(ps, 'cons') || !this.isCon(xs, 'cons')) return undefined;
+      const p = ps.args[0] as AbsValue;
+      const a = xs.args[0] as AbsValue;
+      if (!this.isCon(p, 'param') || !(this.isCon(a, 'var') || this.isCon(a, 'arrayRef'))) return undefined;
+      const name = this.str(p, 'name');
+      if (name === undefined || name !== this.str(a, 'name')) return undefined;
+      if (this.flag(p, 'isArray') !== this.isCon(a, 'arrayRef')) return undefined;
+      ps = ps.args[1] as AbsValue;
+      xs = xs.args[1] as AbsValue;
+    }
+  }
+
+  private bind(b: AbsValue): string {
+    if (!this.isCon(b, 'bind')) return this.generic(b);
+    return `${this.name(b, 'ty')} ${this.name(b, 'name')} = ${this.expr(this.field(b, 'rhs'), 0)}`;
+  }
+
+  private soacArg(a: AbsValue): string {
+    if (a.kind === 'union') return wrap(a.alts.map((x) => this.soacArg(x)).join(' | '), ALT, 2);
+    if (this.isCon(a, 'argArray')) return this.name(a, 'name', 2);
+    if (this.isCon(a, 'argIota')) return `iota(${this.expr(this.field(a, 'len'), 0)})`;
+    if (this.isCon(a, 'argScalar')) return this.expr(this.field(a, 'value'), 2);
+    return this.generic(a, true);
   }
 
   /** An assignment, store or call without the `;` (also a for-init or for-step). */

@@ -49,7 +49,7 @@ describe('scf opt', () => {
       [[MUL_ADD, '--bind', 'a=[1]'], /error: parameter 'a' is a scalar int/],
       [[MUL_ADD, '--bind', 'a=x'], /^scf opt: --bind a: 'x' is not an int or float literal$/],
       [[MUL_ADD, '--bind', 'a'], /^scf opt: --bind expects NAME=VALUE/],
-      [[MUL_ADD, '--passes', 'fusion'], /^scf opt: unknown pass 'fusion'/],
+      [[MUL_ADD, '--passes', 'fuse'], /^scf opt: unknown pass 'fuse'/],
       [[MUL_ADD, '--function', 'nope'], /^scf opt: .* has no function 'nope'$/],
       [[MUL_ADD, '--frobnicate'], /^scf opt: Unknown option '--frobnicate'/],
       [['/nonexistent/x.c'], /^scf opt: cannot read '\/nonexistent\/x\.c': no such file$/],
