@@ -27,7 +27,9 @@
  *    bindings are guarded by the predicate (`keep ? e : 0`), so nothing is evaluated on elements
  *    the filter drops;
  *  - anything else (filter → map/scan, map → filter, scan/reduce as producers) is not fused.
- * Then every list is scanned for horizontal fusion: adjacent combinators over the same length
+ * Then duplicate mapped inputs of each combinator are merged (L0's "remove duplicate input
+ * arrays": `map(g, iota(n), iota(n))` becomes `map(g', iota(n))`), and every list is scanned for
+ * horizontal fusion: adjacent combinators over the same length
  * (their first mapped inputs are the same array, or iotas of the same atom), the later not reading
  * the earlier's result nor writing its destination, both maps or both reductions (reduce/redomap),
  * are grouped into one `hfused` loop.
@@ -62,7 +64,8 @@ export type Uses = PMap<string, number>;
 export function optimize(f: Fun): Fun {
   const uses = usesCmd(f.body, mapEmpty());
   const [fused, n] = fuseCmd(f.body, uses, maxLabelFun(f) + 1);
-  const [body] = horizontalCmd(fused, n);
+  const [merged, n1] = dedupeCmd(fused, n);
+  const [body] = horizontalCmd(merged, n1);
   return {
     kind: 'fun',
     name: f.name,
@@ -336,6 +339,84 @@ function compose(p: Soac, c: Soac, n: number): [Soac, number] {
   if (isIota(p)) return [substituteIota(p, c), n];
   if (p.op === 'filter') return composeFilter(p, c, n);
   return composeMap(p, c, n);
+}
+
+/**
+ * Every combinator with duplicate mapped inputs merged (`dedupe`). Runs after all vertical
+ * fusion: the use counts of condition 3 count every slot, so merging earlier would hide uses.
+ */
+function dedupeCmd(c: Cmd, n: number): [Cmd, number] {
+  switch (c.kind) {
+    case 'seq': {
+      const [a, n1] = dedupeCmd(c.first, n);
+      const [b, n2] = dedupeCmd(c.second, n1);
+      return [{ kind: 'seq', first: a, second: b, lbl: c.lbl }, n2];
+    }
+    case 'if': {
+      const [t, n1] = dedupeCmd(c.thenCmd, n);
+      const [e, n2] = dedupeCmd(c.elseCmd, n1);
+      return [{ kind: 'if', cond: c.cond, thenCmd: t, elseCmd: e, lbl: c.lbl }, n2];
+    }
+    case 'while': {
+      const [b, n1] = dedupeCmd(c.body, n);
+      return [{ kind: 'while', cond: c.cond, body: b, isFor: c.isFor, lbl: c.lbl }, n1];
+    }
+    case 'soac':
+      return dedupe(c, n);
+    case 'assign':
+    case 'store':
+    case 'return':
+    case 'skip':
+    case 'callCmd':
+    case 'hfused':
+      return [c, n];
+  }
+}
+
+/** A mapped argument's identity: the same array, or an iota of the same atom ('' otherwise). */
+function mappedKey(a: SoacArg, p: Param): string {
+  if (a.kind === 'argArray' && !p.isArray) return `array ${a.name}`;
+  if (a.kind === 'argIota' && a.len.kind === 'var') return `iota ${a.len.name}`;
+  if (a.kind === 'argIota' && a.len.kind === 'intLit') return `iota #${a.len.value}`;
+  return '';
+}
+
+/**
+ * L0's "remove duplicate input arrays": a mapped argument equal to an earlier one is dropped and
+ * its parameter bound to the earlier one's parameter.
+ */
+function dedupe(s: Soac, n: number): [Soac, number] {
+  const folds = s.op !== 'map' && s.op !== 'filter';
+  const [params, args, binds, n1] = dedupeSlots(alignedParams(s), s.args, mapEmpty(), n);
+  if (binds.kind === 'nil') return [s, n];
+  const fn: Lam = {
+    kind: 'lam',
+    params: folds && s.fn.params.kind === 'cons' ? { kind: 'cons', head: s.fn.params.head, tail: params } : params,
+    binds: appendBinds(binds, s.fn.binds),
+    result: s.fn.result,
+    ret: s.fn.ret,
+    lbl: s.fn.lbl,
+  };
+  return [{ kind: 'soac', op: s.op, dest: s.dest, ty: s.ty, fn, comb: s.comb, ne: s.ne, args, lbl: s.lbl }, n1];
+}
+
+function dedupeSlots(
+  ps: List<Param>,
+  as: List<SoacArg>,
+  seen: PMap<string, string>,
+  n: number,
+): [List<Param>, List<SoacArg>, List<Bind>, number] {
+  if (ps.kind === 'nil' || as.kind === 'nil') return [ps, as, { kind: 'nil' }, n];
+  const key = mappedKey(as.head, ps.head);
+  const earlier: Option<string> = key === '' ? { kind: 'none' } : mapFind(seen, key);
+  if (earlier.kind === 'some') {
+    const [params, args, binds, n1] = dedupeSlots(ps.tail, as.tail, seen, n + 2);
+    const b: Bind = { kind: 'bind', name: ps.head.name, ty: ps.head.ty, rhs: varOf(earlier.value, ps.head.ty, n + 1), lbl: n };
+    return [params, args, { kind: 'cons', head: b, tail: binds }, n1];
+  }
+  const next = key === '' ? seen : mapInsert(seen, key, ps.head.name);
+  const [params, args, binds, n1] = dedupeSlots(ps.tail, as.tail, next, n);
+  return [{ kind: 'cons', head: ps.head, tail: params }, { kind: 'cons', head: as.head, tail: args }, binds, n1];
 }
 
 /** iota → c: c's mapped slots of p's array become p's iota argument. */

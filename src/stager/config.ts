@@ -35,6 +35,7 @@ import {
   LIST_ARRAYS,
   type Prim,
   constant,
+  fromConcrete,
   parseDescription,
 } from '../abstract-values/index.js';
 import { type Fun, findFun, listToArray, type Program, parseKernel } from '../kernel/index.js';
@@ -49,6 +50,7 @@ import {
   abstractPipelineInput,
   type Description,
   describeFormalList,
+  describeFormals,
   FormalDescriptionError,
 } from './describe-input.js';
 
@@ -410,10 +412,16 @@ export async function loadConfigInput(config: StageConfig): Promise<{ program: P
  * `[fun, formals]` (`abstractPipelineInput`): every description must fit its formal, and every
  * sample value must lie inside its description. Errors point at the `bind` / `sample` entry.
  */
-export function configPipelineInput(config: StageConfig, fun: Fun, ctors: CtorTable): AbsValue[] {
+export function configPipelineInput(
+  config: StageConfig,
+  fun: Fun,
+  ctors: CtorTable,
+  /** The table for the formals' lattice values, when `ctors` lacks them (default `ctors`). */
+  formalCtors: CtorTable = ctors,
+): AbsValue[] {
   let formals: AbsValue[];
   try {
-    formals = describeFormalList(fun, config.bind, ctors);
+    formals = describeFormalList(fun, config.bind, formalCtors);
   } catch (e) {
     if (!(e instanceof FormalDescriptionError)) throw e;
     const known = listToArray(fun.params).some((p) => p.name === e.formal);
@@ -439,5 +447,6 @@ export function configPipelineInput(config: StageConfig, fun: Fun, ctors: CtorTa
         );
     });
   }
-  return abstractPipelineInput(fun, config.bind, ctors);
+  if (formalCtors === ctors) return abstractPipelineInput(fun, config.bind, ctors);
+  return [fromConcrete(fun, ctors), describeFormals(fun, config.bind, formalCtors)];
 }

@@ -33,9 +33,15 @@ export async function stageConfig(
     optimizerProgram(pass); // reports an optimizer outside SCF-lang before any work
   }
   const { program, fun } = await loadConfigInput(config);
-  // every pass was found above; the first one's constructor table has the kernel AST's
-  const ctors = optimizerProgram(findStageablePass(config.pipeline[0] as string) as StageablePass).ctors;
-  const [funAbs, formalsAbs] = configPipelineInput(config, fun, ctors) as [AbsValue, AbsValue];
+  // every pass was found above; the first one's constructor table has the kernel AST's, the
+  // first one taking the formals has the lattice's (const-prop's when none does: then the
+  // formals are described, and checked against the samples, but no stage reads them)
+  const passes = config.pipeline.map((name) => findStageablePass(name) as StageablePass);
+  const ctors = optimizerProgram(passes[0] as StageablePass).ctors;
+  const formalPass =
+    passes.find((p) => p.takesFormals) ?? (findStageablePass('const-prop') as StageablePass);
+  const formalCtors = optimizerProgram(formalPass).ctors;
+  const [funAbs, formalsAbs] = configPipelineInput(config, fun, ctors, formalCtors) as [AbsValue, AbsValue];
   const stages = stagePipeline(funAbs, formalsAbs, config.pipeline, {
     pe: { k: opts.k ?? 2 },
     onProgress: (p) => {

@@ -1,6 +1,6 @@
 /**
  * The core property (SCF §2, DESIGN "Test oracles"): for each of the 11 configurations of SCF
- * Table 2, the staged pipeline returns exactly what the unstaged pipeline returns, on random
+ * Table 2 and the fusion configurations (configs/fusion: pipelines ending in staged fusion), the staged pipeline returns exactly what the unstaged pipeline returns, on random
  * members of the early-stage description drawn from the abstract value itself (fast-check,
  * `arbMember`); inputs outside the description are detected (`InputNotAdmitted`) and the stub
  * then runs the unstaged pipeline, so nothing is ever optimized wrongly.
@@ -30,7 +30,7 @@ import type { LatticeVal } from '../../src/optimizers/index.js';
 import { InputNotAdmitted, loadConfig, stageConfig, writeStaged } from '../../src/stager/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const CONFIGS = path.join(ROOT, 'configs/table2');
+const CONFIG_DIRS = [path.join(ROOT, 'configs/table2'), path.join(ROOT, 'configs/fusion')];
 const TMP = path.join(import.meta.dirname, `.tmp-staged-${process.pid}`);
 const RUNS = Number(process.env.SCF_STAGED_RUNS ?? 1000);
 
@@ -66,11 +66,14 @@ function base(ty: string): AbsValue {
       : absBase('Int');
 }
 
-const files = readdirSync(CONFIGS)
-  .filter((f) => f.endsWith('.json'))
-  .sort();
+const files = CONFIG_DIRS.flatMap((dir) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => path.join(dir, f)),
+);
 
-describe.each(files)('staged ≡ unstaged: %s', (file) => {
+describe.each(files.map((f) => [path.relative(ROOT, f), f]))('staged ≡ unstaged: %s', (_name, file) => {
   let stub: Stub;
   let formalsDesc: AbsValue;
   let ctors: ReadonlyMap<string, { fields: readonly string[] }>;
@@ -78,7 +81,7 @@ describe.each(files)('staged ≡ unstaged: %s', (file) => {
   let sample: Record<string, unknown> | undefined;
 
   beforeAll(async () => {
-    const config = loadConfig(path.join(CONFIGS, file));
+    const config = loadConfig(file);
     const staged = await stageConfig(config);
     fun = staged.fun;
     sample = config.sample as Record<string, unknown> | undefined;
