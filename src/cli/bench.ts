@@ -5,7 +5,7 @@
  * SCF's figures with the targets met or missed — or, with `--json`, the machine-readable report.
  * Progress goes to stderr: a progress bar on a terminal, one line per step otherwise.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
@@ -16,16 +16,18 @@ import {
   runBenchmarks,
   speedupChartSvg,
 } from '../bench/index.js';
+import { ConfigError } from '../stager/index.js';
 import { type CliIo, EXIT_BAD_INPUT } from './io.js';
 
-const HELP = `Usage: scf bench [--json] [--config N ...] [--budget MS] [--chart FILE.svg] [--save FILE.json]
+const HELP = `Usage: scf bench [--json] [--dir DIR] [--config N ...] [--budget MS] [--chart FILE.svg] [--save FILE.json]
 
 Benchmarks staged against unstaged optimizer pipelines on the configurations of SCF Table 2
-(configs/table2): compiler speed-up, instruction and map-operation reduction, size ratio,
+(configs/table2, or the configurations in DIR, e.g. configs/fusion): compiler speed-up, instruction and map-operation reduction, size ratio,
 compiled-code speed-up, distance to the lower bound, break-even, and whether the outputs are equal.
 
 Options:
   --json            print the report as JSON instead of the table
+  --dir DIR         benchmark the configuration files in DIR (default: configs/table2)
   -c, --config N    run configuration N only (repeatable; default: all)
   --budget MS       timing budget per comparison in milliseconds (default 600)
   --chart FILE      also write the speed-up chart (SVG) to FILE
@@ -48,7 +50,24 @@ export async function benchCommand(argv: string[], io: CliIo): Promise<number> {
     io.err(`scf bench: unexpected argument '${args.positionals[0]}'\n\n${HELP}`);
     return EXIT_BAD_INPUT;
   }
-  const known = listConfigs().map((c) => c.config.id);
+  const dir = args.values.dir === undefined ? undefined : path.resolve(args.values.dir);
+  if (dir !== undefined && !(existsSync(dir) && statSync(dir).isDirectory())) {
+    io.err(`scf bench: --dir ${args.values.dir}: no such folder`);
+    return EXIT_BAD_INPUT;
+  }
+  let configs: ReturnType<typeof listConfigs>;
+  try {
+    configs = listConfigs(dir);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    io.err(e.message);
+    return EXIT_BAD_INPUT;
+  }
+  if (configs.length === 0) {
+    io.err(`scf bench: ${args.values.dir ?? 'configs/table2'} has no configuration (*.json)`);
+    return EXIT_BAD_INPUT;
+  }
+  const known = configs.map((c) => c.config.id);
   const ids: number[] = [];
   for (const c of args.values.config ?? []) {
     const n = Number(c);
@@ -69,6 +88,7 @@ export async function benchCommand(argv: string[], io: CliIo): Promise<number> {
   try {
     report = await runBenchmarks({
       ...(ids.length > 0 ? { ids } : {}),
+      ...(dir !== undefined ? { dir } : {}),
       budgetMs: budget,
       onProgress: progress.update,
     });
@@ -128,6 +148,7 @@ function parse(argv: string[]) {
     strict: true,
     options: {
       json: { type: 'boolean' },
+      dir: { type: 'string' },
       config: { type: 'string', short: 'c', multiple: true },
       budget: { type: 'string' },
       chart: { type: 'string' },

@@ -391,13 +391,17 @@ function dedupe(s: Soac, n: number): [Soac, number] {
   if (binds.kind === 'nil') return [s, n];
   const fn: Lam = {
     kind: 'lam',
-    params: folds && s.fn.params.kind === 'cons' ? { kind: 'cons', head: s.fn.params.head, tail: params } : params,
+    params:
+      folds && s.fn.params.kind === 'cons' ? { kind: 'cons', head: s.fn.params.head, tail: params } : params,
     binds: appendBinds(binds, s.fn.binds),
     result: s.fn.result,
     ret: s.fn.ret,
     lbl: s.fn.lbl,
   };
-  return [{ kind: 'soac', op: s.op, dest: s.dest, ty: s.ty, fn, comb: s.comb, ne: s.ne, args, lbl: s.lbl }, n1];
+  return [
+    { kind: 'soac', op: s.op, dest: s.dest, ty: s.ty, fn, comb: s.comb, ne: s.ne, args, lbl: s.lbl },
+    n1,
+  ];
 }
 
 function dedupeSlots(
@@ -411,12 +415,23 @@ function dedupeSlots(
   const earlier: Option<string> = key === '' ? { kind: 'none' } : mapFind(seen, key);
   if (earlier.kind === 'some') {
     const [params, args, binds, n1] = dedupeSlots(ps.tail, as.tail, seen, n + 2);
-    const b: Bind = { kind: 'bind', name: ps.head.name, ty: ps.head.ty, rhs: varOf(earlier.value, ps.head.ty, n + 1), lbl: n };
+    const b: Bind = {
+      kind: 'bind',
+      name: ps.head.name,
+      ty: ps.head.ty,
+      rhs: varOf(earlier.value, ps.head.ty, n + 1),
+      lbl: n,
+    };
     return [params, args, { kind: 'cons', head: b, tail: binds }, n1];
   }
   const next = key === '' ? seen : mapInsert(seen, key, ps.head.name);
   const [params, args, binds, n1] = dedupeSlots(ps.tail, as.tail, next, n);
-  return [{ kind: 'cons', head: ps.head, tail: params }, { kind: 'cons', head: as.head, tail: args }, binds, n1];
+  return [
+    { kind: 'cons', head: ps.head, tail: params },
+    { kind: 'cons', head: as.head, tail: args },
+    binds,
+    n1,
+  ];
 }
 
 /** iota → c: c's mapped slots of p's array become p's iota argument. */

@@ -38,8 +38,7 @@ export async function stageConfig(
   // formals are described, and checked against the samples, but no stage reads them)
   const passes = config.pipeline.map((name) => findStageablePass(name) as StageablePass);
   const ctors = optimizerProgram(passes[0] as StageablePass).ctors;
-  const formalPass =
-    passes.find((p) => p.takesFormals) ?? (findStageablePass('const-prop') as StageablePass);
+  const formalPass = passes.find((p) => p.takesFormals) ?? (findStageablePass('const-prop') as StageablePass);
   const formalCtors = optimizerProgram(formalPass).ctors;
   const [funAbs, formalsAbs] = configPipelineInput(config, fun, ctors, formalCtors) as [AbsValue, AbsValue];
   const stages = stagePipeline(funAbs, formalsAbs, config.pipeline, {

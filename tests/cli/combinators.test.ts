@@ -72,3 +72,29 @@ describe('scf opt --passes fusion', () => {
     expect(r.err).toMatch(/bad\.c:3:17: error K1013: 'reduce' must be the whole initializer/);
   });
 });
+
+describe('staging and benchmarking fusion', () => {
+  it('scf bench --dir names a missing folder, exit 2', async () => {
+    const r = await cli('bench', '--dir', path.join(ROOT, 'no-such-folder'));
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--dir .*no-such-folder: no such folder/);
+  });
+
+  it('a pipeline without formals (fusion alone) stages; its formals are still described', async () => {
+    const { loadConfig, stageConfig } = await import('../../src/stager/index.js');
+    const dir = mkdtempSync(path.join(tmpdir(), 'scf-fuse-cfg-'));
+    const file = path.join(dir, 'fuse.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        input: SMOOTH,
+        function: 'brightness',
+        pipeline: ['fusion'],
+        bind: { w: "'Int" },
+        sample: { w: 4 },
+      }),
+    );
+    const staged = await stageConfig(loadConfig(file));
+    expect(staged.stages.map((s) => s.pass.name)).toEqual(['fusion']);
+  }, 120_000);
+});
