@@ -12,6 +12,7 @@ import { hasCall } from './expr-info.js';
 import type { Bind, Cmd, Decl, Expr, Fun, Lam, Program, Soac, SoacArg } from './ast.js';
 import { formatFloat32Magnitude } from './float.js';
 import { assertNever, listFromArray, listToArray } from './util.js';
+import { isIota } from './structure.js';
 import { equalModuloLabels } from './walk.js';
 
 export function printProgram(program: Program): string {
@@ -289,22 +290,6 @@ function isNamed(l: Lam): boolean {
         (a.kind === 'arrayRef') === p.isArray
       );
     })
-  );
-}
-
-/** Whether a soac is `iota(n)`: a map of the identity over one iota argument. */
-function isIota(s: Soac): boolean {
-  const p = s.fn.params;
-  return (
-    s.op === 'map' &&
-    s.args.kind === 'cons' &&
-    s.args.tail.kind === 'nil' &&
-    s.args.head.kind === 'argIota' &&
-    p.kind === 'cons' &&
-    p.tail.kind === 'nil' &&
-    s.fn.binds.kind === 'nil' &&
-    s.fn.result.kind === 'var' &&
-    s.fn.result.name === p.head.name
   );
 }
 

@@ -11,19 +11,25 @@ import { assertNever, listToArray } from './util.js';
 
 export type Structure = Readonly<Record<string, number>> & { readonly loops: number };
 
-export function soacKind(s: Soac): string {
+/** Whether `s` is `iota(n)`: a map of the identity over one iota argument. */
+export function isIota(s: Soac): boolean {
   const p = s.fn.params;
-  const identity =
+  return (
     s.op === 'map' &&
+    s.args.kind === 'cons' &&
+    s.args.tail.kind === 'nil' &&
+    s.args.head.kind === 'argIota' &&
     p.kind === 'cons' &&
     p.tail.kind === 'nil' &&
     s.fn.binds.kind === 'nil' &&
     s.fn.result.kind === 'var' &&
-    s.fn.result.name === p.head.name &&
-    s.args.kind === 'cons' &&
-    s.args.tail.kind === 'nil' &&
-    s.args.head.kind === 'argIota';
-  return identity ? 'iota' : s.op;
+    s.fn.result.name === p.head.name
+  );
+}
+
+/** The combinator's kind: 'iota' for `iota(n)`, else its `op`. */
+export function soacKind(s: Soac): string {
+  return isIota(s) ? 'iota' : s.op;
 }
 
 /** Counts of each combinator kind in `f`'s body (kinds absent from the body are absent). */

@@ -81,6 +81,8 @@ import {
   printExpr,
   type Soac,
   type SoacArg,
+  isIota,
+  soacKind,
 } from '../kernel/index.js';
 
 /** A kernel function compiled to JavaScript. */
@@ -287,27 +289,6 @@ function soacArrayDests(c: Cmd): string[] {
   };
   go(c);
   return dests;
-}
-
-/** Whether `s` is `iota(n)`: a map of the identity over one iota argument. */
-function isIota(s: Soac): boolean {
-  const p = s.fn.params;
-  return (
-    s.op === 'map' &&
-    s.args.kind === 'cons' &&
-    s.args.tail.kind === 'nil' &&
-    s.args.head.kind === 'argIota' &&
-    p.kind === 'cons' &&
-    p.tail.kind === 'nil' &&
-    s.fn.binds.kind === 'nil' &&
-    s.fn.result.kind === 'var' &&
-    s.fn.result.name === p.head.name
-  );
-}
-
-/** The combinator's name in messages: 'iota' for `iota(n)`, else its `op`. */
-function soacName(s: Soac): string {
-  return isIota(s) ? 'iota' : s.op;
 }
 
 /** A lambda for a comment: the function it only calls (`sq` for `(x) => sq(x)`), else `(x, …) => …`. */
@@ -564,7 +545,7 @@ class FunEmitter {
       this.check(depth, failed, message);
     };
     for (const { s, mapped } of infos) {
-      const name = soacName(s);
+      const name = soacKind(s);
       for (const m of mapped) {
         if (m.arg.kind !== 'argIota') continue;
         const len = m.len(plain);
@@ -590,7 +571,7 @@ class FunEmitter {
       if (n === n0) continue;
       check(
         `${n} !== ${n0}`,
-        `fused loop: '${soacName(lead.s)}' into '${lead.s.dest}' goes over length ${shown(n0)} and '${soacName(s)}' into '${s.dest}' over length ${shown(n)}`,
+        `fused loop: '${soacKind(lead.s)}' into '${lead.s.dest}' goes over length ${shown(n0)} and '${soacKind(s)}' into '${s.dest}' over length ${shown(n)}`,
       );
     }
 
