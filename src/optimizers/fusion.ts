@@ -9,8 +9,9 @@
  * consumer when L0's four conditions hold, here:
  *  1./2. there is such a consumer and the composition rule exists for the pair (below);
  *  3.  no other use: the producer's array is used nowhere in the function but as mapped inputs of
- *      that one consumer (uses are counted once over the whole function: a use inside a loop, a
- *      branch, by indexing, as a whole (broadcast) argument, in a return, or by a second consumer
+ *      that one consumer, or of one consumer in each branch of the `if` that first uses it (L0's
+ *      conditional rule: only one branch runs). Uses are counted once over the whole function: a
+ *      use inside a loop, elsewhere in a branch, by indexing, as a whole (broadcast) argument, in a return, or by a second consumer
  *      keeps it apart — fusing would duplicate work or need the array). Inputs with consumers
  *      outside the fused set stay unfusible (README's "gathering gap");
  *  4.  nothing between producer and consumer assigns a scalar or writes an array the producer
@@ -55,8 +56,8 @@ import {
   setEmpty,
   setHas,
 } from 'scf/prelude';
-import type { Bind, Cmd, Expr, Fun, Lam, Param, Soac, SoacArg } from '../kernel/ast.js';
-import { maxLabelFun, mkSeq, modifiedNames, relabelExpr } from './kernel-walk.js';
+import type { Bind, Cmd, Expr, Fun, If, Lam, Param, Soac, SoacArg } from '../kernel/ast.js';
+import { arraysPassed, maxLabelFun, mkSeq, modifiedNames, relabelCmd, relabelExpr } from './kernel-walk.js';
 
 /** How often each array name is used in the function, outside lambdas. */
 export type Uses = PMap<string, number>;
@@ -247,6 +248,7 @@ function intoConsumer(
 ): [Option<List<Cmd>>, number] {
   if (cs.kind === 'nil') return [{ kind: 'none' }, n];
   const c = cs.head;
+  if (c.kind === 'if' && usedIn(c, p.dest)) return intoBranches(p, c, cs.tail, uses, between, n);
   if (c.kind === 'soac') {
     const slots = mappedSlots(p.dest, c.args, alignedParams(c));
     if (slots > 0) {
@@ -259,6 +261,53 @@ function intoConsumer(
   const [later, n1] = intoConsumer(p, cs.tail, uses, modifiedNames(c, between), n);
   if (later.kind === 'none') return [later, n1];
   return [{ kind: 'some', value: { kind: 'cons', head: c, tail: later.value } }, n1];
+}
+
+/**
+ * L0 §7.4's conditional rule (Fig. 25): when the first command using the producer's array is an
+ * `if` holding all its uses, the producer fuses into a consumer in each branch that uses it, as
+ * if it were that branch's first command. Only one branch runs, so nothing is computed twice;
+ * the copy for the else branch is relabelled.
+ */
+function intoBranches(
+  p: Soac,
+  c: If,
+  rest: List<Cmd>,
+  uses: Uses,
+  between: PSet<string>,
+  n: number,
+): [Option<List<Cmd>>, number] {
+  const inThen = useCount(usesCmd(c.thenCmd, mapEmpty()), p.dest);
+  const inElse = useCount(usesCmd(c.elseCmd, mapEmpty()), p.dest);
+  if (inThen + inElse !== useCount(uses, p.dest)) return [{ kind: 'none' }, n];
+  const before = arraysPassed(c.cond, between);
+  const [t, n1] = intoBranch(p, c.thenCmd, mapInsert(uses, p.dest, inThen), inThen, before, n);
+  const [copy, n2] = relabelCmd(p, n1);
+  const p2 = copy.kind === 'soac' ? copy : p;
+  const [e, n3] = intoBranch(p2, c.elseCmd, mapInsert(uses, p.dest, inElse), inElse, before, n2);
+  if (t.kind === 'none' || e.kind === 'none') return [{ kind: 'none' }, n3];
+  const fused: Cmd = { kind: 'if', cond: c.cond, thenCmd: t.value, elseCmd: e.value, lbl: c.lbl };
+  return [{ kind: 'some', value: { kind: 'cons', head: fused, tail: rest } }, n3];
+}
+
+/** Whether a branch of `c` uses array `name`. */
+function usedIn(c: If, name: string): boolean {
+  return useCount(usesCmd(c.thenCmd, mapEmpty()), name) + useCount(usesCmd(c.elseCmd, mapEmpty()), name) > 0;
+}
+
+/** A branch with the producer fused into it (unchanged when it does not use the array). */
+function intoBranch(
+  p: Soac,
+  branch: Cmd,
+  uses: Uses,
+  count: number,
+  between: PSet<string>,
+  n: number,
+): [Option<Cmd>, number] {
+  if (count === 0) return [{ kind: 'some', value: branch }, n];
+  const [cs, n1] = intoConsumer(p, flatten(branch, { kind: 'nil' }), uses, between, n);
+  if (cs.kind === 'none') return [{ kind: 'none' }, n1];
+  return [{ kind: 'some', value: seqOf(cs.value, seqLabels(branch, { kind: 'nil' }), branch.lbl) }, n1];
 }
 
 /** The parameters `args` align with: all of fn's for map/filter, those after the accumulator otherwise. */
