@@ -1086,6 +1086,16 @@ export class FunctionElaborator {
     return { e: this.prim(e, aop, [a.e, b.e]), t: NUM };
   }
 
+  /**
+   * The kinds of a data type as declared, before any narrowing: a test for a kind that earlier
+   * tests ruled out on this path is statically false, not an error (statements after an `if`
+   * are elaborated once per path, with that path's facts).
+   */
+  private declaredCtors(t: DataType, at: Expression): readonly string[] {
+    const full = this.decls.resolveName(this.m, t.name, t.args, this.span(at));
+    return full !== null && full.tag === 'data' ? full.ctors : t.ctors;
+  }
+
   /** `x.kind === 'c'` (either way round) as a constructor test, with narrowing facts for `x`. */
   private kindTest(e: Expression & { type: 'BinaryExpression' }, env: Env): Typed | null {
     const isKindRead = (x: Expression | { type: string }) =>
@@ -1105,7 +1115,7 @@ export class FunctionElaborator {
     const o = this.expr(member.object, env);
     if (o.t.tag !== 'data') return null;
     const kind = literalValue(litNode) as string;
-    if (!o.t.ctors.includes(kind)) {
+    if (!o.t.ctors.includes(kind) && !this.declaredCtors(o.t, litNode).includes(kind)) {
       this.log.add(diag('SCF3011', this.span(litNode), `'${kind}' is not a kind of ${showType(o.t)}`));
     }
     const test = this.mk<Core.Test>(e, { kind: 'test', ctor: kind, arg: o.e });
