@@ -19,7 +19,7 @@
  */
 import type { Cmd, Expr, Fun, Lam, Param, Program, Soac } from './ast.js';
 import { KernelArgumentError, KernelRuntimeError, type Span } from './diagnostics.js';
-import { assertNever, exprType, findFun, listToArray } from './util.js';
+import { article, assertNever, exprType, findFun, listToArray } from './util.js';
 
 /** An argument: a scalar (booleans allowed for bool parameters) or an array of scalars. */
 export type ArgValue = number | boolean | readonly (number | boolean)[];
@@ -150,10 +150,6 @@ export function coerceArg(x: number | boolean, ty: string, what: string): number
     default:
       throw new KernelArgumentError(`parameter '${what}' has unsupported type '${ty}'`);
   }
-}
-
-function article(ty: string): string {
-  return ty === 'int' ? 'an int' : `a ${ty}`;
 }
 
 class Machine {

@@ -23,7 +23,7 @@ import type { Option } from '../scf-lang/prelude.js';
 import type { Cmd, Decl, Expr, Fun, Lam, Param, Program, Soac, SoacArg } from './ast.js';
 import { codes, type Diagnostic, type Span } from './diagnostics.js';
 import { decimalToFloat32 } from './float.js';
-import { exprType, listFromArray } from './util.js';
+import { article, exprType, listFromArray } from './util.js';
 
 export interface ParseResult {
   readonly program: Program;
@@ -1168,7 +1168,7 @@ function soacInto(fx: FunCtx, n: Node, out: Cmd[], dest: { name: string; ty: str
       ctx,
       n,
       codes.badCombinator,
-      `'${comb}' gives ${articleOf(r.ty)}, but '${dest.node.text}' is ${articleOf(dest.ty)}`,
+      `'${comb}' gives ${article(r.ty)}, but '${dest.node.text}' is ${article(dest.ty)}`,
     );
   }
   out.push(r);
@@ -1182,10 +1182,6 @@ function arraySoac(fx: FunCtx, n: Node, out: Cmd[], dest?: string): { soac: Soac
   }
   const soac = soacCmd(fx, unparen(n), out, dest === undefined ? undefined : freshName(fx, dest));
   return { soac, ty: soac.ty };
-}
-
-function articleOf(ty: string): string {
-  return ty === 'int' ? 'an int' : `a ${ty}`;
 }
 
 /** The function a combinator's function argument names. */
@@ -1286,8 +1282,7 @@ function soacArgs(
     const where = `argument ${i + 1} of '${comb}' (parameter '${p.name}' of '${fname}')`;
     const inner = combinatorOf(a);
     if (inner === 'iota' && !p.isArray) {
-      if (p.ty !== 'int')
-        fail(ctx, a, codes.badCombinator, `${where} is ${articleOf(p.ty)}; iota gives ints`);
+      if (p.ty !== 'int') fail(ctx, a, codes.badCombinator, `${where} is ${article(p.ty)}; iota gives ints`);
       const lenNodes = iotaArgs(fx, a);
       const arg: SoacArg = {
         kind: 'argIota',

@@ -12,7 +12,7 @@ import { hasCall } from './expr-info.js';
 import type { Bind, Cmd, Decl, Expr, Fun, Lam, Program, Soac, SoacArg } from './ast.js';
 import { formatFloat32Magnitude } from './float.js';
 import { assertNever, listFromArray, listToArray } from './util.js';
-import { isIota } from './structure.js';
+import { ARRAY_OPS, isIota } from './structure.js';
 import { equalModuloLabels } from './walk.js';
 
 export function printProgram(program: Program): string {
@@ -267,8 +267,6 @@ function printOne(c: Cmd, indent: number, lines: string[]): void {
 
 // ---- combinators ---------------------------------------------------------------------------------
 
-const ARRAY_RESULT = new Set(['map', 'scan', 'filter', 'scanomap']);
-
 /** The function a lambda stands for: the named function it only calls (lifted lambdas are so). */
 function lamName(l: Lam): string {
   if (l.binds.kind === 'nil' && l.result.kind === 'call') return l.result.name;
@@ -307,7 +305,7 @@ function argText(a: SoacArg): string {
 }
 
 function soacText(s: Soac): string {
-  const target = ARRAY_RESULT.has(s.op) || isIota(s) ? `${s.ty} ${s.dest}[]` : s.dest;
+  const target = ARRAY_OPS.has(s.op) || isIota(s) ? `${s.ty} ${s.dest}[]` : s.dest;
   if (isIota(s)) return `${target} = ${argText(s.args.kind === 'cons' ? s.args.head : (undefined as never))}`;
   const operands: string[] = [];
   if (s.comb.kind === 'some') operands.push(lamName(s.comb.value));

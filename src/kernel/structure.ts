@@ -9,6 +9,9 @@
 import type { Cmd, Fun, Soac } from './ast.js';
 import { assertNever, listToArray } from './util.js';
 
+/** The combinator ops whose result is an array (map/filter/scan/scanomap; reduce/redomap give a scalar). */
+export const ARRAY_OPS: ReadonlySet<string> = new Set(['map', 'filter', 'scan', 'scanomap']);
+
 export type Structure = Readonly<Record<string, number>> & { readonly loops: number };
 
 /** Whether `s` is `iota(n)`: a map of the identity over one iota argument. */

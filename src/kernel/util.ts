@@ -23,6 +23,11 @@ export function listToArray<T>(xs: List<T>): T[] {
 
 export { exprType } from './expr-info.js';
 
+/** A type name with its indefinite article, for messages: 'an int', 'a float'. */
+export function article(ty: string): string {
+  return ty === 'int' ? 'an int' : `a ${ty}`;
+}
+
 /** The function called `name`, if the program defines it. */
 export function findFun(program: Program, name: string): Fun | undefined {
   for (let l = program; l.kind === 'cons'; l = l.tail) if (l.head.name === name) return l.head;

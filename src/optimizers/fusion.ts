@@ -57,7 +57,7 @@ import {
   setHas,
 } from 'scf/prelude';
 import type { Bind, Cmd, Expr, Fun, If, Lam, Param, Soac, SoacArg } from '../kernel/ast.js';
-import { arraysPassed, maxLabelFun, mkSeq, modifiedNames, relabelCmd, relabelExpr } from './kernel-walk.js';
+import { arraysPassed, maxLabelFun, mkSeq, modifiedNames, relabelLam, relabelSoac } from './kernel-walk.js';
 
 /** How often each array name is used in the function, outside lambdas. */
 export type Uses = PMap<string, number>;
@@ -65,8 +65,7 @@ export type Uses = PMap<string, number>;
 export function optimize(f: Fun): Fun {
   const uses = usesCmd(f.body, mapEmpty());
   const [fused, n] = fuseCmd(f.body, uses, maxLabelFun(f) + 1);
-  const [merged, n1] = dedupeCmd(fused, n);
-  const [body] = horizontalCmd(merged, n1);
+  const [body] = horizontalCmd(fused, n);
   return {
     kind: 'fun',
     name: f.name,
@@ -248,7 +247,11 @@ function intoConsumer(
 ): [Option<List<Cmd>>, number] {
   if (cs.kind === 'nil') return [{ kind: 'none' }, n];
   const c = cs.head;
-  if (c.kind === 'if' && usedIn(c, p.dest)) return intoBranches(p, c, cs.tail, uses, between, n);
+  if (c.kind === 'if') {
+    const inThen = useCount(usesCmd(c.thenCmd, mapEmpty()), p.dest);
+    const inElse = useCount(usesCmd(c.elseCmd, mapEmpty()), p.dest);
+    if (inThen + inElse > 0) return intoBranches(p, c, cs.tail, uses, inThen, inElse, between, n);
+  }
   if (c.kind === 'soac') {
     const slots = mappedSlots(p.dest, c.args, alignedParams(c));
     if (slots > 0) {
@@ -274,25 +277,19 @@ function intoBranches(
   c: If,
   rest: List<Cmd>,
   uses: Uses,
+  inThen: number,
+  inElse: number,
   between: PSet<string>,
   n: number,
 ): [Option<List<Cmd>>, number] {
-  const inThen = useCount(usesCmd(c.thenCmd, mapEmpty()), p.dest);
-  const inElse = useCount(usesCmd(c.elseCmd, mapEmpty()), p.dest);
   if (inThen + inElse !== useCount(uses, p.dest)) return [{ kind: 'none' }, n];
   const before = arraysPassed(c.cond, between);
   const [t, n1] = intoBranch(p, c.thenCmd, mapInsert(uses, p.dest, inThen), inThen, before, n);
-  const [copy, n2] = relabelCmd(p, n1);
-  const p2 = copy.kind === 'soac' ? copy : p;
+  const [p2, n2] = relabelSoac(p, n1);
   const [e, n3] = intoBranch(p2, c.elseCmd, mapInsert(uses, p.dest, inElse), inElse, before, n2);
   if (t.kind === 'none' || e.kind === 'none') return [{ kind: 'none' }, n3];
   const fused: Cmd = { kind: 'if', cond: c.cond, thenCmd: t.value, elseCmd: e.value, lbl: c.lbl };
   return [{ kind: 'some', value: { kind: 'cons', head: fused, tail: rest } }, n3];
-}
-
-/** Whether a branch of `c` uses array `name`. */
-function usedIn(c: If, name: string): boolean {
-  return useCount(usesCmd(c.thenCmd, mapEmpty()), name) + useCount(usesCmd(c.elseCmd, mapEmpty()), name) > 0;
 }
 
 /** A branch with the producer fused into it (unchanged when it does not use the array). */
@@ -390,38 +387,6 @@ function compose(p: Soac, c: Soac, n: number): [Soac, number] {
   return composeMap(p, c, n);
 }
 
-/**
- * Every combinator with duplicate mapped inputs merged (`dedupe`). Runs after all vertical
- * fusion: the use counts of condition 3 count every slot, so merging earlier would hide uses.
- */
-function dedupeCmd(c: Cmd, n: number): [Cmd, number] {
-  switch (c.kind) {
-    case 'seq': {
-      const [a, n1] = dedupeCmd(c.first, n);
-      const [b, n2] = dedupeCmd(c.second, n1);
-      return [{ kind: 'seq', first: a, second: b, lbl: c.lbl }, n2];
-    }
-    case 'if': {
-      const [t, n1] = dedupeCmd(c.thenCmd, n);
-      const [e, n2] = dedupeCmd(c.elseCmd, n1);
-      return [{ kind: 'if', cond: c.cond, thenCmd: t, elseCmd: e, lbl: c.lbl }, n2];
-    }
-    case 'while': {
-      const [b, n1] = dedupeCmd(c.body, n);
-      return [{ kind: 'while', cond: c.cond, body: b, isFor: c.isFor, lbl: c.lbl }, n1];
-    }
-    case 'soac':
-      return dedupe(c, n);
-    case 'assign':
-    case 'store':
-    case 'return':
-    case 'skip':
-    case 'callCmd':
-    case 'hfused':
-      return [c, n];
-  }
-}
-
 /** A mapped argument's identity: the same array, or an iota of the same atom ('' otherwise). */
 function mappedKey(a: SoacArg, p: Param): string {
   if (a.kind === 'argArray' && !p.isArray) return `array ${a.name}`;
@@ -432,7 +397,8 @@ function mappedKey(a: SoacArg, p: Param): string {
 
 /**
  * L0's "remove duplicate input arrays": a mapped argument equal to an earlier one is dropped and
- * its parameter bound to the earlier one's parameter.
+ * its parameter bound to the earlier one's parameter. Only after all vertical fusion: the use
+ * counts of condition 3 count every slot, so merging earlier would hide uses.
  */
 function dedupe(s: Soac, n: number): [Soac, number] {
   const folds = s.op !== 'map' && s.op !== 'filter';
@@ -638,35 +604,6 @@ function combOf(c: Soac, n: number): [Option<Lam>, number] {
   return [{ kind: 'some', value: lam }, n1];
 }
 
-function relabelLam(l: Lam, n: number): [Lam, number] {
-  const [params, n1] = relabelParams(l.params, n);
-  const [binds, n2] = relabelBinds(l.binds, n1);
-  const [result, n3] = relabelExpr(l.result, n2);
-  return [{ kind: 'lam', params, binds, result, ret: l.ret, lbl: n3 }, n3 + 1];
-}
-
-function relabelParams(ps: List<Param>, n: number): [List<Param>, number] {
-  if (ps.kind === 'nil') return [ps, n];
-  const p = ps.head;
-  const [tail, n1] = relabelParams(ps.tail, n + 1);
-  return [
-    {
-      kind: 'cons',
-      head: { kind: 'param', name: p.name, ty: p.ty, isArray: p.isArray, isConst: p.isConst, lbl: n },
-      tail,
-    },
-    n1,
-  ];
-}
-
-function relabelBinds(bs: List<Bind>, n: number): [List<Bind>, number] {
-  if (bs.kind === 'nil') return [bs, n];
-  const b = bs.head;
-  const [rhs, n1] = relabelExpr(b.rhs, n + 1);
-  const [tail, n2] = relabelBinds(bs.tail, n1);
-  return [{ kind: 'cons', head: { kind: 'bind', name: b.name, ty: b.ty, rhs, lbl: n }, tail }, n2];
-}
-
 /** The element a filter keeps: the parameter of its one mapped argument. */
 function keptParam(as: List<SoacArg>, ps: List<Param>): Param {
   if (as.kind === 'nil' || ps.kind === 'nil') {
@@ -749,6 +686,10 @@ function composeFilter(p: Soac, c: Soac, n: number): [Soac, number] {
 
 // ---- horizontal fusion ----------------------------------------------------------------------------
 
+/**
+ * After vertical fusion: every combinator's duplicate inputs merged (`dedupe`), then adjacent
+ * compatible combinators of each list grouped (`groupList`).
+ */
 function horizontalCmd(c: Cmd, n: number): [Cmd, number] {
   switch (c.kind) {
     case 'seq': {
@@ -765,12 +706,13 @@ function horizontalCmd(c: Cmd, n: number): [Cmd, number] {
       const [b, n1] = horizontalCmd(c.body, n);
       return [{ kind: 'while', cond: c.cond, body: b, isFor: c.isFor, lbl: c.lbl }, n1];
     }
+    case 'soac':
+      return dedupe(c, n);
     case 'assign':
     case 'store':
     case 'return':
     case 'skip':
     case 'callCmd':
-    case 'soac':
     case 'hfused':
       return [c, n];
   }

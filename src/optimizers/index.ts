@@ -11,7 +11,7 @@
  * name of the pass that broke it).
  */
 import type { Fun, Program } from '../kernel/ast.js';
-import { findFun, listFromArray, listToArray } from '../kernel/util.js';
+import { article, findFun, listFromArray, listToArray } from '../kernel/util.js';
 import { optimize as constPropOptimize } from './const-prop.js';
 import { optimize as copyPropOptimize } from './copy-prop.js';
 import { optimize as daeOptimize } from './dae.js';
@@ -100,8 +100,7 @@ export function formalsFromBindings(f: Fun, binds: Bindings): LatticeVal[] {
 /** A bound value converted to the formal's type, exactly as the reference evaluator converts arguments. */
 function scalar(x: number | boolean, ty: string, what: string): number {
   if (typeof x === 'boolean') {
-    if (ty !== 'bool')
-      throw new BindError(`'${what}' is ${ty === 'int' ? 'an int' : `a ${ty}`}, not a boolean`);
+    if (ty !== 'bool') throw new BindError(`'${what}' is ${article(ty)}, not a boolean`);
     return x ? 1 : 0;
   }
   if (typeof x !== 'number') throw new BindError(`'${what}' must be bound to a number`);

@@ -342,7 +342,8 @@ function relabelSoacs(ss: List<Soac>, n: number): [List<Soac>, number] {
   }
 }
 
-function relabelLam(l: Lam, n: number): [Lam, number] {
+/** A copy of lambda `l` relabelled from `n` (pre-order); the next free label. */
+export function relabelLam(l: Lam, n: number): [Lam, number] {
   const [params, n1] = relabelParams(l.params, n + 1);
   const [binds, n2] = relabelBinds(l.binds, n1);
   const [result, n3] = relabelExpr(l.result, n2);

@@ -42,7 +42,7 @@ import {
   printAbs,
   printPrim,
 } from '../abstract-values/index.js';
-import { equalModuloLabels, formatFloat32Magnitude } from '../kernel/index.js';
+import { ARRAY_OPS, equalModuloLabels, formatFloat32Magnitude } from '../kernel/index.js';
 
 /** The kernel AST's constructors (src/kernel/ast.ts) with the prelude's, fields in declaration order. */
 export const KERNEL_CTORS: CtorTable = new Map<string, CtorInfo>([
@@ -158,7 +158,6 @@ const CMD_CTORS = new Set([
   'hfused',
 ]);
 /** Combinators whose result is an array (declared `T dest[] = …`), as src/kernel/print.ts. */
-const ARRAY_RESULT = new Set(['map', 'scan', 'filter', 'scanomap']);
 const GREEK = 'αβγδεζηθικλμνξοπρστυφχψω';
 
 function wrap(text: string, prec: number, min: number): string {
@@ -547,7 +546,7 @@ class KernelPrinter {
     if (!this.isCon(v, 'soac')) return this.generic(v);
     const op = this.str(v, 'op');
     const iota = this.iotaLen(v);
-    const arrayResult = iota !== undefined || (op !== undefined && ARRAY_RESULT.has(op));
+    const arrayResult = iota !== undefined || (op !== undefined && ARRAY_OPS.has(op));
     const dest = this.name(v, 'dest', ALT + 1);
     const target = arrayResult ? `${this.name(v, 'ty')} ${dest}[]` : dest;
     if (iota !== undefined) return `${target} = iota(${this.expr(iota, 0)})`;

@@ -64,6 +64,7 @@
  *   evaluator's plain array would keep it.
  */
 import {
+  ARRAY_OPS,
   type ArgValue,
   assertNever,
   type Binary,
@@ -248,7 +249,6 @@ function emitProgram(program: Program, entry: Fun): string {
 // ---- combinators: module-level helpers -----------------------------------------------------------
 
 /** Combinators giving an array (bound to `dest`), and those folding an accumulator from `ne`. */
-const ARRAY_OPS = new Set(['map', 'filter', 'scan', 'scanomap']);
 const FOLD_OPS = new Set(['reduce', 'redomap', 'scan', 'scanomap']);
 const SCALAR_OPS = new Set(['reduce', 'redomap']);
 
