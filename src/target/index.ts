@@ -1,2 +1,29 @@
-/** Back ends for kernel functions: this folder's only public entry point (today, JavaScript). */
+/**
+ * Back ends for kernel functions: this folder's only public entry point. JavaScript (js.ts: the
+ * CPU back end and the reference), WGSL (wgsl.ts: one compute shader per combinator, planned as
+ * `GpuPlan`s, plan.ts) and the WebGPU runtime that runs plans (webgpu.ts).
+ */
 export { type CompiledKernel, compileKernelJs, emitKernelJs } from './js.js';
+export {
+  type DispatchSize,
+  type GpuPlan,
+  GpuUnsupported,
+  type KernelSite,
+  type PassBinding,
+  type ScalarMode,
+  type ShaderPass,
+  type WgslOptions,
+} from './plan.js';
+export { emitKernelWgsl, planKernelWgsl } from './wgsl.js';
+export {
+  GpuRunError,
+  type GpuKernel,
+  GpuRuntime,
+  type GpuStats,
+  NoGpuAdapter,
+  type KernelRun,
+  type NoAdapter,
+  runKernel,
+  ShaderRejected,
+  SOFTWARE_DRIVER_HINT,
+} from './webgpu.js';

@@ -73,6 +73,7 @@ import {
   type Expr,
   exprType,
   type Fun,
+  type Hfused,
   KernelArgumentError,
   type Lam,
   listToArray,
@@ -103,22 +104,70 @@ export interface CompiledKernel {
 
 /** The readable JavaScript source for `fnName` and every function it reaches. */
 export function emitKernelJs(program: Program, fnName: string): string {
-  return emitProgram(program, entryFun(program, fnName));
+  return emitProgram(program, entryFun(program, fnName), undefined);
 }
 
 /** Compiles `fnName` of `program` (and every function it reaches) to a JavaScript function. */
 export function compileKernelJs(program: Program, fnName: string): CompiledKernel {
   const fun = entryFun(program, fnName);
-  const params = listToArray(fun.params);
-  const makers = params.map((p) => (p.isArray ? typedArrayMaker(p.ty) : undefined));
-  const source = emitProgram(program, fun);
+  const source = emitProgram(program, fun, undefined);
   const entry = new Function(source)() as (...actuals: unknown[]) => number | TypedArray | undefined;
-  const returnsArray = fun.ret.endsWith('[]');
+  const call = kernelCall(fun);
   return {
     source,
     run(args) {
-      const ordered = orderArgs(fnName, params, args);
-      const actuals: (number | TypedArray)[] = params.map((p, i) => {
+      const actuals = call.actuals(args);
+      return call.finish(actuals, entry(...actuals));
+    },
+  };
+}
+
+/** What the host driver passes to `$gpu` for one combinator (or fused group) of the entry function. */
+export interface LaunchCall {
+  /** The site number the driver passes first. */
+  readonly index: number;
+  /** The host arrays the site reads, in order. */
+  readonly arrays: readonly string[];
+  /** The host atoms the site reads (lengths, scalar operands, neutral elements), in order. */
+  readonly scalars: readonly Expr[];
+  /** What the launch gives back, in order: array results (typed arrays) and scalar results. */
+  readonly dests: readonly { readonly name: string; readonly isArray: boolean }[];
+}
+
+/**
+ * The JavaScript of a host driver for `fnName`: the function as the JS back end compiles it, but
+ * `async`, with each combinator (or `hfused` group) replaced by
+ * `[dests] = await $gpu(index, [arrays], [scalars]);` as `launch` describes it. The source is a
+ * function body taking `$gpu` and returning the entry; the functions it calls are plain JS. Used by
+ * the WebGPU runtime, which runs the host code on the CPU and every combinator on the GPU.
+ */
+export function emitHostJs(
+  program: Program,
+  fnName: string,
+  launch: (c: Soac | Hfused) => LaunchCall,
+): string {
+  return emitProgram(program, entryFun(program, fnName), launch);
+}
+
+/**
+ * Argument handling shared by the JS back end and the WebGPU runtime's host driver: `actuals`
+ * checks and converts the arguments as `evaluate` does (arrays become fresh typed arrays),
+ * `finish` turns what the entry returned and the array parameters into `run`'s result.
+ */
+export function kernelCall(fun: Fun): {
+  actuals(args: readonly ArgValue[] | Readonly<Record<string, ArgValue>>): (number | TypedArray)[];
+  finish(
+    actuals: readonly (number | TypedArray)[],
+    returned: unknown,
+  ): { result: number | number[] | undefined; outputs: Record<string, number[]> };
+} {
+  const params = listToArray(fun.params);
+  const makers = params.map((p) => (p.isArray ? typedArrayMaker(p.ty) : undefined));
+  const returnsArray = fun.ret.endsWith('[]');
+  return {
+    actuals(args) {
+      const ordered = orderArgs(fun.name, params, args);
+      return params.map((p, i) => {
         const v = ordered[i] as ArgValue;
         if (!p.isArray) {
           if (Array.isArray(v)) throw new KernelArgumentError(`parameter '${p.name}' is a scalar ${p.ty}`);
@@ -133,7 +182,8 @@ export function compileKernelJs(program: Program, fnName: string): CompiledKerne
         });
         return arr;
       });
-      const returned = entry(...actuals);
+    },
+    finish(actuals, returned) {
       const result = returnsArray ? Array.from(returned as TypedArray) : (returned as number | undefined);
       const outputs: Record<string, number[]> = {};
       params.forEach((p, i) => {
@@ -146,7 +196,8 @@ export function compileKernelJs(program: Program, fnName: string): CompiledKerne
 
 // ---- arguments (checked and converted by the evaluator's own `orderArgs` / `coerceArg`) --------
 
-type TypedArray = Int32Array | Float32Array | Uint8Array;
+/** The typed array holding an array of each element type (Int32Array, Float32Array, Uint8Array). */
+export type TypedArray = Int32Array | Float32Array | Uint8Array;
 type TypedArrayMaker = (n: number) => TypedArray;
 
 /** The first function called `fnName` (as the evaluator looks it up), or an argument error. */
@@ -228,14 +279,18 @@ function signature(f: Fun): string {
   return `${ret} ${f.name}(${params.join(', ')})`;
 }
 
-function emitProgram(program: Program, entry: Fun): string {
+function emitProgram(
+  program: Program,
+  entry: Fun,
+  launch: ((c: Soac | Hfused) => LaunchCall) | undefined,
+): string {
   const funs = new Map<string, Fun>();
   for (const f of listToArray(program)) if (!funs.has(f.name)) funs.set(f.name, f);
   const out: string[] = ['"use strict";'];
   const emitted = new Set<string>([entry.name]);
   const work: Fun[] = [entry];
   for (let f = work.shift(); f; f = work.shift()) {
-    const callees = new FunEmitter(f, funs, out).emit();
+    const callees = new FunEmitter(f, funs, out, f === entry ? launch : undefined).emit();
     for (const c of callees) {
       if (emitted.has(c.name)) continue;
       emitted.add(c.name);
@@ -292,7 +347,7 @@ function soacArrayDests(c: Cmd): string[] {
 }
 
 /** A lambda for a comment: the function it only calls (`sq` for `(x) => sq(x)`), else `(x, …) => …`. */
-function lamText(l: Lam): string {
+export function lamText(l: Lam): string {
   const params = listToArray(l.params);
   if (l.binds.kind === 'nil' && l.result.kind === 'call') {
     const args = listToArray(l.result.args);
@@ -318,7 +373,7 @@ function soacArgText(a: SoacArg): string {
 }
 
 /** A combinator as a one-line comment, in the C syntax: `ys = map(sq, xs)`. */
-function soacText(s: Soac): string {
+export function soacText(s: Soac): string {
   const args = listToArray(s.args);
   if (isIota(s)) return `${s.dest} = ${soacArgText(args[0] as SoacArg)}`;
   const operands: string[] = [];
@@ -395,6 +450,7 @@ class FunEmitter {
     private readonly fun: Fun,
     private readonly funs: ReadonlyMap<string, Fun>,
     private readonly out: string[],
+    private readonly launch: ((c: Soac | Hfused) => LaunchCall) | undefined,
   ) {}
 
   emit(): ReadonlySet<Fun> {
@@ -403,7 +459,8 @@ class FunEmitter {
     const locals = listToArray(f.locals);
     for (const p of params) (p.isArray ? this.arrays : this.scalars).add(p.name);
     const jsParams = params.map((p) => (p.isArray ? jsArray(p.name) : jsScalar(p.name)));
-    this.out.push('', `// ${signature(f)}`, `function ${jsFun(f.name)}(${jsParams.join(', ')}) {`);
+    const header = `${this.launch ? 'async ' : ''}function ${jsFun(f.name)}(${jsParams.join(', ')}) {`;
+    this.out.push('', `// ${signature(f)}`, header);
     // A name declared twice (never by the front end) is one JS binding, reset at each declaration as
     // the evaluator resets it; only then, or when a combinator makes it, does a local array need
     // `let`. Arrays that combinators make (the `dest`s of map/filter/scan/scanomap) are bound anew
@@ -496,12 +553,14 @@ class FunEmitter {
         this.line(depth, `${this.call(c.name, listToArray(c.args))};`);
         return;
       case 'soac':
-        this.loop([c], depth);
+        if (this.launch) this.launchCall(c, [c], depth);
+        else this.loop([c], depth);
         return;
       case 'hfused': {
         const members = listToArray(c.members);
         if (members.length === 0) internal('a fused loop without members');
-        this.loop(members, depth);
+        if (this.launch) this.launchCall(c, members, depth);
+        else this.loop(members, depth);
         return;
       }
       default:
@@ -510,6 +569,19 @@ class FunEmitter {
   }
 
   // ---- combinators ----
+
+  /** A host driver's `[dests] = await $gpu(site, [arrays], [scalars]);` for a combinator or group. */
+  private launchCall(c: Soac | Hfused, members: readonly Soac[], depth: number): void {
+    const call = (this.launch as (c: Soac | Hfused) => LaunchCall)(c);
+    for (const s of members) this.line(depth, `// ${soacText(s)}`);
+    const dests = call.dests.map((d) => (d.isArray ? this.arrayJs(d.name) : this.scalarJs(d.name)));
+    const arrays = call.arrays.map((a) => this.arrayJs(a));
+    const scalars = call.scalars.map((e) => bare(this.value(e)));
+    this.line(
+      depth,
+      `[${dests.join(', ')}] = await $gpu(${call.index}, [${arrays.join(', ')}], [${scalars.join(', ')}]);`,
+    );
+  }
 
   /**
    * One loop running `members` (one soac, or the members of an hfused group) at each index i, in

@@ -1,0 +1,586 @@
+/// <reference types="@webgpu/types" />
+/**
+ * The WebGPU runtime: runs a `GpuPlan` (wgsl.ts) on a device of the `webgpu` package (Dawn for
+ * Node), or explains why it cannot.
+ *
+ * Algorithm. `GpuRuntime.open` creates Dawn's GPU object once per process (kept referenced for the
+ * process's lifetime: dawn.node crashes when it is collected while a device lives), asks for the
+ * default adapter and a device. Without an adapter it returns a `NoAdapter` saying what to install;
+ * on a Debian machine with the chromium package, SwiftShader's Vulkan driver is added to the Vulkan
+ * loader's search (`VK_ADD_DRIVER_FILES`) before the first adapter request, unless the environment
+ * already chooses drivers. `prepare` compiles each pass's shader (module cache keyed by shader text),
+ * reads `getCompilationInfo` and creates the compute pipeline (pipeline cache keyed by shader text
+ * and override constants), turning any error into `ShaderRejected` with the WGSL line and column.
+ * `GpuKernel.run` runs the plan's host driver (JavaScript) on the CPU; each `$gpu(site, arrays,
+ * scalars)` call checks lengths as the evaluator does, uploads the inputs (an array a previous
+ * launch of the same run produced is already on the device and is not uploaded again), writes the
+ * uniform buffer (n, chunk length, scalar operands), encodes the site's passes in one command
+ * buffer, and reads back the results: arrays (a filter's first `count` elements) and scalars.
+ *
+ * Invariants. Every buffer a run creates is destroyed when the run ends; pipelines and modules
+ * live as long as the runtime; `destroy` destroys the device. Errors Dawn reports for a dispatch
+ * (validation, out of memory) are raised as errors naming the function and site; a lost device
+ * rejects pending reads, so a run never waits forever on a dead device.
+ */
+import { existsSync } from 'node:fs';
+import type { ArgValue, Program } from '../kernel/index.js';
+import { compileKernelJs, kernelCall, type TypedArray } from './js.js';
+import type { GpuPlan, KernelSite, ShaderPass, WgslOptions } from './plan.js';
+import { planKernelWgsl } from './wgsl.js';
+
+/** Where Debian's chromium package puts SwiftShader's Vulkan driver manifest. */
+const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
+
+/** What to install when there is no adapter (Debian's SwiftShader, from the chromium package). */
+export const SOFTWARE_DRIVER_HINT =
+  "install a Vulkan driver, e.g. SwiftShader from Debian's chromium package: `sudo apt-get install chromium libvulkan1` (scf then finds /usr/lib/chromium/vk_swiftshader_icd.json itself; or set VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json LD_LIBRARY_PATH=/usr/lib/chromium)";
+
+/** Why no GPU runtime could be opened. */
+export interface NoAdapter {
+  readonly kind: 'no-adapter';
+  /** e.g. "no WebGPU adapter (Vulkan found no driver)". */
+  readonly reason: string;
+  /** What to install: SOFTWARE_DRIVER_HINT. */
+  readonly install: string;
+}
+
+/** The result of running a kernel function. */
+export interface KernelRun {
+  readonly backend: 'webgpu' | 'js';
+  readonly result: number | number[] | undefined;
+  readonly outputs: Record<string, number[]>;
+  /** Why the JS back end ran when WebGPU was allowed ('auto'). */
+  readonly note?: string;
+}
+
+/** The device rejected a shader: names the function, the pass and the WGSL position. */
+export class ShaderRejected extends Error {
+  constructor(
+    readonly fn: string,
+    readonly pass: string,
+    readonly detail: string,
+    readonly line: number | undefined,
+    readonly col: number | undefined,
+  ) {
+    super(
+      `function '${fn}': the device rejected the shader of ${pass}${line !== undefined ? ` at WGSL ${line}:${col}` : ''}: ${detail}`,
+    );
+    this.name = 'ShaderRejected';
+  }
+}
+
+/** A run-time error of a GPU run that is the input's fault (mapped arrays of different lengths, …). */
+export class GpuRunError extends Error {
+  constructor(
+    readonly fn: string,
+    readonly reason: string,
+  ) {
+    super(`function '${fn}': ${reason}`);
+    this.name = 'GpuRunError';
+  }
+}
+
+/** A plan whose every pipeline was created and validated on a device. */
+export interface GpuKernel {
+  readonly plan: GpuPlan;
+  /** Runs the host function with `args` (checked and converted as `evaluate` does). */
+  run(
+    args: readonly ArgValue[] | Readonly<Record<string, ArgValue>>,
+  ): Promise<{ result: number | number[] | undefined; outputs: Record<string, number[]> }>;
+}
+
+/** Counters for tests and benchmarks. */
+export interface GpuStats {
+  modulesCreated: number;
+  pipelinesCreated: number;
+  pipelineCacheHits: number;
+  dispatches: number;
+}
+
+// ---- Dawn ----------------------------------------------------------------------------------------
+
+interface Dawn {
+  readonly gpu: GPU;
+  readonly usage: { storage: number; uniform: number; copySrc: number; copyDst: number; mapRead: number };
+  readonly mapRead: number;
+}
+
+/** Dawn's GPU object, created once and referenced for the process's lifetime (see the header). */
+let dawn: Promise<Dawn | string> | undefined;
+const KEEP_ALIVE = Symbol.for('scf.webgpu.keepAlive');
+
+function loadDawn(): Promise<Dawn | string> {
+  dawn ??= (async () => {
+    if (
+      process.env.VK_ICD_FILENAMES === undefined &&
+      process.env.VK_DRIVER_FILES === undefined &&
+      process.env.VK_ADD_DRIVER_FILES === undefined &&
+      existsSync(SWIFTSHADER_ICD)
+    ) {
+      process.env.VK_ADD_DRIVER_FILES = SWIFTSHADER_ICD;
+    }
+    let mod: { create(options: string[]): GPU; globals: Record<string, unknown> };
+    try {
+      mod = (await import('webgpu')) as unknown as typeof mod;
+    } catch (e) {
+      return `the 'webgpu' package could not be loaded (${e instanceof Error ? e.message : String(e)})`;
+    }
+    const g = mod.globals as {
+      GPUBufferUsage: Record<string, number>;
+      GPUMapMode: Record<string, number>;
+    };
+    const gpu = mod.create([]);
+    (globalThis as Record<symbol, unknown>)[KEEP_ALIVE] = gpu;
+    return {
+      gpu,
+      usage: {
+        storage: g.GPUBufferUsage.STORAGE as number,
+        uniform: g.GPUBufferUsage.UNIFORM as number,
+        copySrc: g.GPUBufferUsage.COPY_SRC as number,
+        copyDst: g.GPUBufferUsage.COPY_DST as number,
+        mapRead: g.GPUBufferUsage.MAP_READ as number,
+      },
+      mapRead: g.GPUMapMode.READ as number,
+    };
+  })();
+  return dawn;
+}
+
+// ---- the runtime ---------------------------------------------------------------------------------
+
+export class GpuRuntime {
+  readonly stats: GpuStats = { modulesCreated: 0, pipelinesCreated: 0, pipelineCacheHits: 0, dispatches: 0 };
+  /** The compiler's warnings on the shaders compiled so far (the generator aims at none). */
+  readonly warnings: string[] = [];
+  private readonly modules = new Map<string, Promise<GPUShaderModule>>();
+  private readonly pipelines = new Map<string, Promise<GPUComputePipeline>>();
+  private destroyed = false;
+  private lost: string | undefined;
+
+  private constructor(
+    private readonly dawn: Dawn,
+    readonly device: GPUDevice,
+    /** e.g. "google swiftshader (fallback adapter)". */
+    readonly adapterName: string,
+    /** Whether the adapter is a software (CPU) one. */
+    readonly isSoftware: boolean,
+  ) {
+    void device.lost.then((info) => {
+      if (!this.destroyed) this.lost = `the device was lost (${info.reason}): ${info.message}`;
+    });
+  }
+
+  /** Opens the default adapter and a device; a NoAdapter when there is none. */
+  static async open(): Promise<GpuRuntime | NoAdapter> {
+    const d = await loadDawn();
+    if (typeof d === 'string') return { kind: 'no-adapter', reason: d, install: SOFTWARE_DRIVER_HINT };
+    const adapter = await d.gpu.requestAdapter();
+    if (!adapter)
+      return {
+        kind: 'no-adapter',
+        reason: 'no WebGPU adapter: Vulkan found no driver',
+        install: SOFTWARE_DRIVER_HINT,
+      };
+    const device = await adapter.requestDevice();
+    const info = adapter.info;
+    const fallback = (info as GPUAdapterInfo & { isFallbackAdapter?: boolean }).isFallbackAdapter === true;
+    const parts = [info.vendor, info.architecture, info.device, info.description].filter((s) => s);
+    const name = parts.length > 0 ? parts.join(' ') : 'unnamed adapter';
+    const software = fallback || /swiftshader|llvmpipe|software|cpu/i.test(name);
+    return new GpuRuntime(d, device, `${name}${fallback ? ' (fallback adapter)' : ''}`, software);
+  }
+
+  /**
+   * Creates (or finds in the cache, keyed by shader text) and validates every pass's pipeline:
+   * getCompilationInfo errors and pipeline-creation failures become ShaderRejected. Passes with
+   * `override` constants are validated with zeros; their real pipelines are made when run.
+   */
+  async prepare(plan: GpuPlan): Promise<GpuKernel> {
+    this.usable(plan.fn);
+    for (const site of plan.sites) {
+      for (const pass of site.passes) {
+        const zeros = Object.fromEntries(pass.overrides.map((o) => [o.field, 0]));
+        await this.pipeline(plan.fn, pass, zeros);
+      }
+    }
+    const entry = new Function('$gpu', plan.hostSource) as (
+      gpu: (site: number, arrays: TypedArray[], scalars: number[]) => Promise<unknown[]>,
+    ) => (...actuals: unknown[]) => Promise<unknown>;
+    const call = kernelCall(plan.fun);
+    return {
+      plan,
+      run: async (args) => {
+        const actuals = call.actuals(args);
+        const run = new Run(this, plan);
+        try {
+          const host = entry((site, arrays, scalars) => run.launch(site, arrays, scalars));
+          const returned = await host(...actuals);
+          return call.finish(actuals, returned);
+        } finally {
+          run.release();
+        }
+      },
+    };
+  }
+
+  /** Destroys the device; the runtime cannot be used afterwards. */
+  destroy(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    this.device.destroy();
+  }
+
+  /** @internal */
+  usable(fn: string): void {
+    if (this.destroyed) throw new Error('internal error: the GPU runtime was destroyed');
+    if (this.lost) throw new GpuRunError(fn, this.lost);
+  }
+
+  /** @internal The dawn constants. */
+  get consts(): Dawn {
+    return this.dawn;
+  }
+
+  /** @internal The pipeline of `pass` with these override values (cached). */
+  pipeline(fn: string, pass: ShaderPass, constants: Record<string, number>): Promise<GPUComputePipeline> {
+    const key = `${JSON.stringify(constants)}\n${pass.wgsl}`;
+    const cached = this.pipelines.get(key);
+    if (cached) {
+      this.stats.pipelineCacheHits++;
+      return cached;
+    }
+    const made = this.makePipeline(fn, pass, constants);
+    this.pipelines.set(key, made);
+    made.catch(() => this.pipelines.delete(key));
+    return made;
+  }
+
+  private module(fn: string, pass: ShaderPass): Promise<GPUShaderModule> {
+    const cached = this.modules.get(pass.wgsl);
+    if (cached) return cached;
+    const made = (async () => {
+      this.device.pushErrorScope('validation');
+      const module = this.device.createShaderModule({ code: pass.wgsl, label: pass.label });
+      const scoped = await this.device.popErrorScope();
+      const info = await module.getCompilationInfo();
+      const error = info.messages.find((m) => m.type === 'error');
+      for (const m of info.messages)
+        if (m.type === 'warning')
+          this.warnings.push(`${pass.label}: ${m.lineNum}:${m.linePos}: ${m.message}`);
+      if (error) throw new ShaderRejected(fn, pass.label, error.message, error.lineNum, error.linePos);
+      if (scoped) throw new ShaderRejected(fn, pass.label, scoped.message, undefined, undefined);
+      this.stats.modulesCreated++;
+      return module;
+    })();
+    this.modules.set(pass.wgsl, made);
+    made.catch(() => this.modules.delete(pass.wgsl));
+    return made;
+  }
+
+  private async makePipeline(
+    fn: string,
+    pass: ShaderPass,
+    constants: Record<string, number>,
+  ): Promise<GPUComputePipeline> {
+    const module = await this.module(fn, pass);
+    try {
+      const pipeline = await this.device.createComputePipelineAsync({
+        label: pass.label,
+        layout: 'auto',
+        compute: { module, entryPoint: 'main', constants },
+      });
+      this.stats.pipelinesCreated++;
+      return pipeline;
+    } catch (e) {
+      throw new ShaderRejected(
+        fn,
+        pass.label,
+        e instanceof Error ? e.message : String(e),
+        undefined,
+        undefined,
+      );
+    }
+  }
+}
+
+// ---- one run -------------------------------------------------------------------------------------
+
+const FOLD_OPS = new Set(['reduce', 'redomap', 'scan', 'scanomap']);
+
+/** Words of 4 bytes to hold `n` elements (at least one: WebGPU bindings cannot be empty). */
+function bytesFor(words: number): number {
+  return Math.max(4, words * 4);
+}
+
+/** A run of a host driver: the buffers it created, and the device arrays of the outputs it made. */
+class Run {
+  private readonly buffers: GPUBuffer[] = [];
+  private readonly onDevice = new WeakMap<TypedArray, GPUBuffer>();
+
+  constructor(
+    private readonly rt: GpuRuntime,
+    private readonly plan: GpuPlan,
+  ) {}
+
+  release(): void {
+    for (const b of this.buffers) b.destroy();
+    this.buffers.length = 0;
+  }
+
+  private buffer(bytes: number, usage: number, label: string): GPUBuffer {
+    const b = this.rt.device.createBuffer({ size: Math.ceil(bytes / 4) * 4, usage, label });
+    this.buffers.push(b);
+    return b;
+  }
+
+  private fail(reason: string): never {
+    throw new GpuRunError(this.plan.fn, reason);
+  }
+
+  /** The element count of `site`, checking lengths as the evaluator and the JS back end do. */
+  private length(site: KernelSite, arrays: readonly TypedArray[], scalars: readonly number[]): number {
+    let lead: { n: number; m: string } | undefined;
+    for (const [k, m] of site.members.entries()) {
+      const op = m.op === 'map' && site.text[k]?.includes('= iota(') ? 'iota' : m.op;
+      let first: { n: number; what: string } | undefined;
+      for (const src of m.mapped) {
+        let n: number;
+        let what: string;
+        if (src.kind === 'array') {
+          n = (arrays[src.index] as TypedArray).length;
+          what = `'${(site.arrays[src.index] as { name: string }).name}'`;
+        } else {
+          n = scalars[src.scalar] as number;
+          what = 'iota';
+          if (n < 0) this.fail(`'${op}'${op === 'iota' ? '' : ' over iota'} of a negative length (${n})`);
+        }
+        if (!first) first = { n, what };
+        else if (n !== first.n)
+          this.fail(
+            `'${op}' goes over ${first.what} of length ${first.n} and ${what} of length ${n}: lengths differ`,
+          );
+      }
+      const n = (first as { n: number }).n;
+      if (!lead) lead = { n, m: `'${m.op}' into '${m.dest}'` };
+      else if (n !== lead.n)
+        this.fail(
+          `fused loop: ${lead.m} goes over length ${lead.n} and '${m.op}' into '${m.dest}' over length ${n}`,
+        );
+    }
+    return (lead as { n: number }).n;
+  }
+
+  /** Uploads a host array (as i32 for int and bool, f32 for float), or finds it on the device. */
+  private input(arr: TypedArray, ty: string, label: string): GPUBuffer {
+    const known = this.onDevice.get(arr);
+    if (known) return known;
+    const { usage } = this.rt.consts;
+    const b = this.buffer(bytesFor(arr.length), usage.storage | usage.copyDst, label);
+    const words = ty === 'float' ? Float32Array.from(arr) : Int32Array.from(arr);
+    this.rt.device.queue.writeBuffer(b, 0, words.buffer, words.byteOffset, words.byteLength);
+    this.onDevice.set(arr, b);
+    return b;
+  }
+
+  async launch(index: number, arrays: TypedArray[], scalars: number[]): Promise<unknown[]> {
+    const { plan, rt } = this;
+    rt.usable(plan.fn);
+    const site = plan.sites[index];
+    if (!site) throw new Error(`internal error: no site ${index} in the plan of '${plan.fn}'`);
+    const n = this.length(site, arrays, scalars);
+    const W = site.workgroupSize;
+    const G = site.maxWorkgroups;
+    const threads = W * G;
+    const chunk = Math.ceil(n / threads);
+    const { usage } = rt.consts;
+    const device = rt.device;
+
+    // The uniform buffer: n, chunk, then the scalar fields (mode 'uniform').
+    const uniform = new DataView(new ArrayBuffer(16 * Math.ceil((8 + 4 * site.uniformFields.length) / 16)));
+    uniform.setUint32(0, n, true);
+    uniform.setUint32(4, chunk, true);
+    site.uniformFields.forEach((f, k) => {
+      const s = site.scalars[f.scalar] as { ty: string };
+      const v = scalars[f.scalar] as number;
+      if (s.ty === 'float') uniform.setFloat32(8 + 4 * k, v, true);
+      else uniform.setInt32(8 + 4 * k, v, true);
+    });
+    const uniformBuf = this.buffer(uniform.byteLength, usage.uniform | usage.copyDst, `${plan.fn}: params`);
+    device.queue.writeBuffer(uniformBuf, 0, uniform.buffer);
+
+    const inputs = site.arrays.map((a, k) =>
+      this.input(arrays[k] as TypedArray, a.ty, `${plan.fn}: ${a.name}`),
+    );
+    const outputs = site.members.map((m) =>
+      site.kind === 'reduce'
+        ? undefined
+        : this.buffer(bytesFor(n), usage.storage | usage.copySrc, `${plan.fn}: ${m.dest}`),
+    );
+    const results = site.members.map((m) =>
+      site.kind === 'map'
+        ? undefined
+        : this.buffer(16, usage.storage | usage.copySrc | usage.copyDst, `${plan.fn}: ${m.dest} result`),
+    );
+    const scratch = new Map<string, GPUBuffer>();
+
+    const constants: Record<string, number> = {};
+    device.pushErrorScope('validation');
+    device.pushErrorScope('out-of-memory');
+    const encoder = device.createCommandEncoder({ label: plan.fn });
+    for (const pass of site.passes) {
+      for (const o of pass.overrides) constants[o.field] = scalars[o.scalar] as number;
+      const passConstants = Object.fromEntries(
+        pass.overrides.map((o) => [o.field, constants[o.field] as number]),
+      );
+      const pipeline = await rt.pipeline(plan.fn, pass, passConstants);
+      const entries: GPUBindGroupEntry[] = pass.bindings.map((b, binding) => {
+        switch (b.kind) {
+          case 'uniform':
+            return { binding, resource: { buffer: uniformBuf } };
+          case 'input':
+            return { binding, resource: { buffer: inputs[b.index] as GPUBuffer } };
+          case 'output':
+            return { binding, resource: { buffer: outputs[b.member] as GPUBuffer } };
+          case 'result':
+            return { binding, resource: { buffer: results[b.member] as GPUBuffer } };
+          case 'scratch': {
+            let buf = scratch.get(b.name);
+            if (!buf) {
+              const words = b.words.kind === 'words' ? b.words.words : threads;
+              buf = this.buffer(bytesFor(words), usage.storage, `${plan.fn}: ${b.name}`);
+              scratch.set(b.name, buf);
+            }
+            return { binding, resource: { buffer: buf } };
+          }
+          default: {
+            const never: never = b;
+            throw new Error(`internal error: binding ${JSON.stringify(never)}`);
+          }
+        }
+      });
+      const bindGroup = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
+      const cp = encoder.beginComputePass({ label: pass.label });
+      cp.setPipeline(pipeline);
+      cp.setBindGroup(0, bindGroup);
+      const groups =
+        pass.dispatch.kind === 'perElement'
+          ? Math.min(Math.max(1, Math.ceil(n / W)), 65535)
+          : pass.dispatch.kind === 'chunks'
+            ? G
+            : 1;
+      cp.dispatchWorkgroups(groups);
+      cp.end();
+      rt.stats.dispatches++;
+    }
+    // Read back: each array output (n words) and each result (2 words).
+    const reads: { src: GPUBuffer; bytes: number; staging: GPUBuffer }[] = [];
+    const readBack = (src: GPUBuffer, bytes: number): number => {
+      const staging = this.buffer(Math.max(4, bytes), usage.mapRead | usage.copyDst, `${plan.fn}: read`);
+      if (bytes > 0) encoder.copyBufferToBuffer(src, 0, staging, 0, Math.ceil(bytes / 4) * 4);
+      reads.push({ src, bytes, staging });
+      return reads.length - 1;
+    };
+    const outReads = outputs.map((b) => (b ? readBack(b, 4 * n) : -1));
+    const resReads = results.map((b) => (b ? readBack(b, 8) : -1));
+    device.queue.submit([encoder.finish()]);
+    const oom = await device.popErrorScope();
+    const invalid = await device.popErrorScope();
+    const err = invalid ?? oom;
+    if (err)
+      throw new Error(
+        `function '${plan.fn}': the device reported an error for ${site.text.join('; ')}: ${err.message}`,
+      );
+    const words = await Promise.all(
+      reads.map(async (r) => {
+        await r.staging.mapAsync(rt.consts.mapRead);
+        const copy = r.staging.getMappedRange().slice(0);
+        r.staging.unmap();
+        return copy;
+      }),
+    );
+    rt.usable(plan.fn);
+
+    return site.members.map((m, k) => {
+      const res =
+        resReads[k] !== undefined && (resReads[k] as number) >= 0
+          ? new DataView(words[resReads[k] as number] as ArrayBuffer)
+          : undefined;
+      if (res && FOLD_OPS.has(m.op) && res.getUint32(4, true) !== 1) {
+        const ne = m.ne !== undefined ? scalars[m.ne] : undefined;
+        this.fail(
+          `the neutral element ${ne} of '${m.op}' into '${m.dest}' is not neutral for ${m.combText}: ` +
+            `${m.combText}(ne, ne) != ne, and the GPU folds chunks in parallel, each from ne`,
+        );
+      }
+      if (site.kind === 'reduce') {
+        const r = res as DataView;
+        return m.ty === 'float' ? r.getFloat32(0, true) : r.getInt32(0, true);
+      }
+      const count = site.kind === 'filter' ? (res as DataView).getUint32(0, true) : n;
+      const raw = words[outReads[k] as number] as ArrayBuffer;
+      const arr = toHostArray(raw, m.ty, count);
+      this.onDevice.set(arr, outputs[k] as GPUBuffer);
+      return arr;
+    });
+  }
+}
+
+/** The first `count` words of `raw` as the JS back end's typed array for element type `ty`. */
+function toHostArray(raw: ArrayBuffer, ty: string, count: number): TypedArray {
+  switch (ty) {
+    case 'float':
+      return new Float32Array(raw, 0, count).slice();
+    case 'int':
+      return new Int32Array(raw, 0, count).slice();
+    case 'bool':
+      return Uint8Array.from(new Int32Array(raw, 0, count));
+    default:
+      throw new Error(`internal error: no array type for '${ty}'`);
+  }
+}
+
+// ---- one call ------------------------------------------------------------------------------------
+
+/** No adapter where one was required. */
+export class NoGpuAdapter extends Error {
+  constructor(
+    readonly fn: string,
+    readonly why: NoAdapter,
+  ) {
+    super(`function '${fn}' cannot run on WebGPU: ${why.reason}; ${why.install}`);
+    this.name = 'NoGpuAdapter';
+  }
+}
+
+/**
+ * Runs `fnName` of `program`: 'webgpu' (NoGpuAdapter when there is no adapter), 'js', or 'auto'
+ * (WebGPU when an adapter is found, else the JS back end, with a note saying so). A function the
+ * GPU cannot run is a GpuUnsupported in 'webgpu' and 'auto' alike. A runtime opened here is
+ * destroyed before returning.
+ */
+export async function runKernel(
+  program: Program,
+  fnName: string,
+  args: readonly ArgValue[] | Readonly<Record<string, ArgValue>>,
+  options: { backend?: 'auto' | 'webgpu' | 'js'; gpu?: GpuRuntime; wgsl?: WgslOptions } = {},
+): Promise<KernelRun> {
+  const backend = options.backend ?? 'auto';
+  if (backend === 'js') return { backend: 'js', ...compileKernelJs(program, fnName).run(args) };
+  const plan = planKernelWgsl(program, fnName, options.wgsl);
+  const gpu = options.gpu ?? (await GpuRuntime.open());
+  if (!(gpu instanceof GpuRuntime)) {
+    if (backend === 'webgpu') throw new NoGpuAdapter(fnName, gpu);
+    const ran = compileKernelJs(program, fnName).run(args);
+    return {
+      backend: 'js',
+      ...ran,
+      note: `${gpu.reason}; ran '${fnName}' on the JS back end instead (to use the GPU, ${gpu.install})`,
+    };
+  }
+  try {
+    const kernel = await gpu.prepare(plan);
+    return { backend: 'webgpu', ...(await kernel.run(args)) };
+  } finally {
+    if (!options.gpu) gpu.destroy();
+  }
+}

@@ -1,0 +1,1265 @@
+/**
+ * The WGSL back end: a host function's combinators become WebGPU compute shaders; its scalar code
+ * stays on the CPU as a host driver (the JS back end's code with each combinator replaced by a
+ * launch, `emitHostJs`). The result is a `GpuPlan` (plan.ts) that the runtime (webgpu.ts) runs.
+ *
+ * Algorithm. Every `soac` or `hfused` command of the host function is a *site*. Its arrays become
+ * storage buffers, its scalar operands (iota lengths, scalar arguments, neutral elements) fields of
+ * a uniform buffer — or WGSL `override` constants — unless they are literals, which are written
+ * into the shader; the element count `n` and the chunk length are uniform fields too. Per kind:
+ * - map (one map, or an `hfused` group of maps): one pass, one invocation per element (a grid-stride
+ *   loop beyond 65535 workgroups); members' bodies run in order and each writes its output;
+ * - reduce/redomap (or an `hfused` group of them): pass 1 gives each of G·W invocations (G
+ *   workgroups of W) a contiguous chunk, folds it with the fold g from `ne`, then reduces the
+ *   workgroup's W partial results with an order-preserving tree over the combine operator ⊕ (the
+ *   lambda itself for reduce, `comb` for redomap); pass 2, one workgroup, reduces the G workgroup
+ *   results the same way and writes the result;
+ * - scan/scanomap (a work-efficient scan in three passes): pass 1 folds each invocation's chunk;
+ *   pass 2, one workgroup, turns the G·W chunk totals into exclusive prefixes (each invocation folds
+ *   G totals, a Blelloch up-sweep/down-sweep over the W sums in workgroup memory, then each writes
+ *   its G prefixes); pass 3 refolds each chunk from its prefix and writes every element;
+ * - filter: the same three passes over kept-element counts (count, exclusive offsets and the total,
+ *   scatter), so kept elements keep their order; the runtime reads the total back as the length.
+ * Lambdas are inlined in the kernel (a mapped parameter stands for the element, a broadcast array
+ * for its storage buffer); the functions they call become WGSL functions, one copy per binding of
+ * their array parameters to storage buffers (WGSL cannot pass a storage array to a function).
+ *
+ * Invariants and assumptions.
+ * - Types: int is i32 (wrapping + - * and shifts, truncating / and %, as C where C is defined), float
+ *   is f32, bool is i32 holding 0/1 (storage cannot hold WGSL bool). Conversions are explicit
+ *   (`f32(x)`, `i32(x)`); conditions are WGSL bools, never an implicit truthiness.
+ * - Parallel folds are equal to the sequential semantics (ast.ts) when ⊕ is associative and `ne` is
+ *   its neutral element (what Futhark requires of reduce and scan). The final pass checks
+ *   ⊕(ne, ne) = ne bit for bit and the runtime reports a violation as an error instead of a wrong
+ *   result; associativity is the program's promise. Floats then differ from a sequential fold only
+ *   by rounding (f32 addition reassociated), and f32 division is within 2.5 ULP in WGSL: results
+ *   equal the JS back end's within a tolerance, bit for bit for ints.
+ * - C ternaries without calls become `select` (both sides evaluated: they are pure, and WGSL makes
+ *   out-of-range loads and integer division by zero harmless); with calls they become an `if` on a
+ *   temporary, so a called function runs only when C would run it.
+ * - Non-finite float literals (an optimizer may fold to them) are built at run time from their
+ *   bits: WGSL rejects them as constants.
+ * - What cannot run on the GPU is reported as `GpuUnsupported` naming the host function and the
+ *   reason: a host function without combinators, recursion, combinators inside a lambda's callees,
+ *   a callee writing an array parameter or passed a local array.
+ * After L0 ch. 7's execution model (combinators as kernels, the host sequencing them) and
+ * Blelloch's prefix sums; nothing here is from the SCF paper, which stops at the optimizer.
+ */
+import {
+  assertNever,
+  type Cmd,
+  type Expr,
+  exprType,
+  type Fun,
+  type Hfused,
+  KernelArgumentError,
+  type Lam,
+  listToArray,
+  type Param,
+  type Program,
+  type Soac,
+} from '../kernel/index.js';
+import { emitHostJs, type LaunchCall, lamText, soacText } from './js.js';
+import {
+  type DispatchSize,
+  type GpuPlan,
+  GpuUnsupported,
+  type KernelSite,
+  type MappedSource,
+  type PassBinding,
+  type ScalarMode,
+  type ShaderPass,
+  type SiteArray,
+  type SiteMember,
+  type SiteScalar,
+  type WgslOptions,
+} from './plan.js';
+
+/** Plans `fnName` of `program` for the GPU; throws GpuUnsupported naming the function and the reason. */
+export function planKernelWgsl(program: Program, fnName: string, options: WgslOptions = {}): GpuPlan {
+  const funs = new Map<string, Fun>();
+  for (const f of listToArray(program)) if (!funs.has(f.name)) funs.set(f.name, f);
+  const fun = funs.get(fnName);
+  if (!fun) throw new KernelArgumentError(`no function named '${fnName}'`);
+  const wg = options.workgroupSize ?? 256;
+  if (!Number.isInteger(Math.log2(wg)) || wg < 32 || wg > 256)
+    throw new RangeError(`workgroupSize must be a power of two in 32..256, not ${wg}`);
+  const groups = options.maxWorkgroups ?? 64;
+  if (!Number.isInteger(groups) || groups < 1 || groups > wg)
+    throw new RangeError(`maxWorkgroups must be an integer in 1..${wg}, not ${groups}`);
+  const mode = options.scalars ?? 'uniform';
+
+  const commands: (Soac | Hfused)[] = [];
+  collectSites(fun.body, commands);
+  if (commands.length === 0)
+    throw new GpuUnsupported(
+      fnName,
+      'it has no combinator (map, reduce, scan, filter) to run as a kernel; run it with the JS back end',
+    );
+  const sites = new Map<Soac | Hfused, KernelSite>();
+  commands.forEach((c, index) => {
+    sites.set(c, new SiteBuilder(fun, funs, c, index, { wg, groups, mode }).build());
+  });
+  const hostSource = emitHostJs(program, fnName, (c): LaunchCall => {
+    const site = sites.get(c);
+    if (!site) throw new Error(`internal error: a combinator of '${fnName}' was not planned`);
+    return {
+      index: site.index,
+      arrays: site.arrays.map((a) => a.name),
+      scalars: site.scalars.map((s) => s.expr),
+      dests: site.members.map((m) => ({ name: m.dest, isArray: m.op !== 'reduce' && m.op !== 'redomap' })),
+    };
+  });
+  const all = [...sites.values()];
+  const wgsl = all
+    .flatMap((s) => s.passes.map((p) => p.wgsl))
+    .join('\n')
+    .trimEnd();
+  return { fn: fnName, fun, sites: all, hostSource, wgsl: `${wgsl}\n` };
+}
+
+/** The readable WGSL of every pass of `fnName`'s plan (what `scf kernel --emit wgsl` prints). */
+export function emitKernelWgsl(program: Program, fnName: string, options: WgslOptions = {}): string {
+  return planKernelWgsl(program, fnName, options).wgsl;
+}
+
+function collectSites(c: Cmd, out: (Soac | Hfused)[]): void {
+  switch (c.kind) {
+    case 'seq':
+      collectSites(c.first, out);
+      collectSites(c.second, out);
+      return;
+    case 'if':
+      collectSites(c.thenCmd, out);
+      collectSites(c.elseCmd, out);
+      return;
+    case 'while':
+      collectSites(c.body, out);
+      return;
+    case 'soac':
+    case 'hfused':
+      out.push(c);
+      return;
+    case 'assign':
+    case 'store':
+    case 'return':
+    case 'skip':
+    case 'callCmd':
+      return;
+    default:
+      assertNever(c);
+  }
+}
+
+// ---- names and literals ------------------------------------------------------------------------
+
+const C_IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function ident(prefix: string, name: string): string {
+  if (!C_IDENT.test(name)) throw new Error(`internal error: '${name}' is not a C identifier`);
+  return prefix + name;
+}
+
+/** The WGSL type holding a kernel scalar type (bool is an i32 holding 0/1). */
+function wgslType(ty: string): string {
+  switch (ty) {
+    case 'int':
+    case 'bool':
+      return 'i32';
+    case 'float':
+      return 'f32';
+    default:
+      throw new Error(`internal error: no WGSL type for '${ty}'`);
+  }
+}
+
+function intLiteral(v: number): string {
+  if (v === -2147483648) return 'i32(-2147483648)';
+  return v < 0 ? `(${v}i)` : `${v}i`;
+}
+
+/** A WGSL f32 expression for a binary32 value: a literal, or for inf/NaN the bits at run time. */
+function floatLiteral(v: number): string {
+  if (Number.isNaN(v)) return nonFinite('0x7fc00000u');
+  if (v === Number.POSITIVE_INFINITY) return nonFinite('0x7f800000u');
+  if (v === Number.NEGATIVE_INFINITY) return nonFinite('0xff800000u');
+  if (Object.is(v, -0)) return '(-0.0f)';
+  let text = String(v);
+  if (!/[.e]/.test(text)) text += '.0';
+  return v < 0 ? `(${text}f)` : `${text}f`;
+}
+
+/** WGSL rejects non-finite constants: the bits are or-ed with a run-time zero (`params.n & 0u`). */
+function nonFinite(bits: string): string {
+  return `bitcast<f32>(${bits} | (params.n & 0u))`;
+}
+
+function zeroOf(ty: string): string {
+  return wgslType(ty) === 'f32' ? '0.0f' : '0i';
+}
+
+/** `s` without one pair of parentheses around all of it. */
+function bare(s: string): string {
+  if (!s.startsWith('(') || !s.endsWith(')')) return s;
+  let depth = 0;
+  for (let i = 0; i < s.length - 1; i++) {
+    if (s[i] === '(') depth++;
+    else if (s[i] === ')') depth--;
+    if (depth === 0) return s;
+  }
+  return s.slice(1, -1);
+}
+
+const COMPARISONS = new Set(['<', '<=', '>', '>=', '==', '!=']);
+
+// ---- expressions and device functions ----------------------------------------------------------
+
+/** What a name stands for while emitting: a WGSL scalar expression, or an array's WGSL variable. */
+interface Binding {
+  readonly wgsl: string;
+  readonly isArray: boolean;
+  /** For arrays: whether it is a storage buffer (a function can be specialized to it). */
+  readonly global: boolean;
+}
+
+/** The module-level functions one shader needs, specialized per binding of their array parameters. */
+class DeviceFunctions {
+  readonly texts: string[] = [];
+  private readonly done = new Map<string, string>();
+  private readonly active = new Set<string>();
+
+  constructor(
+    private readonly host: string,
+    readonly funs: ReadonlyMap<string, Fun>,
+  ) {}
+
+  /** The WGSL name of `name` with its array parameters bound to `arrays` (storage buffer names). */
+  use(name: string, arrays: readonly string[]): string {
+    const fun = this.funs.get(name);
+    if (!fun) throw new Error(`internal error: unknown function '${name}'`);
+    const key = [name, ...arrays].join('__');
+    const known = this.done.get(key);
+    if (known !== undefined) return known;
+    if (this.active.has(name))
+      throw new GpuUnsupported(this.host, `'${name}' is recursive, and WGSL has no recursion`);
+    const wgslName = ident('f_', key);
+    this.active.add(name);
+    try {
+      this.texts.push(this.emit(fun, arrays, wgslName));
+    } finally {
+      this.active.delete(name);
+    }
+    this.done.set(key, wgslName);
+    return wgslName;
+  }
+
+  private emit(fun: Fun, arrays: readonly string[], wgslName: string): string {
+    const names = new Map<string, Binding>();
+    const params = listToArray(fun.params);
+    const wgslParams: string[] = [];
+    const lines: string[] = [];
+    let k = 0;
+    for (const p of params) {
+      if (p.isArray) {
+        if (!p.isConst)
+          throw new GpuUnsupported(
+            this.host,
+            `'${fun.name}' takes a writable array '${p.name}'; functions a kernel calls may only read arrays`,
+          );
+        names.set(p.name, { wgsl: arrays[k++] as string, isArray: true, global: true });
+      } else {
+        wgslParams.push(`${ident('a_', p.name)}: ${wgslType(p.ty)}`);
+        lines.push(`  var ${ident('v_', p.name)}: ${wgslType(p.ty)} = ${ident('a_', p.name)};`);
+        names.set(p.name, { wgsl: ident('v_', p.name), isArray: false, global: false });
+      }
+    }
+    for (const d of listToArray(fun.locals)) {
+      const ty = wgslType(d.ty);
+      const v = ident('v_', d.name);
+      if (d.size.kind === 'some') {
+        if (!names.has(d.name)) lines.push(`  var ${v}: array<${ty}, ${d.size.value}>;`);
+        names.set(d.name, { wgsl: v, isArray: true, global: false });
+      } else {
+        if (!names.has(d.name)) lines.push(`  var ${v}: ${ty};`);
+        names.set(d.name, { wgsl: v, isArray: false, global: false });
+      }
+    }
+    const ex = new ExprEmitter(this.host, this, (n) => names.get(n), freshNames());
+    ex.cmd(fun.body, 1, lines, fun);
+    // WGSL wants a return on every path; C lets a run fall off the end (undefined behaviour if
+    // the value is used), so a function that may do so gets a final `return 0`.
+    if (fun.ret !== 'void' && !alwaysReturns(fun.body)) lines.push(`  return ${zeroOf(fun.ret)};`);
+    const ret = fun.ret === 'void' ? '' : ` -> ${wgslType(fun.ret)}`;
+    const sig = listToArray(fun.params)
+      .map((p) => `${p.isConst ? 'const ' : ''}${p.ty} ${p.name}${p.isArray ? '[]' : ''}`)
+      .join(', ');
+    const bound = params.filter((p) => p.isArray).map((p, i) => `${p.name} = ${arrays[i]}`);
+    return [
+      `// ${fun.ret} ${fun.name}(${sig})${bound.length ? `, with ${bound.join(', ')}` : ''}`,
+      `fn ${wgslName}(${wgslParams.join(', ')})${ret} {`,
+      ...lines,
+      '}',
+    ].join('\n');
+  }
+}
+
+/** A source of fresh WGSL names for temporaries and lambda bindings. */
+function freshNames(): (base: string) => string {
+  const used = new Set<string>();
+  return (base) => {
+    let name = base;
+    for (let k = 2; used.has(name); k++) name = `${base}_${k}`;
+    used.add(name);
+    return name;
+  };
+}
+
+/**
+ * Emits expressions (and, in device functions, commands) as WGSL. `pre` collects statements an
+ * expression needs first (an `if` computing a ternary with calls); statement emitters flush it.
+ */
+class ExprEmitter {
+  private pre: string[] = [];
+
+  constructor(
+    private readonly host: string,
+    private readonly device: DeviceFunctions,
+    private readonly lookup: (name: string) => Binding | undefined,
+    readonly fresh: (base: string) => string,
+  ) {}
+
+  /** The statements collected so far (indented by `depth`), emptying the list. */
+  takePre(): string[] {
+    const p = this.pre;
+    this.pre = [];
+    return p;
+  }
+
+  private scalar(name: string): string {
+    const b = this.lookup(name);
+    if (!b || b.isArray) throw new Error(`internal error: '${name}' is not a scalar here`);
+    return b.wgsl;
+  }
+
+  private array(name: string): Binding {
+    const b = this.lookup(name);
+    if (!b?.isArray) throw new Error(`internal error: '${name}' is not an array here`);
+    return b;
+  }
+
+  value(e: Expr): string {
+    switch (e.kind) {
+      case 'var':
+        return this.scalar(e.name);
+      case 'intLit':
+        return intLiteral(e.value);
+      case 'floatLit':
+        return floatLiteral(e.value);
+      case 'boolLit':
+        return e.value ? '1i' : '0i';
+      case 'binary': {
+        const { op } = e;
+        if (op === '&&' || op === '||' || COMPARISONS.has(op)) return `select(0i, 1i, ${bare(this.cond(e))})`;
+        const l = this.value(e.left);
+        const r = this.value(e.right);
+        if (op === '<<' || op === '>>') return `(${l} ${op} u32(${bare(r)}))`;
+        return `(${l} ${op} ${r})`;
+      }
+      case 'unary':
+        switch (e.op) {
+          case '-':
+            return `(-${this.value(e.arg)})`;
+          case '~':
+            return `(~${this.value(e.arg)})`;
+          case '!':
+            return `select(0i, 1i, ${bare(this.cond(e))})`;
+          default:
+            throw new Error(`internal error: unary '${e.op}'`);
+        }
+      case 'load':
+        return `${this.array(e.array).wgsl}[${bare(this.value(e.index))}]`;
+      case 'call':
+        return this.call(e.name, listToArray(e.args));
+      case 'cast':
+        return this.convert(e.arg, e.ty);
+      case 'ternary': {
+        if (!hasCall(e.thenExpr) && !hasCall(e.elseExpr))
+          return `select(${bare(this.value(e.elseExpr))}, ${bare(this.value(e.thenExpr))}, ${bare(this.cond(e.cond))})`;
+        const t = this.fresh('t');
+        const c = this.cond(e.cond);
+        const outer = this.takePre();
+        const thenV = this.value(e.thenExpr);
+        const thenPre = this.takePre();
+        const elseV = this.value(e.elseExpr);
+        const elsePre = this.takePre();
+        this.pre = [
+          ...outer,
+          `var ${t}: ${wgslType(e.ty)};`,
+          `if (${bare(c)}) {`,
+          ...thenPre.map((l) => `  ${l}`),
+          `  ${t} = ${bare(thenV)};`,
+          '} else {',
+          ...elsePre.map((l) => `  ${l}`),
+          `  ${t} = ${bare(elseV)};`,
+          '}',
+        ];
+        return t;
+      }
+      case 'arrayRef':
+        throw new Error(`internal error: array '${e.name}' used as a value`);
+      default:
+        return assertNever(e);
+    }
+  }
+
+  cond(e: Expr): string {
+    switch (e.kind) {
+      case 'boolLit':
+        return e.value ? 'true' : 'false';
+      case 'binary':
+        if (COMPARISONS.has(e.op)) return `(${this.value(e.left)} ${e.op} ${this.value(e.right)})`;
+        if (e.op === '&&' || e.op === '||') return `(${this.cond(e.left)} ${e.op} ${this.cond(e.right)})`;
+        return this.nonZero(e);
+      case 'unary':
+        return e.op === '!' ? `!${this.cond(e.arg)}` : this.nonZero(e);
+      case 'cast':
+        return e.ty === 'bool' ? this.cond(e.arg) : this.nonZero(e);
+      case 'var':
+      case 'intLit':
+      case 'floatLit':
+      case 'load':
+      case 'call':
+      case 'ternary':
+      case 'arrayRef':
+        return this.nonZero(e);
+      default:
+        return assertNever(e);
+    }
+  }
+
+  private nonZero(e: Expr): string {
+    return `(${this.value(e)} != ${zeroOf(exprType(e))})`;
+  }
+
+  private convert(arg: Expr, to: string): string {
+    const from = exprType(arg);
+    if (from === to) return this.value(arg);
+    switch (to) {
+      case 'bool':
+        return `select(0i, 1i, ${bare(this.cond(arg))})`;
+      case 'float':
+        return `f32(${bare(this.value(arg))})`;
+      case 'int':
+        return from === 'float' ? `i32(${bare(this.value(arg))})` : this.value(arg);
+      default:
+        throw new Error(`internal error: conversion to '${to}'`);
+    }
+  }
+
+  call(name: string, args: readonly Expr[]): string {
+    const arrays: string[] = [];
+    const scalars: string[] = [];
+    for (const a of args) {
+      if (a.kind === 'arrayRef') {
+        const b = this.array(a.name);
+        if (!b.global)
+          throw new GpuUnsupported(
+            this.host,
+            `'${name}' is passed the local array '${a.name}'; functions a kernel calls may only take arrays the kernel reads`,
+          );
+        arrays.push(b.wgsl);
+      } else {
+        scalars.push(bare(this.value(a)));
+      }
+    }
+    return `${this.device.use(name, arrays)}(${scalars.join(', ')})`;
+  }
+
+  /** A device function's command, as lines indented by `depth`. */
+  cmd(c: Cmd, depth: number, out: string[], fun: Fun): void {
+    const ind = '  '.repeat(depth);
+    const emit = (line: string): void => {
+      for (const p of this.takePre()) out.push(ind + p);
+      out.push(ind + line);
+    };
+    switch (c.kind) {
+      case 'seq':
+        this.cmd(c.first, depth, out, fun);
+        this.cmd(c.second, depth, out, fun);
+        return;
+      case 'skip':
+        return;
+      case 'assign':
+        emit(`${this.scalar(c.name)} = ${bare(this.value(c.rhs))};`);
+        return;
+      case 'store': {
+        const b = this.array(c.array);
+        if (b.global)
+          throw new GpuUnsupported(this.host, `'${fun.name}' writes its array parameter '${c.array}'`);
+        const idx = bare(this.value(c.index));
+        emit(`${b.wgsl}[${idx}] = ${bare(this.value(c.rhs))};`);
+        return;
+      }
+      case 'if': {
+        emit(`if (${bare(this.cond(c.cond))}) {`);
+        this.cmd(c.thenCmd, depth + 1, out, fun);
+        if (c.elseCmd.kind !== 'skip') {
+          out.push(`${ind}} else {`);
+          this.cmd(c.elseCmd, depth + 1, out, fun);
+        }
+        out.push(`${ind}}`);
+        return;
+      }
+      case 'while': {
+        const cond = bare(this.cond(c.cond));
+        const pre = this.takePre();
+        if (pre.length === 0) {
+          out.push(`${ind}while (${cond}) {`);
+        } else {
+          out.push(`${ind}loop {`);
+          for (const p of pre) out.push(`${ind}  ${p}`);
+          out.push(`${ind}  if (!(${cond})) { break; }`);
+        }
+        this.cmd(c.body, depth + 1, out, fun);
+        out.push(`${ind}}`);
+        return;
+      }
+      case 'return': {
+        const v = c.value.kind === 'some' ? c.value.value : undefined;
+        if (v?.kind === 'arrayRef')
+          throw new GpuUnsupported(
+            this.host,
+            `'${fun.name}' returns an array; functions a kernel calls return scalars`,
+          );
+        emit(v ? `return ${bare(this.value(v))};` : 'return;');
+        return;
+      }
+      case 'callCmd': {
+        const callee = this.call(c.name, listToArray(c.args));
+        const ret = this.device.funs.get(c.name)?.ret ?? 'void';
+        emit(ret === 'void' ? `${callee};` : `_ = ${callee};`);
+        return;
+      }
+      case 'soac':
+      case 'hfused':
+        throw new GpuUnsupported(
+          this.host,
+          `'${fun.name}', called inside a kernel, runs a combinator; nested combinators are not supported on the GPU`,
+        );
+      default:
+        assertNever(c);
+    }
+  }
+
+  /**
+   * A lambda applied to `actuals` (WGSL expressions, or storage buffer names for array
+   * parameters): `let` lines for its bindings and its result (a value, or a WGSL bool for `asCond`).
+   */
+  applyLam(lam: Lam, actuals: readonly Binding[], asCond: boolean): { lines: string[]; result: string } {
+    const params = listToArray(lam.params);
+    if (params.length !== actuals.length)
+      throw new Error(`internal error: a lambda of ${params.length} parameter(s) is given ${actuals.length}`);
+    const scope = new Map<string, Binding>();
+    const lines: string[] = [];
+    params.forEach((p: Param, j) => {
+      const a = actuals[j] as Binding;
+      if (p.isArray !== a.isArray) throw new Error(`internal error: lambda parameter '${p.name}' mismatched`);
+      if (p.isArray || /^[A-Za-z_]\w*$|^\(?-?[\d.]+[if]?\)?$/.test(a.wgsl)) {
+        scope.set(p.name, a);
+      } else {
+        const name = this.fresh(ident('l_', p.name));
+        lines.push(`let ${name} = ${bare(a.wgsl)};`);
+        scope.set(p.name, { wgsl: name, isArray: false, global: false });
+      }
+    });
+    const inner = new ExprEmitter(this.host, this.device, (n) => scope.get(n), this.fresh);
+    for (const b of listToArray(lam.binds)) {
+      const rhs = bare(inner.value(b.rhs));
+      lines.push(...inner.takePre());
+      const name = this.fresh(ident('l_', b.name));
+      lines.push(`let ${name}: ${wgslType(b.ty)} = ${rhs};`);
+      scope.set(b.name, { wgsl: name, isArray: false, global: false });
+    }
+    const result = asCond ? inner.cond(lam.result) : inner.value(lam.result);
+    lines.push(...inner.takePre());
+    return { lines, result };
+  }
+}
+
+/** Whether every path through `c` ends in a `return` (WGSL's behaviour analysis agrees). */
+function alwaysReturns(c: Cmd): boolean {
+  switch (c.kind) {
+    case 'return':
+      return true;
+    case 'seq':
+      return alwaysReturns(c.second) || alwaysReturns(c.first);
+    case 'if':
+      return alwaysReturns(c.thenCmd) && alwaysReturns(c.elseCmd);
+    default:
+      return false;
+  }
+}
+
+function hasCall(e: Expr): boolean {
+  switch (e.kind) {
+    case 'call':
+      return true;
+    case 'binary':
+      return hasCall(e.left) || hasCall(e.right);
+    case 'unary':
+    case 'cast':
+      return hasCall(e.arg);
+    case 'load':
+      return hasCall(e.index);
+    case 'ternary':
+      return hasCall(e.cond) || hasCall(e.thenExpr) || hasCall(e.elseExpr);
+    case 'var':
+    case 'intLit':
+    case 'floatLit':
+    case 'boolLit':
+    case 'arrayRef':
+      return false;
+    default:
+      return assertNever(e);
+  }
+}
+
+// ---- sites ---------------------------------------------------------------------------------------
+
+interface SiteOptions {
+  readonly wg: number;
+  readonly groups: number;
+  readonly mode: ScalarMode;
+}
+
+const FOLDS = new Set(['reduce', 'redomap', 'scan', 'scanomap']);
+
+/** A member and what its lambda's parameters are bound to (without the accumulator). */
+interface MemberPlan {
+  readonly soac: Soac;
+  readonly info: SiteMember;
+  /** Per aligned argument: how to read it at element `e` (WGSL, using `e` and `i`). */
+  readonly actuals: readonly Binding[];
+  /** The neutral element as WGSL. */
+  readonly ne: string;
+  /** The combine operator ⊕ (the lambda of a reduce/scan, `comb` of redomap/scanomap). */
+  readonly comb: Lam | undefined;
+  /** The element a filter keeps. */
+  readonly elem: string;
+}
+
+class SiteBuilder {
+  private readonly arrays: SiteArray[] = [];
+  private readonly scalars: SiteScalar[] = [];
+  private readonly members: MemberPlan[] = [];
+  private readonly passes: ShaderPass[] = [];
+  private readonly text: string[];
+  private readonly kind: KernelSite['kind'];
+
+  constructor(
+    private readonly fun: Fun,
+    private readonly funs: ReadonlyMap<string, Fun>,
+    command: Soac | Hfused,
+    private readonly index: number,
+    private readonly opts: SiteOptions,
+  ) {
+    const soacs = command.kind === 'soac' ? [command] : listToArray(command.members);
+    if (soacs.length === 0) throw new Error('internal error: a fused group without members');
+    this.text = soacs.map(soacText);
+    const kinds = new Set(soacs.map((s) => siteKind(s.op)));
+    if (kinds.size !== 1) throw new Error(`internal error: a fused group mixing ${[...kinds].join(' and ')}`);
+    this.kind = [...kinds][0] as KernelSite['kind'];
+    if ((this.kind === 'scan' || this.kind === 'filter') && soacs.length > 1)
+      throw new Error(`internal error: a fused group of ${this.kind}s`);
+    for (const s of soacs) this.members.push(this.member(s));
+  }
+
+  build(): KernelSite {
+    switch (this.kind) {
+      case 'map':
+        this.mapPass();
+        break;
+      case 'reduce':
+        this.reducePasses();
+        break;
+      case 'scan':
+        this.scanPasses();
+        break;
+      case 'filter':
+        this.filterPasses();
+        break;
+      default:
+        assertNever(this.kind);
+    }
+    const uniformFields =
+      this.opts.mode === 'uniform'
+        ? this.scalars.flatMap((s, scalar) => (s.field ? [{ field: s.field, scalar }] : []))
+        : [];
+    return {
+      index: this.index,
+      text: this.text,
+      kind: this.kind,
+      uniformFields,
+      arrays: this.arrays,
+      scalars: this.scalars,
+      members: this.members.map((m) => m.info),
+      passes: this.passes,
+      workgroupSize: this.opts.wg,
+      maxWorkgroups: this.opts.groups,
+      scalarMode: this.opts.mode,
+    };
+  }
+
+  private arrayIndex(name: string, ty: string): number {
+    const k = this.arrays.findIndex((a) => a.name === name);
+    if (k >= 0) return k;
+    this.arrays.push({ name, ty });
+    return this.arrays.length - 1;
+  }
+
+  /** Registers a scalar operand; returns its index and its WGSL (a literal, a field or an override). */
+  private scalar(e: Expr): { index: number; wgsl: string } {
+    if (e.kind === 'var') {
+      const field = ident('s_', e.name);
+      let k = this.scalars.findIndex((s) => s.field === field);
+      if (k < 0) {
+        this.scalars.push({ expr: e, ty: e.ty, field });
+        k = this.scalars.length - 1;
+      }
+      return { index: k, wgsl: this.opts.mode === 'uniform' ? `params.${field}` : field };
+    }
+    this.scalars.push({ expr: e, ty: exprType(e), field: undefined });
+    const wgsl =
+      e.kind === 'intLit'
+        ? intLiteral(e.value)
+        : e.kind === 'floatLit'
+          ? floatLiteral(e.value)
+          : e.kind === 'boolLit'
+            ? e.value
+              ? '1i'
+              : '0i'
+            : '';
+    if (wgsl === '') throw new Error('internal error: a combinator operand that is not an atom');
+    return { index: this.scalars.length - 1, wgsl };
+  }
+
+  private member(s: Soac): MemberPlan {
+    const folds = FOLDS.has(s.op);
+    const params = listToArray(s.fn.params).slice(folds ? 1 : 0);
+    const args = listToArray(s.args);
+    if (params.length !== args.length)
+      throw new Error(`internal error: '${s.op}' into '${s.dest}' does not match its lambda`);
+    const mapped: MappedSource[] = [];
+    const actuals: Binding[] = [];
+    let elem = '';
+    args.forEach((a, j) => {
+      const p = params[j] as Param;
+      switch (a.kind) {
+        case 'argArray': {
+          const k = this.arrayIndex(a.name, a.ty);
+          const buf = ident('in_', a.name);
+          if (p.isArray) {
+            actuals.push({ wgsl: buf, isArray: true, global: true });
+          } else {
+            mapped.push({ kind: 'array', index: k });
+            actuals.push({ wgsl: `${buf}[e]`, isArray: false, global: false });
+            elem ||= `${buf}[e]`;
+          }
+          return;
+        }
+        case 'argIota': {
+          const { index } = this.scalar(a.len);
+          mapped.push({ kind: 'iota', scalar: index });
+          actuals.push({ wgsl: 'i', isArray: false, global: false });
+          elem ||= 'i';
+          return;
+        }
+        case 'argScalar':
+          actuals.push({ wgsl: this.scalar(a.value).wgsl, isArray: false, global: false });
+          return;
+        default:
+          assertNever(a);
+      }
+    });
+    if (mapped.length === 0) throw new Error(`internal error: '${s.op}' into '${s.dest}' maps nothing`);
+    let ne = '';
+    let neIndex: number | undefined;
+    if (folds) {
+      if (s.ne.kind !== 'some') throw new Error(`internal error: '${s.op}' without a neutral element`);
+      const r = this.scalar(s.ne.value);
+      ne = r.wgsl;
+      neIndex = r.index;
+    }
+    const comb =
+      s.op === 'reduce' || s.op === 'scan' ? s.fn : s.comb.kind === 'some' ? s.comb.value : undefined;
+    if (folds && !comb) throw new Error(`internal error: '${s.op}' without a combine operator`);
+    return {
+      soac: s,
+      info: {
+        op: s.op,
+        dest: s.dest,
+        ty: s.ty,
+        mapped,
+        ne: neIndex,
+        combText: comb ? lamText(comb) : undefined,
+      },
+      actuals,
+      ne,
+      comb,
+      elem,
+    };
+  }
+
+  // ---- shader assembly ----
+
+  /** Header comment lines naming the host function, the site and the pass. */
+  private header(pass: string, k: number, of: number): string[] {
+    return [
+      `// ---- ${this.fun.name}: site ${this.index}, pass ${k} of ${of} (${pass}) ----`,
+      ...this.text.map((t) => `//   ${t}`),
+    ];
+  }
+
+  /**
+   * Finishes a pass: declares the bindings and overrides its body and functions use (an 'auto'
+   * layout holds only what the shader uses), in the order uniform, inputs, outputs, scratch,
+   * results.
+   */
+  private pass(
+    name: string,
+    k: number,
+    of: number,
+    device: DeviceFunctions,
+    workgroupVars: readonly string[],
+    main: readonly string[],
+    dispatch: DispatchSize,
+    scratch: ReadonlyMap<string, { ty: string; words: PassBinding & { kind: 'scratch' } }>,
+  ): void {
+    const body = [...device.texts, ...workgroupVars, ...main].join('\n');
+    const uses = (id: string): boolean => new RegExp(`\\b${id}\\b`).test(body);
+    const decls: string[] = [];
+    const bindings: PassBinding[] = [];
+    const bind = (b: PassBinding, decl: string): void => {
+      decls.push(`@group(0) @binding(${bindings.length}) ${decl}`);
+      bindings.push(b);
+    };
+    const fields = ['  n: u32,', '  chunk: u32,'];
+    const overrides: { field: string; scalar: number }[] = [];
+    const overrideDecls: string[] = [];
+    this.scalars.forEach((s, scalar) => {
+      if (!s.field) return;
+      if (this.opts.mode === 'uniform') fields.push(`  ${s.field}: ${wgslType(s.ty)},`);
+      else if (uses(s.field)) {
+        overrides.push({ field: s.field, scalar });
+        overrideDecls.push(`override ${s.field}: ${wgslType(s.ty)};`);
+      }
+    });
+    const struct = uses('params') ? ['struct Params {', ...fields, '}'] : [];
+    if (uses('params')) bind({ kind: 'uniform' }, 'var<uniform> params: Params;');
+    this.arrays.forEach((a, index) => {
+      const buf = ident('in_', a.name);
+      if (uses(buf)) bind({ kind: 'input', index }, `var<storage, read> ${buf}: array<${wgslType(a.ty)}>;`);
+    });
+    this.members.forEach((m, member) => {
+      const out = `out_${member}`;
+      if (uses(out))
+        bind({ kind: 'output', member }, `var<storage, read_write> ${out}: array<${wgslType(m.info.ty)}>;`);
+    });
+    for (const [id, s] of scratch) {
+      if (uses(id)) bind(s.words, `var<storage, read_write> ${id}: array<${s.ty}>;`);
+    }
+    this.members.forEach((m, member) => {
+      const res = `res_${member}`;
+      if (uses(res)) bind({ kind: 'result', member }, `var<storage, read_write> ${res}: array<u32, 2>;`);
+    });
+    const wgsl = [
+      ...this.header(name, k, of),
+      ...struct,
+      ...overrideDecls,
+      ...decls,
+      '',
+      ...(device.texts.length ? [device.texts.join('\n\n'), ''] : []),
+      ...workgroupVars,
+      ...main,
+      '',
+    ].join('\n');
+    this.passes.push({
+      label: `${this.fun.name}: site ${this.index} (${this.text.join('; ')}), pass ${k} of ${of} (${name})`,
+      wgsl,
+      bindings,
+      dispatch,
+      overrides,
+    });
+  }
+
+  private emitters(): { device: DeviceFunctions; ex: ExprEmitter } {
+    const device = new DeviceFunctions(this.fun.name, this.funs);
+    const fresh = freshNames();
+    for (const reserved of [
+      'e',
+      'i',
+      'stride',
+      'start',
+      'end',
+      's',
+      'd',
+      'k',
+      'run',
+      'left',
+      'tmp',
+      'first',
+      'kept',
+      'acc',
+    ])
+      fresh(reserved);
+    const ex = new ExprEmitter(this.fun.name, device, () => undefined, fresh);
+    return { device, ex };
+  }
+
+  /** `acc = g(acc, elements at e)` for member `m`, as lines (in a block, names kept local). */
+  private foldStep(ex: ExprEmitter, m: MemberPlan, acc: string, target: string): string[] {
+    const app = ex.applyLam(m.soac.fn, [{ wgsl: acc, isArray: false, global: false }, ...m.actuals], false);
+    return ['{', ...app.lines.map((l) => `  ${l}`), `  ${target} = ${bare(app.result)};`, '}'];
+  }
+
+  /** `target = a ⊕ b` for member `m`, as lines. */
+  private combineStep(ex: ExprEmitter, m: MemberPlan, a: string, b: string, target: string): string[] {
+    const scalar = (w: string): Binding => ({ wgsl: w, isArray: false, global: false });
+    const app = ex.applyLam(m.comb as Lam, [scalar(a), scalar(b)], false);
+    return ['{', ...app.lines.map((l) => `  ${l}`), `  ${target} = ${bare(app.result)};`, '}'];
+  }
+
+  private get wg(): string {
+    return `${this.opts.wg}u`;
+  }
+
+  private indent(lines: readonly string[], depth: number): string[] {
+    return lines.map((l) => '  '.repeat(depth) + l);
+  }
+
+  private mapPass(): void {
+    const { device, ex } = this.emitters();
+    const body: string[] = [];
+    this.members.forEach((m, k) => {
+      const app = ex.applyLam(m.soac.fn, m.actuals, false);
+      body.push(`// ${this.text[k]}`, ...app.lines, `out_${k}[e] = ${bare(app.result)};`);
+    });
+    const main = [
+      `@compute @workgroup_size(${this.opts.wg})`,
+      'fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {',
+      `  let stride = nwg.x * ${this.wg};`,
+      '  for (var e = gid.x; e < params.n; e = e + stride) {',
+      '    let i = i32(e);',
+      ...this.indent(body, 2),
+      '  }',
+      '}',
+    ];
+    this.pass('map', 1, 1, device, [], main, { kind: 'perElement' }, new Map());
+  }
+
+  /** The chunk of the invocation `t`: `start`/`end` lines. */
+  private chunkLines(t: string): string[] {
+    return [
+      `let start = min(${t} * params.chunk, params.n);`,
+      'let end = min(start + params.chunk, params.n);',
+    ];
+  }
+
+  /** An order-preserving tree reduction of `sh` (count entries) with member m's ⊕, into sh[0]. */
+  private treeLines(ex: ExprEmitter, m: MemberPlan, sh: string, count: number): string[] {
+    return [
+      `for (var s = 1u; s < ${count}u; s = s * 2u) {`,
+      '  workgroupBarrier();',
+      `  if (lid.x % (2u * s) == 0u && lid.x + s < ${count}u) {`,
+      ...this.indent(this.combineStep(ex, m, `${sh}[lid.x]`, `${sh}[lid.x + s]`, `${sh}[lid.x]`), 2),
+      '  }',
+      '}',
+    ];
+  }
+
+  /** Lines writing whether ⊕(ne, ne) = ne (bit for bit) into `res[1]`, as 1u or 0u. */
+  private neutralCheck(ex: ExprEmitter, m: MemberPlan, res: string): string[] {
+    const both = ex.fresh('ne_ne');
+    return [
+      `var ${both}: ${wgslType(m.info.ty)};`,
+      ...this.combineStep(ex, m, m.ne, m.ne, both),
+      `${res}[1] = select(0u, 1u, bitcast<u32>(${both}) == bitcast<u32>(${bare(m.ne)}));`,
+    ];
+  }
+
+  private reducePasses(): void {
+    const G = this.opts.groups;
+    const scratch = new Map<string, { ty: string; words: PassBinding & { kind: 'scratch' } }>();
+    this.members.forEach((m, k) =>
+      scratch.set(`partials_${k}`, {
+        ty: wgslType(m.info.ty),
+        words: { kind: 'scratch', name: `partials_${k}`, words: { kind: 'words', words: G } },
+      }),
+    );
+    // Pass 1: chunks, then the workgroup's tree.
+    {
+      const { device, ex } = this.emitters();
+      const shared = this.members.map(
+        (m, k) => `var<workgroup> sh_${k}: array<${wgslType(m.info.ty)}, ${this.opts.wg}>;`,
+      );
+      const init = this.members.map((m, k) => `var acc_${k}: ${wgslType(m.info.ty)} = ${bare(m.ne)};`);
+      const steps = this.members.flatMap((m, k) => [
+        `// ${this.text[k]}`,
+        ...this.foldStep(ex, m, `acc_${k}`, `acc_${k}`),
+      ]);
+      const trees = this.members.flatMap((m, k) => [
+        `sh_${k}[lid.x] = acc_${k};`,
+        ...this.treeLines(ex, m, `sh_${k}`, this.opts.wg),
+        'workgroupBarrier();',
+      ]);
+      const main = [
+        `@compute @workgroup_size(${this.opts.wg})`,
+        'fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,',
+        '        @builtin(workgroup_id) wid: vec3<u32>) {',
+        ...this.indent(this.chunkLines('gid.x'), 1),
+        ...this.indent(init, 1),
+        '  for (var e = start; e < end; e = e + 1u) {',
+        '    let i = i32(e);',
+        ...this.indent(steps, 2),
+        '  }',
+        ...this.indent(trees, 1),
+        '  if (lid.x == 0u) {',
+        ...this.members.map((_, k) => `    partials_${k}[wid.x] = sh_${k}[0];`),
+        '  }',
+        '}',
+      ];
+      this.pass(
+        'fold chunks, reduce each workgroup',
+        1,
+        2,
+        device,
+        shared,
+        main,
+        { kind: 'chunks' },
+        scratch,
+      );
+    }
+    // Pass 2: the G workgroup results.
+    {
+      const { device, ex } = this.emitters();
+      const shared = this.members.map(
+        (m, k) => `var<workgroup> sh_${k}: array<${wgslType(m.info.ty)}, ${G}>;`,
+      );
+      const trees = this.members.flatMap((m, k) => [
+        `if (lid.x < ${G}u) { sh_${k}[lid.x] = partials_${k}[lid.x]; }`,
+        ...this.treeLines(ex, m, `sh_${k}`, G),
+        'workgroupBarrier();',
+      ]);
+      const finals = this.members.flatMap((m, k) => [
+        `res_${k}[0] = bitcast<u32>(sh_${k}[0]);`,
+        ...this.neutralCheck(ex, m, `res_${k}`),
+      ]);
+      const main = [
+        `@compute @workgroup_size(${this.opts.wg})`,
+        'fn main(@builtin(local_invocation_id) lid: vec3<u32>) {',
+        ...this.indent(trees, 1),
+        '  if (lid.x == 0u) {',
+        ...this.indent(finals, 2),
+        '  }',
+        '}',
+      ];
+      this.pass('reduce the workgroup results', 2, 2, device, shared, main, { kind: 'single' }, scratch);
+    }
+  }
+
+  /**
+   * The middle pass of scans and filters: each of W invocations folds its G consecutive chunk
+   * totals, a Blelloch scan of the W sums gives exclusive prefixes, and each invocation rewrites
+   * its G totals as their exclusive prefixes. `combine(a, b, target)` gives lines for target = a ⊕ b.
+   */
+  private prefixMain(
+    ty: string,
+    ne: string,
+    scratchName: string,
+    combine: (a: string, b: string, target: string) => string[],
+    total: string[],
+  ): string[] {
+    const G = this.opts.groups;
+    const W = this.opts.wg;
+    return [
+      `@compute @workgroup_size(${W})`,
+      'fn main(@builtin(local_invocation_id) lid: vec3<u32>) {',
+      `  let first = lid.x * ${G}u;`,
+      `  var run: ${ty} = ${bare(ne)};`,
+      `  for (var k = 0u; k < ${G}u; k = k + 1u) {`,
+      ...this.indent(combine('run', `${scratchName}[first + k]`, 'run'), 2),
+      '  }',
+      '  sh[lid.x] = run;',
+      '  // up-sweep: sh[j] becomes the sum of its subtree',
+      `  for (var d = 1u; d < ${W}u; d = d * 2u) {`,
+      '    workgroupBarrier();',
+      '    if ((lid.x + 1u) % (2u * d) == 0u) {',
+      ...this.indent(combine('sh[lid.x - d]', 'sh[lid.x]', 'sh[lid.x]'), 3),
+      '    }',
+      '  }',
+      '  workgroupBarrier();',
+      `  if (lid.x == ${W - 1}u) {`,
+      ...this.indent(total, 2),
+      `    sh[lid.x] = ${bare(ne)};`,
+      '  }',
+      '  // down-sweep: each left child takes the prefix, each right child prefix ⊕ left sum',
+      `  for (var d = ${W / 2}u; d >= 1u; d = d / 2u) {`,
+      '    workgroupBarrier();',
+      '    if ((lid.x + 1u) % (2u * d) == 0u) {',
+      '      let left = sh[lid.x - d];',
+      '      sh[lid.x - d] = sh[lid.x];',
+      ...this.indent(combine('sh[lid.x]', 'left', 'sh[lid.x]'), 3),
+      '    }',
+      '  }',
+      '  workgroupBarrier();',
+      '  run = sh[lid.x];',
+      `  for (var k = 0u; k < ${G}u; k = k + 1u) {`,
+      `    let tmp = ${scratchName}[first + k];`,
+      `    ${scratchName}[first + k] = run;`,
+      ...this.indent(combine('run', 'tmp', 'run'), 2),
+      '  }',
+      '}',
+    ];
+  }
+
+  private chunkMainHeader(): string[] {
+    return [
+      `@compute @workgroup_size(${this.opts.wg})`,
+      'fn main(@builtin(global_invocation_id) gid: vec3<u32>) {',
+      ...this.indent(this.chunkLines('gid.x'), 1),
+    ];
+  }
+
+  private scanPasses(): void {
+    const m = this.members[0] as MemberPlan;
+    const ty = wgslType(m.info.ty);
+    const scratch = new Map([
+      [
+        'partials_0',
+        { ty, words: { kind: 'scratch', name: 'partials_0', words: { kind: 'perThread' } } as const },
+      ],
+    ]);
+    {
+      const { device, ex } = this.emitters();
+      const main = [
+        ...this.chunkMainHeader(),
+        `  var acc: ${ty} = ${bare(m.ne)};`,
+        '  for (var e = start; e < end; e = e + 1u) {',
+        '    let i = i32(e);',
+        ...this.indent(this.foldStep(ex, m, 'acc', 'acc'), 2),
+        '  }',
+        '  partials_0[gid.x] = acc;',
+        '}',
+      ];
+      this.pass('fold each chunk', 1, 3, device, [], main, { kind: 'chunks' }, scratch);
+    }
+    {
+      const { device, ex } = this.emitters();
+      const main = this.prefixMain(
+        ty,
+        m.ne,
+        'partials_0',
+        (a, b, t) => this.combineStep(ex, m, a, b, t),
+        this.neutralCheck(ex, m, 'res_0'),
+      );
+      const shared = [`var<workgroup> sh: array<${ty}, ${this.opts.wg}>;`];
+      this.pass(
+        'exclusive prefixes of the chunk totals',
+        2,
+        3,
+        device,
+        shared,
+        main,
+        { kind: 'single' },
+        scratch,
+      );
+    }
+    {
+      const { device, ex } = this.emitters();
+      const main = [
+        ...this.chunkMainHeader(),
+        `  var acc: ${ty} = partials_0[gid.x];`,
+        '  for (var e = start; e < end; e = e + 1u) {',
+        '    let i = i32(e);',
+        ...this.indent(this.foldStep(ex, m, 'acc', 'acc'), 2),
+        '    out_0[e] = acc;',
+        '  }',
+        '}',
+      ];
+      this.pass('refold each chunk from its prefix', 3, 3, device, [], main, { kind: 'chunks' }, scratch);
+    }
+  }
+
+  private filterPasses(): void {
+    const m = this.members[0] as MemberPlan;
+    const scratch = new Map([
+      [
+        'counts',
+        { ty: 'u32', words: { kind: 'scratch', name: 'counts', words: { kind: 'perThread' } } as const },
+      ],
+    ]);
+    const predicate = (ex: ExprEmitter): { lines: string[]; keep: string } => {
+      const app = ex.applyLam(m.soac.fn, m.actuals, true);
+      return { lines: app.lines, keep: bare(app.result) };
+    };
+    {
+      const { device, ex } = this.emitters();
+      const p = predicate(ex);
+      const main = [
+        ...this.chunkMainHeader(),
+        '  var kept = 0u;',
+        '  for (var e = start; e < end; e = e + 1u) {',
+        '    let i = i32(e);',
+        ...this.indent(p.lines, 2),
+        `    if (${p.keep}) { kept = kept + 1u; }`,
+        '  }',
+        '  counts[gid.x] = kept;',
+        '}',
+      ];
+      this.pass('count kept elements per chunk', 1, 3, device, [], main, { kind: 'chunks' }, scratch);
+    }
+    {
+      const { device } = this.emitters();
+      const main = this.prefixMain('u32', '0u', 'counts', (a, b, t) => [`${t} = ${a} + ${b};`], [
+        'res_0[0] = sh[lid.x];',
+      ]);
+      const shared = [`var<workgroup> sh: array<u32, ${this.opts.wg}>;`];
+      this.pass('exclusive offsets and the total', 2, 3, device, shared, main, { kind: 'single' }, scratch);
+    }
+    {
+      const { device, ex } = this.emitters();
+      const p = predicate(ex);
+      const main = [
+        ...this.chunkMainHeader(),
+        '  var k = counts[gid.x];',
+        '  for (var e = start; e < end; e = e + 1u) {',
+        '    let i = i32(e);',
+        ...this.indent(p.lines, 2),
+        `    if (${p.keep}) {`,
+        `      out_0[k] = ${m.elem};`,
+        '      k = k + 1u;',
+        '    }',
+        '  }',
+        '}',
+      ];
+      this.pass('write kept elements at their offsets', 3, 3, device, [], main, { kind: 'chunks' }, scratch);
+    }
+  }
+}
+
+function siteKind(op: string): KernelSite['kind'] {
+  switch (op) {
+    case 'map':
+      return 'map';
+    case 'reduce':
+    case 'redomap':
+      return 'reduce';
+    case 'scan':
+    case 'scanomap':
+      return 'scan';
+    case 'filter':
+      return 'filter';
+    default:
+      throw new Error(`internal error: unknown combinator '${op}'`);
+  }
+}
