@@ -990,12 +990,12 @@ class SiteBuilder {
   private reducePasses(): void {
     const G = this.opts.groups;
     const scratch = new Map<string, { ty: string; words: PassBinding & { kind: 'scratch' } }>();
-    this.members.forEach((m, k) =>
+    for (const [k, m] of this.members.entries()) {
       scratch.set(`partials_${k}`, {
         ty: wgslType(m.info.ty),
         words: { kind: 'scratch', name: `partials_${k}`, words: { kind: 'words', words: G } },
-      }),
-    );
+      });
+    }
     // Pass 1: chunks, then the workgroup's tree.
     {
       const { device, ex } = this.emitters();
