@@ -50,6 +50,11 @@ export interface ShaderPass {
   readonly wgsl: string;
   readonly bindings: readonly PassBinding[]; // binding i of group 0
   readonly dispatch: DispatchSize;
+  /**
+   * A fold's fallback: run (instead of the result of the other passes) only when a member's
+   * ⊕(ne, ne) != ne, folding all elements in order on one invocation.
+   */
+  readonly sequential: boolean;
   /** The `override` constants the shader declares (scalar mode 'override'): field and site scalar. */
   readonly overrides: readonly { readonly field: string; readonly scalar: number }[];
 }

@@ -423,95 +423,100 @@ class Run {
     );
     const scratch = new Map<string, GPUBuffer>();
 
-    const constants: Record<string, number> = {};
-    device.pushErrorScope('validation');
-    device.pushErrorScope('out-of-memory');
-    const encoder = device.createCommandEncoder({ label: plan.fn });
-    for (const pass of site.passes) {
-      for (const o of pass.overrides) constants[o.field] = scalars[o.scalar] as number;
-      const passConstants = Object.fromEntries(
-        pass.overrides.map((o) => [o.field, constants[o.field] as number]),
-      );
-      const pipeline = await rt.pipeline(plan.fn, pass, passConstants);
-      const entries: GPUBindGroupEntry[] = pass.bindings.map((b, binding) => {
-        switch (b.kind) {
-          case 'uniform':
-            return { binding, resource: { buffer: uniformBuf } };
-          case 'input':
-            return { binding, resource: { buffer: inputs[b.index] as GPUBuffer } };
-          case 'output':
-            return { binding, resource: { buffer: outputs[b.member] as GPUBuffer } };
-          case 'result':
-            return { binding, resource: { buffer: results[b.member] as GPUBuffer } };
-          case 'scratch': {
-            let buf = scratch.get(b.name);
-            if (!buf) {
-              const words = b.words.kind === 'words' ? b.words.words : threads;
-              buf = this.buffer(bytesFor(words), usage.storage, `${plan.fn}: ${b.name}`);
-              scratch.set(b.name, buf);
+    // Encodes `passes` in one command buffer, then copies outputs and results out and reads them.
+    let outReads: number[] = [];
+    let resReads: number[] = [];
+    const execute = async (passes: readonly ShaderPass[]): Promise<ArrayBuffer[]> => {
+      const constants: Record<string, number> = {};
+      device.pushErrorScope('validation');
+      device.pushErrorScope('out-of-memory');
+      const encoder = device.createCommandEncoder({ label: plan.fn });
+      for (const pass of passes) {
+        for (const o of pass.overrides) constants[o.field] = scalars[o.scalar] as number;
+        const passConstants = Object.fromEntries(
+          pass.overrides.map((o) => [o.field, constants[o.field] as number]),
+        );
+        const pipeline = await rt.pipeline(plan.fn, pass, passConstants);
+        const entries: GPUBindGroupEntry[] = pass.bindings.map((b, binding) => {
+          switch (b.kind) {
+            case 'uniform':
+              return { binding, resource: { buffer: uniformBuf } };
+            case 'input':
+              return { binding, resource: { buffer: inputs[b.index] as GPUBuffer } };
+            case 'output':
+              return { binding, resource: { buffer: outputs[b.member] as GPUBuffer } };
+            case 'result':
+              return { binding, resource: { buffer: results[b.member] as GPUBuffer } };
+            case 'scratch': {
+              let buf = scratch.get(b.name);
+              if (!buf) {
+                const words = b.words.kind === 'words' ? b.words.words : threads;
+                buf = this.buffer(bytesFor(words), usage.storage, `${plan.fn}: ${b.name}`);
+                scratch.set(b.name, buf);
+              }
+              return { binding, resource: { buffer: buf } };
             }
-            return { binding, resource: { buffer: buf } };
+            default: {
+              const never: never = b;
+              throw new Error(`internal error: binding ${JSON.stringify(never)}`);
+            }
           }
-          default: {
-            const never: never = b;
-            throw new Error(`internal error: binding ${JSON.stringify(never)}`);
-          }
-        }
-      });
-      const bindGroup = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
-      const cp = encoder.beginComputePass({ label: pass.label });
-      cp.setPipeline(pipeline);
-      cp.setBindGroup(0, bindGroup);
-      const groups =
-        pass.dispatch.kind === 'perElement'
-          ? Math.min(Math.max(1, Math.ceil(n / W)), 65535)
-          : pass.dispatch.kind === 'chunks'
-            ? G
-            : 1;
-      cp.dispatchWorkgroups(groups);
-      cp.end();
-      rt.stats.dispatches++;
-    }
-    // Read back: each array output (n words) and each result (2 words).
-    const reads: { src: GPUBuffer; bytes: number; staging: GPUBuffer }[] = [];
-    const readBack = (src: GPUBuffer, bytes: number): number => {
-      const staging = this.buffer(Math.max(4, bytes), usage.mapRead | usage.copyDst, `${plan.fn}: read`);
-      if (bytes > 0) encoder.copyBufferToBuffer(src, 0, staging, 0, Math.ceil(bytes / 4) * 4);
-      reads.push({ src, bytes, staging });
-      return reads.length - 1;
-    };
-    const outReads = outputs.map((b) => (b ? readBack(b, 4 * n) : -1));
-    const resReads = results.map((b) => (b ? readBack(b, 8) : -1));
-    device.queue.submit([encoder.finish()]);
-    const oom = await device.popErrorScope();
-    const invalid = await device.popErrorScope();
-    const err = invalid ?? oom;
-    if (err)
-      throw new Error(
-        `function '${plan.fn}': the device reported an error for ${site.text.join('; ')}: ${err.message}`,
+        });
+        const bindGroup = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
+        const cp = encoder.beginComputePass({ label: pass.label });
+        cp.setPipeline(pipeline);
+        cp.setBindGroup(0, bindGroup);
+        const groups =
+          pass.dispatch.kind === 'perElement'
+            ? Math.min(Math.max(1, Math.ceil(n / W)), 65535)
+            : pass.dispatch.kind === 'chunks'
+              ? G
+              : 1;
+        cp.dispatchWorkgroups(groups);
+        cp.end();
+        rt.stats.dispatches++;
+      }
+      // Read back: each array output (n words) and each result (2 words).
+      const reads: { src: GPUBuffer; bytes: number; staging: GPUBuffer }[] = [];
+      const readBack = (src: GPUBuffer, bytes: number): number => {
+        const staging = this.buffer(Math.max(4, bytes), usage.mapRead | usage.copyDst, `${plan.fn}: read`);
+        if (bytes > 0) encoder.copyBufferToBuffer(src, 0, staging, 0, Math.ceil(bytes / 4) * 4);
+        reads.push({ src, bytes, staging });
+        return reads.length - 1;
+      };
+      outReads = outputs.map((b) => (b ? readBack(b, 4 * n) : -1));
+      resReads = results.map((b) => (b ? readBack(b, 8) : -1));
+      device.queue.submit([encoder.finish()]);
+      const oom = await device.popErrorScope();
+      const invalid = await device.popErrorScope();
+      const err = invalid ?? oom;
+      if (err)
+        throw new Error(
+          `function '${plan.fn}': the device reported an error for ${site.text.join('; ')}: ${err.message}`,
+        );
+      const words = await Promise.all(
+        reads.map(async (r) => {
+          await r.staging.mapAsync(rt.consts.mapRead);
+          const copy = r.staging.getMappedRange().slice(0);
+          r.staging.unmap();
+          return copy;
+        }),
       );
-    const words = await Promise.all(
-      reads.map(async (r) => {
-        await r.staging.mapAsync(rt.consts.mapRead);
-        const copy = r.staging.getMappedRange().slice(0);
-        r.staging.unmap();
-        return copy;
-      }),
-    );
-    rt.usable(plan.fn);
+      rt.usable(plan.fn);
+      return words;
+    };
+    let words = await execute(site.passes.filter((p) => !p.sequential));
+    const notIdempotent = site.members.some((m, k) => {
+      const r = resReads[k] as number;
+      return FOLD_OPS.has(m.op) && r >= 0 && new DataView(words[r] as ArrayBuffer).getUint32(4, true) !== 1;
+    });
+    if (notIdempotent) words = await execute(site.passes.filter((p) => p.sequential));
 
     return site.members.map((m, k) => {
       const res =
         resReads[k] !== undefined && (resReads[k] as number) >= 0
           ? new DataView(words[resReads[k] as number] as ArrayBuffer)
           : undefined;
-      if (res && FOLD_OPS.has(m.op) && res.getUint32(4, true) !== 1) {
-        const ne = m.ne !== undefined ? scalars[m.ne] : undefined;
-        this.fail(
-          `the neutral element ${ne} of '${m.op}' into '${m.dest}' is not neutral for ${m.combText}: ` +
-            `${m.combText}(ne, ne) != ne, and the GPU folds chunks in parallel, each from ne`,
-        );
-      }
       if (site.kind === 'reduce') {
         const r = res as DataView;
         return m.ty === 'float' ? r.getFloat32(0, true) : r.getInt32(0, true);

@@ -14,6 +14,7 @@
  *   workgroup's W partial results with an order-preserving tree over the combine operator ⊕ (the
  *   lambda itself for reduce, `comb` for redomap); pass 2, one workgroup, reduces the G workgroup
  *   results the same way and writes the result;
+ *   A fallback pass folds sequentially (see the invariants on `ne`);
  * - scan/scanomap (a work-efficient scan in three passes): pass 1 folds each invocation's chunk;
  *   pass 2, one workgroup, turns the G·W chunk totals into exclusive prefixes (each invocation folds
  *   G totals, a Blelloch up-sweep/down-sweep over the W sums in workgroup memory, then each writes
@@ -28,12 +29,15 @@
  * - Types: int is i32 (wrapping + - * and shifts, truncating / and %, as C where C is defined), float
  *   is f32, bool is i32 holding 0/1 (storage cannot hold WGSL bool). Conversions are explicit
  *   (`f32(x)`, `i32(x)`); conditions are WGSL bools, never an implicit truthiness.
- * - Parallel folds are equal to the sequential semantics (ast.ts) when ⊕ is associative and `ne` is
- *   its neutral element (what Futhark requires of reduce and scan). The final pass checks
- *   ⊕(ne, ne) = ne bit for bit and the runtime reports a violation as an error instead of a wrong
- *   result; associativity is the program's promise. Floats then differ from a sequential fold only
- *   by rounding (f32 addition reassociated), and f32 division is within 2.5 ULP in WGSL: results
- *   equal the JS back end's within a tolerance, bit for bit for ints.
+ * - Parallel folds start every chunk from `ne` and skip empty chunks (a suffix), so they equal the
+ *   sequential fold (ast.ts) when ⊕ is associative and `ne` is neutral (what Futhark requires),
+ *   or ⊕ is associative and commutative and ⊕(ne, ne) = ne (max from any start, `&` from a mask,
+ *   a product from 0). The parallel passes check ⊕(ne, ne) = ne bit for bit; when it fails (a sum
+ *   from 1) the runtime runs the site's fallback pass, one invocation folding every element in
+ *   order from `ne`: slow, but exactly the sequential semantics. Associativity is the program's
+ *   promise. Floats then differ from a sequential fold only by rounding (f32 sums reassociated),
+ *   and WGSL's f32 division is within 2.5 ULP: results equal the JS back end's within a tolerance,
+ *   bit for bit for ints.
  * - C ternaries without calls become `select` (both sides evaluated: they are pure, and WGSL makes
  *   out-of-range loads and integer division by zero harmless); with calls they become an `if` on a
  *   temporary, so a called function runs only when C would run it.
@@ -541,14 +545,65 @@ class ExprEmitter {
         return;
       }
       case 'soac':
+        this.nestedFold(c, depth, out, fun);
+        return;
       case 'hfused':
         throw new GpuUnsupported(
           this.host,
-          `'${fun.name}', called inside a kernel, runs a combinator; nested combinators are not supported on the GPU`,
+          `'${fun.name}', called inside a kernel, runs a fused group of combinators; only reduce/redomap over iota can run inside a kernel`,
         );
       default:
         assertNever(c);
     }
+  }
+
+  /**
+   * A reduce/redomap over iotas inside a function a kernel calls (a dot product per matrix cell):
+   * a sequential loop in the invocation. Anything else nested (an array result, a mapped array,
+   * whose length a shader cannot know) is GpuUnsupported.
+   */
+  private nestedFold(s: Soac, depth: number, out: string[], fun: Fun): void {
+    const unsupported = (why: string): never => {
+      throw new GpuUnsupported(
+        this.host,
+        `'${fun.name}', called inside a kernel, runs '${s.op}' into '${s.dest}'; ${why} (fuse '${fun.name}' first, so that map → reduce becomes one redomap)`,
+      );
+    };
+    if (s.op !== 'reduce' && s.op !== 'redomap')
+      unsupported('only reduce/redomap over iota can run inside a kernel');
+    const ind = '  '.repeat(depth);
+    const params = listToArray(s.fn.params).slice(1);
+    const e = this.fresh('e');
+    let len: string | undefined;
+    const actuals: Binding[] = [];
+    listToArray(s.args).forEach((a, j) => {
+      const p = params[j] as Param;
+      if (a.kind === 'argIota') {
+        len ??= bare(this.value(a.len));
+        actuals.push({ wgsl: e, isArray: false, global: false });
+      } else if (a.kind === 'argArray') {
+        if (!p.isArray) unsupported(`it maps the array '${a.name}', whose length a shader does not know`);
+        actuals.push(this.array(a.name));
+      } else {
+        actuals.push({ wgsl: this.value(a.value), isArray: false, global: false });
+      }
+    });
+    if (len === undefined || s.ne.kind !== 'some') return unsupported('it maps no iota');
+    const ne = bare(this.value(s.ne.value));
+    for (const p of this.takePre()) out.push(ind + p);
+    const acc = this.fresh('acc');
+    const n = this.fresh('n');
+    const app = this.applyLam(s.fn, [{ wgsl: acc, isArray: false, global: false }, ...actuals], false);
+    out.push(
+      `${ind}// ${soacText(s)}, sequentially in this invocation`,
+      `${ind}let ${n} = ${len};`,
+      `${ind}var ${acc}: ${wgslType(s.ty)} = ${ne};`,
+      `${ind}for (var ${e} = 0i; ${e} < ${n}; ${e} = ${e} + 1i) {`,
+      ...app.lines.map((l) => `${ind}  ${l}`),
+      `${ind}  ${acc} = ${bare(app.result)};`,
+      `${ind}}`,
+      `${ind}${this.scalar(s.dest)} = ${acc};`,
+    );
   }
 
   /**
@@ -564,7 +619,7 @@ class ExprEmitter {
     params.forEach((p: Param, j) => {
       const a = actuals[j] as Binding;
       if (p.isArray !== a.isArray) throw new Error(`internal error: lambda parameter '${p.name}' mismatched`);
-      if (p.isArray || /^[A-Za-z_]\w*$|^\(?-?[\d.]+[if]?\)?$/.test(a.wgsl)) {
+      if (p.isArray || /^[A-Za-z_][\w.]*$|^\(?-?[\d.]+[if]?\)?$/.test(a.wgsl)) {
         scope.set(p.name, a);
       } else {
         const name = this.fresh(ident('l_', p.name));
@@ -814,8 +869,9 @@ class SiteBuilder {
 
   /** Header comment lines naming the host function, the site and the pass. */
   private header(pass: string, k: number, of: number): string[] {
+    const which = k === 0 ? 'fallback pass' : `pass ${k} of ${of}`;
     return [
-      `// ---- ${this.fun.name}: site ${this.index}, pass ${k} of ${of} (${pass}) ----`,
+      `// ---- ${this.fun.name}: site ${this.index}, ${which} (${pass}) ----`,
       ...this.text.map((t) => `//   ${t}`),
     ];
   }
@@ -884,11 +940,12 @@ class SiteBuilder {
       '',
     ].join('\n');
     this.passes.push({
-      label: `${this.fun.name}: site ${this.index} (${this.text.join('; ')}), pass ${k} of ${of} (${name})`,
+      label: `${this.fun.name}: site ${this.index} (${this.text.join('; ')}), ${k === 0 ? 'fallback pass' : `pass ${k} of ${of}`} (${name})`,
       wgsl,
       bindings,
       dispatch,
       overrides,
+      sequential: k === 0,
     });
   }
 
@@ -966,11 +1023,18 @@ class SiteBuilder {
   }
 
   /** An order-preserving tree reduction of `sh` (count entries) with member m's ⊕, into sh[0]. */
-  private treeLines(ex: ExprEmitter, m: MemberPlan, sh: string, count: number): string[] {
+  private treeLines(
+    ex: ExprEmitter,
+    m: MemberPlan,
+    sh: string,
+    count: number,
+    firstThread: string,
+  ): string[] {
     return [
       `for (var s = 1u; s < ${count}u; s = s * 2u) {`,
       '  workgroupBarrier();',
-      `  if (lid.x % (2u * s) == 0u && lid.x + s < ${count}u) {`,
+      '  // entries of empty chunks (a suffix) are not combined',
+      `  if (lid.x % (2u * s) == 0u && lid.x + s < ${count}u && ${firstThread.replace('$', '(lid.x + s)')} * params.chunk < params.n) {`,
       ...this.indent(this.combineStep(ex, m, `${sh}[lid.x]`, `${sh}[lid.x + s]`, `${sh}[lid.x]`), 2),
       '  }',
       '}',
@@ -1009,7 +1073,7 @@ class SiteBuilder {
       ]);
       const trees = this.members.flatMap((m, k) => [
         `sh_${k}[lid.x] = acc_${k};`,
-        ...this.treeLines(ex, m, `sh_${k}`, this.opts.wg),
+        ...this.treeLines(ex, m, `sh_${k}`, this.opts.wg, `(wid.x * ${this.wg} + $)`),
         'workgroupBarrier();',
       ]);
       const main = [
@@ -1047,7 +1111,7 @@ class SiteBuilder {
       );
       const trees = this.members.flatMap((m, k) => [
         `if (lid.x < ${G}u) { sh_${k}[lid.x] = partials_${k}[lid.x]; }`,
-        ...this.treeLines(ex, m, `sh_${k}`, G),
+        ...this.treeLines(ex, m, `sh_${k}`, G, `($ * ${this.wg})`),
         'workgroupBarrier();',
       ]);
       const finals = this.members.flatMap((m, k) => [
@@ -1065,6 +1129,48 @@ class SiteBuilder {
       ];
       this.pass('reduce the workgroup results', 2, 2, device, shared, main, { kind: 'single' }, scratch);
     }
+    this.sequentialPass(scratch);
+  }
+
+  /**
+   * The pass run instead when a fold's ⊕(ne, ne) != ne: one invocation folds every element in
+   * order from ne, exactly the sequential semantics.
+   */
+  private sequentialPass(
+    scratch: ReadonlyMap<string, { ty: string; words: PassBinding & { kind: 'scratch' } }>,
+  ): void {
+    const { device, ex } = this.emitters();
+    const init = this.members.map((m, k) => `var acc_${k}: ${wgslType(m.info.ty)} = ${bare(m.ne)};`);
+    const steps = this.members.flatMap((m, k) => [
+      `// ${this.text[k]}`,
+      ...this.foldStep(ex, m, `acc_${k}`, `acc_${k}`),
+      ...(this.kind === 'scan' ? [`out_${k}[e] = acc_${k};`] : []),
+    ]);
+    const finals = this.members.flatMap((_, k) => [
+      ...(this.kind === 'reduce' ? [`res_${k}[0] = bitcast<u32>(acc_${k});`] : []),
+      `res_${k}[1] = 1u;`,
+    ]);
+    const main = [
+      '@compute @workgroup_size(1)',
+      'fn main() {',
+      ...this.indent(init, 1),
+      '  for (var e = 0u; e < params.n; e = e + 1u) {',
+      '    let i = i32(e);',
+      ...this.indent(steps, 2),
+      '  }',
+      ...this.indent(finals, 1),
+      '}',
+    ];
+    this.pass(
+      'sequential fold, run only when ne is not idempotent',
+      0,
+      0,
+      device,
+      [],
+      main,
+      { kind: 'single' },
+      scratch,
+    );
   }
 
   /**
@@ -1188,6 +1294,7 @@ class SiteBuilder {
       ];
       this.pass('refold each chunk from its prefix', 3, 3, device, [], main, { kind: 'chunks' }, scratch);
     }
+    this.sequentialPass(scratch);
   }
 
   private filterPasses(): void {
