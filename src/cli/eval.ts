@@ -11,9 +11,11 @@ import { parseArgs } from 'node:util';
 import {
   type ArgValue,
   evaluate,
+  type Fun,
   KernelArgumentError,
   KernelRuntimeError,
   listToArray,
+  type Param,
 } from '../kernel/index.js';
 import { BindError, type BindValue, runPipeline } from '../optimizers/index.js';
 import { type CliIo as CommandIO, EXIT_BAD_INPUT, EXIT_INTERNAL } from './io.js';
@@ -73,27 +75,7 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
   const { program, fnName, fun } = input;
   const params = listToArray(fun.params);
 
-  const args: Record<string, ArgValue> = {};
-  if (values.args !== undefined) {
-    let json: unknown;
-    try {
-      json = JSON.parse(values.args);
-    } catch (e) {
-      throw new UsageError(`--args is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
-    }
-    if (Array.isArray(json)) {
-      if (json.length !== params.length) {
-        throw new UsageError(`'${fnName}' takes ${params.length} argument(s), --args gives ${json.length}`);
-      }
-      params.forEach((p, i) => {
-        args[p.name] = argValue(json[i], p.name);
-      });
-    } else if (typeof json === 'object' && json !== null) {
-      for (const [k, v] of Object.entries(json)) args[k] = argValue(v, k);
-    } else {
-      throw new UsageError('--args must be a JSON object (by parameter name) or array (in parameter order)');
-    }
-  }
+  const args = values.args === undefined ? {} : parseArgsJson(values.args, fnName, params);
   const bindValues: Record<string, BindValue> = {};
   for (const b of values.bind ?? []) {
     const eq = b.indexOf('=');
@@ -128,14 +110,46 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
     const arr = r.outputs[p.name];
     if (arr) outputs[p.name] = arr.map((x) => jsonValue(x, p.ty));
   }
-  const result =
-    r.result === undefined
-      ? null
-      : Array.isArray(r.result)
-        ? r.result.map((x) => jsonValue(x, fun.ret.slice(0, -2)))
-        : jsonValue(r.result, fun.ret);
-  io.out(JSON.stringify({ result, outputs }));
+  io.out(JSON.stringify({ result: resultJson(r.result, fun), outputs }));
   return 0;
+}
+
+/**
+ * The `--args` JSON: an object by parameter name, or an array in parameter order (checked against
+ * `params`' count); "NaN", "Infinity", "-Infinity" stand for those floats. Malformed: a UsageError.
+ */
+export function parseArgsJson(
+  text: string,
+  fnName: string,
+  params: readonly Param[],
+): Record<string, ArgValue> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`--args is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const args: Record<string, ArgValue> = {};
+  if (Array.isArray(json)) {
+    if (json.length !== params.length) {
+      throw new UsageError(`'${fnName}' takes ${params.length} argument(s), --args gives ${json.length}`);
+    }
+    params.forEach((p, i) => {
+      args[p.name] = argValue(json[i], p.name);
+    });
+  } else if (typeof json === 'object' && json !== null) {
+    for (const [k, v] of Object.entries(json)) args[k] = argValue(v, k);
+  } else {
+    throw new UsageError('--args must be a JSON object (by parameter name) or array (in parameter order)');
+  }
+  return args;
+}
+
+/** A function's result as the JSON `scf eval` prints: null for void, bools as booleans, NaN as "NaN". */
+export function resultJson(result: number | readonly number[] | undefined, fun: Fun): unknown {
+  if (result === undefined) return null;
+  if (Array.isArray(result)) return result.map((x) => jsonValue(x, fun.ret.slice(0, -2)));
+  return jsonValue(result as number, fun.ret);
 }
 
 function parse(argv: string[]) {

@@ -11,6 +11,7 @@ import { benchCommand } from './bench.js';
 import { checkCommand } from './check.js';
 import { evalCommand } from './eval.js';
 import { type CliIo, EXIT_BAD_INPUT, EXIT_INTERNAL } from './io.js';
+import { kernelCommand } from './kernel.js';
 import { optCommand } from './opt.js';
 import { stageCommand } from './stage.js';
 
@@ -24,6 +25,9 @@ Commands:
                                     run a kernel function on the reference evaluator
   opt FILE.c --function F [--bind v=c …] [--passes const-prop,copy-prop,dae]
                                     optimize a kernel function (unstaged pipeline); prints C
+  kernel FILE.c --function F --emit wgsl|js [--bind v=c …] [--run --args JSON]
+                                    generate WGSL or JavaScript for a kernel function; with
+                                    --run, run it on WebGPU or the JS back end
   stage CONFIG.json --out DIR       stage an optimizer pipeline for an early-stage description;
                                     writes staged optimizers and a stub, prints I2, I3, …
   bench [--json] [--config N]       staged vs unstaged pipelines on SCF Table 2's configurations
@@ -36,6 +40,7 @@ const COMMANDS: Record<string, Command> = {
   bench: benchCommand,
   check: checkCommand,
   eval: evalCommand,
+  kernel: kernelCommand,
   opt: optCommand,
   stage: stageCommand,
 };

@@ -18,6 +18,7 @@ import {
   type BindValue,
   defaultPipeline,
   type Pass,
+  type PipelineResult,
   runPipeline,
 } from '../optimizers/index.js';
 import { equal } from '../scf-lang/prelude.js';
@@ -39,8 +40,8 @@ Options:
 Passes:
 ${allPasses.map((p) => `  ${p.name.padEnd(11)} ${p.description}`).join('\n')}`;
 
-import { EXIT_BAD_INPUT, EXIT_INTERNAL } from './io.js';
-import { loadKernelFunction, parsePasses, UsageError } from './kernel-input.js';
+import { type CliIo, EXIT_BAD_INPUT, EXIT_INTERNAL } from './io.js';
+import { type KernelInput, loadKernelFunction, parsePasses, UsageError } from './kernel-input.js';
 
 export async function optCommand(
   argv: string[],
@@ -76,29 +77,48 @@ async function run(
   if (positionals.length !== 1) throw new UsageError('expected exactly one FILE.c (see --help)');
   const file = positionals[0] as string;
   const passes = parsePasses(values.passes);
+  const binds = parseBinds(values.bind);
+  const input = await loadKernelFunction(file, values.function, io);
+  if (input === null) return EXIT_BAD_INPUT;
+  if (values.staged !== undefined)
+    return runStaged(values.staged, input.fun, passes, values.passes !== undefined, binds, io);
+  const optimized = optimizeUnstaged(input, passes, binds, 'scf opt', io);
+  if (optimized === null) return EXIT_BAD_INPUT;
+  io.out(printFun(optimized.fun));
+  return 0;
+}
+
+/** The `--bind` options by formal name; a formal bound twice is a UsageError. */
+export function parseBinds(options: readonly string[] | undefined): Record<string, BindValue> {
   const binds: Record<string, BindValue> = {};
-  for (const b of values.bind ?? []) {
+  for (const b of options ?? []) {
     const [name, value] = parseBind(b);
     if (name in binds) throw new UsageError(`'${name}' is bound twice`);
     binds[name] = value;
   }
-  const input = await loadKernelFunction(file, values.function, io);
-  if (input === null) return EXIT_BAD_INPUT;
-  const { program, fnName, fun } = input;
-  if (values.staged !== undefined)
-    return runStaged(values.staged, fun, passes, values.passes !== undefined, binds, io);
-  let optimized: Fun;
+  return binds;
+}
+
+/**
+ * Runs the unstaged pipeline over `input`'s function with `binds`. A binding that does not fit the
+ * function's formals is printed on `io.err` (at the function, else as `COMMAND: …`) and gives null.
+ */
+export function optimizeUnstaged(
+  input: KernelInput,
+  passes: readonly Pass[],
+  binds: Readonly<Record<string, BindValue>>,
+  command: string,
+  io: CliIo,
+): PipelineResult | null {
   try {
-    optimized = runPipeline(program, fnName, passes, binds).fun;
+    return runPipeline(input.program, input.fnName, passes, binds);
   } catch (e) {
     if (!(e instanceof BindError)) throw e;
     // Bindings are checked against the function's formals: point at the function.
-    const span = input.spans.get(fun.lbl);
-    io.err(span ? `${file}:${span.line}:${span.col}: error: ${e.message}` : `scf opt: ${e.message}`);
-    return EXIT_BAD_INPUT;
+    const span = input.spans.get(input.fun.lbl);
+    io.err(span ? `${input.file}:${span.line}:${span.col}: error: ${e.message}` : `${command}: ${e.message}`);
+    return null;
   }
-  io.out(printFun(optimized));
-  return 0;
 }
 
 /** Runs the stub `scf stage` wrote for this function; its embedded function must be this one. */

@@ -13,7 +13,8 @@
  *   or array as a literal (array elements may again be description strings). Formals not in
  *   `bind` are not constants (`nonConst`);
  * - `sample` (optional) gives stage-2 values of exactly the bound formals, used by benchmarks,
- *   the demo and tests; `id` (a positive integer) and `description` are optional.
+ *   the demo and tests; `id` (a positive integer) and `description` are optional;
+ * - `pe` (optional) sets partial-evaluator limits: `{ "growCap": 1024, "specFuel": 8 }`.
  *
  * Algorithm: jsonc-parser's `parseTree` (strict JSON: no comments, no trailing commas) gives a
  * tree with offsets; one walk checks keys and types and builds the `StageConfig`, remembering
@@ -77,6 +78,11 @@ export interface StageConfig {
   /** Stage-2 values of the staged formals. */
   readonly sample?: Readonly<Record<string, BindValue>>;
   /**
+   * Partial-evaluator limits for this config (src/partial-eval PeOptions), e.g. a `growCap` above
+   * the default 256 nodes for a kernel whose abstract program is large (a 13-operand map).
+   */
+  readonly pe?: Readonly<{ growCap?: number; specFuel?: number }>;
+  /**
    * Where each value is written, by path: `input`, `function`, `pipeline[1]`, `bind`, `bind.a`
    * (the value), `bind.a:key` (the key), `sample`, `sample.a`, …; `''` is the whole object.
    */
@@ -120,7 +126,7 @@ export function loadConfig(file: string): StageConfig {
   return parseConfig(text, file);
 }
 
-const KEYS = ['id', 'description', 'input', 'function', 'pipeline', 'bind', 'sample'] as const;
+const KEYS = ['id', 'description', 'input', 'function', 'pipeline', 'bind', 'sample', 'pe'] as const;
 const REQUIRED: readonly string[] = ['input', 'function', 'pipeline', 'bind'];
 
 const PARSE_MESSAGES: Readonly<Record<string, string>> = {
@@ -286,9 +292,32 @@ export function parseConfig(text: string, file: string): StageConfig {
       if (!sample.some(([s]) => s === name)) fail(sampleNode, `'sample' has no value for '${name}'`);
   }
 
+  // pe
+  let pe: { growCap?: number; specFuel?: number } | undefined;
+  const peNode = byKey.get('pe');
+  if (peNode !== undefined) {
+    if (peNode.type !== 'object') fail(peNode, "'pe' must be an object of partial-evaluator limits");
+    pe = {};
+    for (const [name, k, v] of props(peNode)) {
+      if (name !== 'growCap' && name !== 'specFuel')
+        fail(k, `unknown partial-evaluator limit '${name}' (known: growCap, specFuel)`);
+      const value = v.value;
+      if (
+        v.type !== 'number' ||
+        !Number.isInteger(value) ||
+        (value as number) < 1 ||
+        (value as number) > 1_000_000
+      )
+        fail(v, `'pe.${name}' must be an integer in 1..1000000`);
+      at(`pe.${name}`, v);
+      pe[name as 'growCap' | 'specFuel'] = value as number;
+    }
+  }
+
   return {
     file,
     ...(id !== undefined ? { id } : {}),
+    ...(pe !== undefined ? { pe } : {}),
     ...(description !== undefined ? { description } : {}),
     input,
     function: fn,

@@ -9,6 +9,7 @@ import { ConfigError, configPipelineInput, loadConfigInput, type StageConfig } f
 import {
   findStageablePass,
   optimizerProgram,
+  type PipelineProgress,
   type PipelineStage,
   type StageablePass,
   stagePipeline,
@@ -25,7 +26,11 @@ export interface StagedConfig {
 /** Loads the config's input and stages its pipeline; progress lines go to `onStage`. */
 export async function stageConfig(
   config: StageConfig,
-  opts: { readonly k?: number; readonly onStage?: (line: string) => void } = {},
+  opts: {
+    readonly k?: number;
+    readonly onStage?: (line: string) => void;
+    readonly onProgress?: (p: PipelineProgress) => void;
+  } = {},
 ): Promise<StagedConfig> {
   for (const [i, name] of config.pipeline.entries()) {
     const pass = findStageablePass(name);
@@ -42,8 +47,9 @@ export async function stageConfig(
   const formalCtors = optimizerProgram(formalPass).ctors;
   const [funAbs, formalsAbs] = configPipelineInput(config, fun, ctors, formalCtors) as [AbsValue, AbsValue];
   const stages = stagePipeline(funAbs, formalsAbs, config.pipeline, {
-    pe: { k: opts.k ?? 2 },
+    pe: { k: opts.k ?? 2, ...config.pe },
     onProgress: (p) => {
+      opts.onProgress?.(p);
       if (p.phase === 'start') {
         opts.onStage?.(`[${p.index + 1}/${p.total}] staging ${p.pass} …`);
       } else if (p.result) {

@@ -1,0 +1,201 @@
+/**
+ * `scf kernel FILE.c --function F [--bind N=V …] [--passes P1,P2,…] --emit wgsl|js [--run --args JSON]
+ * [--backend auto|webgpu|js]`: generates code for kernel function F — the WGSL compute shaders of
+ * its combinators (`emitKernelWgsl`) or the JavaScript back end's source (`emitKernelJs`) — and
+ * prints it; with `--run`, runs it instead and prints `{"backend": "webgpu"|"js", "result": …}`
+ * as one line of JSON (the result as `scf eval` prints it).
+ *
+ * With `--bind` or `--passes` the function is first optimized exactly as `scf opt` optimizes it
+ * (the bindings are constants for the passes; without `--passes`, the default pipeline), and the
+ * code is generated for the optimized program; a run then also takes the bound values as
+ * arguments, as `scf eval` does.
+ *
+ * Backends of a run: `--emit js` runs the JS back end; `--emit wgsl` runs on WebGPU, by default
+ * (`--backend auto`) falling back to the JS back end with a note on stderr when there is no
+ * adapter, with `--backend webgpu` treating a missing adapter as an error.
+ *
+ * Every failure is one message on `io.err`, never a stack trace: bad flags, an unreadable or
+ * malformed file (positioned diagnostics), an unknown function, a function that cannot run on the
+ * GPU, arguments that do not fit the function (wrong count, an array for a scalar, mapped arrays
+ * of different lengths), a shader the device rejects, no adapter — exit 2, naming the function and
+ * the reason; a kernel's run-time error found by the reference evaluator (KernelRuntimeError) —
+ * exit 1, as `scf eval`.
+ */
+import { parseArgs } from 'node:util';
+import { type Fun, findFun, KernelArgumentError, KernelRuntimeError, listToArray } from '../kernel/index.js';
+import { BindError, defaultPipeline } from '../optimizers/index.js';
+import {
+  emitKernelJs,
+  emitKernelWgsl,
+  GpuRunError,
+  GpuUnsupported,
+  NoGpuAdapter,
+  runKernel,
+  ShaderRejected,
+} from '../target/index.js';
+import { parseArgsJson, resultJson } from './eval.js';
+import { type CliIo, EXIT_BAD_INPUT, EXIT_INTERNAL } from './io.js';
+import { loadKernelFunction, parsePasses, UsageError } from './kernel-input.js';
+import { optimizeUnstaged, parseBinds } from './opt.js';
+
+const HELP = `Usage: scf kernel FILE.c [--function F] [--bind NAME=VALUE ...] [--passes P1,P2,...]
+                  --emit wgsl|js [--run [--args JSON] [--backend auto|webgpu|js]]
+
+Generates code for kernel function F of FILE.c and prints it: with --emit wgsl the WGSL compute
+shaders of its combinators, with --emit js the JavaScript back end's source. With --run, runs the
+function instead and prints {"backend": "webgpu"|"js", "result": ...}.
+
+Options:
+  -f, --function F     the function (default: the file's only function)
+  -e, --emit TARGET    wgsl or js
+  -b, --bind N=V       formal N is the constant V (repeatable), as in 'scf opt': an int or float
+                       literal, true/false, or an array [1,2,1]; the function is optimized first
+                       and a run takes V as N's argument
+  -p, --passes LIST    optimize first with these passes, as 'scf opt' does
+                       (default with --bind: ${defaultPipeline.map((p) => p.name).join(',')})
+  -r, --run            run the function: on WebGPU for --emit wgsl, on the JS back end for --emit js
+  -a, --args JSON      the run's arguments, as in 'scf eval': an object by parameter name, e.g.
+                       {"x":1,"a":[1,2,3]}, or an array in parameter order
+      --backend B      for --emit wgsl --run: auto (default: WebGPU when an adapter exists, else
+                       the JS back end, with a note), webgpu (no adapter is an error) or js
+  -h, --help           show this help
+
+Floats may be given as "NaN", "Infinity" or "-Infinity".`;
+
+export async function kernelCommand(argv: string[], io: CliIo): Promise<number> {
+  try {
+    return await run(argv, io);
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof BindError) {
+      io.err(`scf kernel: ${e.message}`);
+      return EXIT_BAD_INPUT;
+    }
+    io.err(`scf kernel: internal error: ${e instanceof Error ? e.message : String(e)}`);
+    return EXIT_INTERNAL;
+  }
+}
+
+async function run(argv: string[], io: CliIo): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (e) {
+    return usage(e instanceof Error ? e.message : String(e), io);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.out(HELP);
+    return 0;
+  }
+  if (positionals.length !== 1) return usage('expected exactly one FILE.c', io);
+  const file = positionals[0] as string;
+  const emit = values.emit;
+  if (emit === undefined) return usage('--emit wgsl|js is required', io);
+  if (emit !== 'wgsl' && emit !== 'js') return usage(`--emit must be wgsl or js, got '${emit}'`, io);
+  const backend = values.backend;
+  if (backend !== undefined && backend !== 'auto' && backend !== 'webgpu' && backend !== 'js')
+    return usage(`--backend must be auto, webgpu or js, got '${backend}'`, io);
+  if (!values.run && (values.args !== undefined || backend !== undefined))
+    return usage(`${values.args !== undefined ? '--args' : '--backend'} needs --run`, io);
+  if (emit === 'js' && backend !== undefined && backend !== 'js')
+    return usage(`--emit js runs on the JS back end; --backend ${backend} needs --emit wgsl`, io);
+
+  const optimize = values.passes !== undefined || values.bind !== undefined;
+  const passes = parsePasses(values.passes);
+  const binds = parseBinds(values.bind);
+  const input = await loadKernelFunction(file, values.function, io);
+  if (input === null) return EXIT_BAD_INPUT;
+  const { fnName } = input;
+  let program = input.program;
+  if (optimize) {
+    const optimized = optimizeUnstaged(input, passes, binds, 'scf kernel', io);
+    if (optimized === null) return EXIT_BAD_INPUT;
+    program = optimized.program;
+  }
+  const fun = findFun(program, fnName) as Fun;
+
+  try {
+    if (!values.run) {
+      const code = emit === 'wgsl' ? emitKernelWgsl(program, fnName) : emitKernelJs(program, fnName);
+      io.out(code.replace(/\n+$/, ''));
+      return 0;
+    }
+    const args = values.args === undefined ? {} : parseArgsJson(values.args, fnName, listToArray(fun.params));
+    // As in `scf eval`, a bound formal's argument is its bound value.
+    for (const [name, v] of Object.entries(binds)) args[name] = v;
+    const r = await runKernel(program, fnName, args, {
+      backend: emit === 'js' ? 'js' : (backend ?? 'auto'),
+      wgsl: {},
+    });
+    if (r.note !== undefined) io.err(`scf kernel: note: ${r.note}`);
+    io.out(JSON.stringify({ backend: r.backend, result: resultJson(r.result, fun) }));
+    return 0;
+  } catch (e) {
+    // These name the function themselves (NoGpuAdapter: --backend webgpu and no adapter; its
+    // message says what to install).
+    if (
+      e instanceof GpuUnsupported ||
+      e instanceof GpuRunError ||
+      e instanceof ShaderRejected ||
+      e instanceof NoGpuAdapter
+    ) {
+      io.err(`scf kernel: ${e.message}`);
+      return EXIT_BAD_INPUT;
+    }
+    if (e instanceof UsageError || e instanceof KernelArgumentError || isJsInputCheck(e)) {
+      io.err(`scf kernel: ${naming(fnName, (e as Error).message)}`);
+      return EXIT_BAD_INPUT;
+    }
+    if (e instanceof KernelRuntimeError) {
+      io.err(e.message);
+      return 1;
+    }
+    throw e;
+  }
+}
+
+/**
+ * `message`, prefixed with `function 'F': ` unless it names the function already, as the
+ * argument checks' messages do (`'F' takes 2 argument(s), …`, `… of 'F'`).
+ */
+function naming(fnName: string, message: string): string {
+  const q = `'${fnName}'`;
+  return message.startsWith(`${q} `) || message.endsWith(` of ${q}`) ? message : `function ${q}: ${message}`;
+}
+
+/**
+ * The checks the JS back end's code makes before a combinator's loop — mapped arrays of one
+ * length, iotas of non-negative lengths, fused members of one length (src/target/js.ts) — throw
+ * plain Errors; they are the input's fault, not scf's.
+ */
+function isJsInputCheck(e: unknown): e is Error {
+  return (
+    e instanceof Error &&
+    e.constructor === Error &&
+    /lengths differ|of a negative length|^fused loop: /.test(e.message)
+  );
+}
+
+/** A usage error: the message, then the help (exit 2). */
+function usage(message: string, io: CliIo): number {
+  io.err(`scf kernel: ${message}\n\n${HELP}`);
+  return EXIT_BAD_INPUT;
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      function: { type: 'string', short: 'f' },
+      emit: { type: 'string', short: 'e' },
+      bind: { type: 'string', short: 'b', multiple: true },
+      passes: { type: 'string', short: 'p' },
+      run: { type: 'boolean', short: 'r' },
+      args: { type: 'string', short: 'a' },
+      backend: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
