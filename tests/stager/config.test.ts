@@ -473,6 +473,18 @@ describe('config errors: FILE:LINE:COL: error: message', () => {
     expectError(json({ ...GOOD, sample: {} }), '{}', /'sample' has no value for 'a'/);
   });
 
+  it("partial-evaluator limits ('pe')", () => {
+    expect(parseConfig(json({ ...GOOD, pe: { growCap: 1024, specFuel: 4 } }), FILE).pe).toEqual({
+      growCap: 1024,
+      specFuel: 4,
+    });
+    expect(parseConfig(json(GOOD), FILE).pe).toBeUndefined();
+    expectError(json({ ...GOOD, pe: 3 }), '3', /'pe' must be an object/);
+    expectError(json({ ...GOOD, pe: { fuel: 3 } }), '"fuel"', /unknown partial-evaluator limit 'fuel'/);
+    expectError(json({ ...GOOD, pe: { growCap: 0 } }), '0', /'pe.growCap' must be an integer/);
+    expectError(json({ ...GOOD, pe: { specFuel: 2.5 } }), '2.5', /'pe.specFuel' must be an integer/);
+  });
+
   it('types', () => {
     expectError(json({ ...GOOD, id: 1.5 }), '1.5', /'id' must be a positive integer/);
     expectError(json({ ...GOOD, function: 3 }), '3', /'function' must be a string/);
