@@ -1,6 +1,6 @@
 /**
  * The core property (SCF §2, DESIGN "Test oracles"): for each of the 11 configurations of SCF
- * Table 2 and the fusion configurations (configs/fusion: pipelines ending in staged fusion), the staged pipeline returns exactly what the unstaged pipeline returns, on random
+ * Table 2, the fusion configurations (configs/fusion: pipelines ending in staged fusion) and the demo's convolution (configs/kernel), the staged pipeline returns exactly what the unstaged pipeline returns, on random
  * members of the early-stage description drawn from the abstract value itself (fast-check,
  * `arbMember`); inputs outside the description are detected (`InputNotAdmitted`) and the stub
  * then runs the unstaged pipeline, so nothing is ever optimized wrongly.
@@ -30,7 +30,7 @@ import type { LatticeVal } from '../../src/optimizers/index.js';
 import { InputNotAdmitted, loadConfig, stageConfig, writeStaged } from '../../src/stager/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const CONFIG_DIRS = [path.join(ROOT, 'configs/table2'), path.join(ROOT, 'configs/fusion')];
+const CONFIG_DIRS = ['table2', 'fusion', 'kernel'].map((d) => path.join(ROOT, 'configs', d));
 const TMP = path.join(import.meta.dirname, `.tmp-staged-${process.pid}`);
 const RUNS = Number(process.env.SCF_STAGED_RUNS ?? 1000);
 
