@@ -3,8 +3,9 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { main } = await import('../src/cli/main.ts');
+const { main, mustExit } = await import('../src/cli/main.ts');
 process.exitCode = await main(process.argv.slice(2), {
   out: (s) => process.stdout.write(`${s}\n`),
   err: (s) => process.stderr.write(`${s}\n`),
 });
+if (mustExit()) process.exit();

@@ -14,6 +14,7 @@ import { type CliIo, EXIT_BAD_INPUT, EXIT_INTERNAL } from './io.js';
 import { kernelCommand } from './kernel.js';
 import { optCommand } from './opt.js';
 import { stageCommand } from './stage.js';
+import { GpuRuntime } from '../target/index.js';
 
 const HELP = `scf — a staged compilation framework
 
@@ -71,4 +72,14 @@ if (isEntry) {
     out: (s) => process.stdout.write(`${s}\n`),
     err: (s) => process.stderr.write(`${s}\n`),
   });
+  if (mustExit()) process.exit();
+}
+
+/**
+ * Whether the process must be ended with process.exit: a GPU kernel that did not finish was
+ * abandoned, and Dawn would keep the process waiting for it (stdout and stderr writes to files
+ * and pipes are synchronous on Linux, so nothing printed is lost).
+ */
+export function mustExit(): boolean {
+  return GpuRuntime.anyAbandoned;
 }

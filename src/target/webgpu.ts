@@ -149,6 +149,11 @@ function loadDawn(): Promise<Dawn | string> {
 // ---- the runtime ---------------------------------------------------------------------------------
 
 export class GpuRuntime {
+  /**
+   * Whether some runtime abandoned a device running a kernel that did not finish: the process
+   * cannot exit normally then (Dawn waits for the kernel), so a command line calls process.exit.
+   */
+  static anyAbandoned = false;
   readonly stats: GpuStats = { modulesCreated: 0, pipelinesCreated: 0, pipelineCacheHits: 0, dispatches: 0 };
   /** The compiler's warnings on the shaders compiled so far (the generator aims at none). */
   readonly warnings: string[] = [];
@@ -156,6 +161,9 @@ export class GpuRuntime {
   private readonly pipelines = new Map<string, Promise<GPUComputePipeline>>();
   private destroyed = false;
   private lost: string | undefined;
+  /** How long a launch may take before it is abandoned (GpuRuntime.open's `timeoutMs`). */
+  private timeoutMs = 60_000;
+  private abandoned = false;
 
   private constructor(
     private readonly dawn: Dawn,
@@ -171,7 +179,7 @@ export class GpuRuntime {
   }
 
   /** Opens the default adapter and a device; a NoAdapter when there is none. */
-  static async open(): Promise<GpuRuntime | NoAdapter> {
+  static async open(options: { timeoutMs?: number } = {}): Promise<GpuRuntime | NoAdapter> {
     const d = await loadDawn();
     if (typeof d === 'string') return { kind: 'no-adapter', reason: d, install: SOFTWARE_DRIVER_HINT };
     const adapter = await d.gpu.requestAdapter();
@@ -187,7 +195,10 @@ export class GpuRuntime {
     const parts = [info.vendor, info.architecture, info.device, info.description].filter((s) => s);
     const name = parts.length > 0 ? parts.join(' ') : 'unnamed adapter';
     const software = fallback || /swiftshader|llvmpipe|software|cpu/i.test(name);
-    return new GpuRuntime(d, device, `${name}${fallback ? ' (fallback adapter)' : ''}`, software);
+    const rt = new GpuRuntime(d, device, `${name}${fallback ? ' (fallback adapter)' : ''}`, software);
+    const fromEnv = Number(process.env.SCF_GPU_TIMEOUT_MS);
+    rt.timeoutMs = options.timeoutMs ?? (fromEnv > 0 ? fromEnv : 60_000);
+    return rt;
   }
 
   /**
@@ -227,13 +238,43 @@ export class GpuRuntime {
   destroy(): void {
     if (this.destroyed) return;
     this.destroyed = true;
-    this.device.destroy();
+    // A device still running an abandoned kernel cannot be destroyed (Dawn waits for it); it is
+    // left to the process's exit.
+    if (!this.abandoned) this.device.destroy();
   }
 
   /** @internal */
   usable(fn: string): void {
     if (this.destroyed) throw new Error('internal error: the GPU runtime was destroyed');
     if (this.lost) throw new GpuRunError(fn, this.lost);
+  }
+
+  /**
+   * @internal `work`, or a GpuRunError when it has not finished after `timeoutMs` (default 60 s,
+   * or the environment's SCF_GPU_TIMEOUT_MS): a kernel that
+   * does not terminate (a loop in a called function that never ends) must not hang the caller.
+   * The device is then abandoned: later calls fail at once.
+   */
+  async watch<T>(fn: string, site: KernelSite, work: Promise<T>): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const limit = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.lost = `an earlier kernel did not finish within ${this.timeoutMs / 1000} s`;
+        this.abandoned = true;
+        GpuRuntime.anyAbandoned = true;
+        reject(
+          new GpuRunError(
+            fn,
+            `${site.text.join('; ')} did not finish within ${this.timeoutMs / 1000} s on the GPU (does a loop in a function it calls never end?)`,
+          ),
+        );
+      }, this.timeoutMs);
+    });
+    try {
+      return await Promise.race([work, limit]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** @internal The dawn constants. */
@@ -494,7 +535,7 @@ class Run {
         throw new Error(
           `function '${plan.fn}': the device reported an error for ${site.text.join('; ')}: ${err.message}`,
         );
-      const words = await Promise.all(
+      const mapped = Promise.all(
         reads.map(async (r) => {
           await r.staging.mapAsync(rt.consts.mapRead);
           const copy = r.staging.getMappedRange().slice(0);
@@ -502,6 +543,7 @@ class Run {
           return copy;
         }),
       );
+      const words = await rt.watch(plan.fn, site, mapped);
       rt.usable(plan.fn);
       return words;
     };
