@@ -6,7 +6,7 @@
  * `loops` is the number of data-parallel loops (kernels) the function runs: one per soac outside
  * a group plus one per group.
  */
-import type { Cmd, Fun, Soac } from './ast.js';
+import type { Cmd, Fun, Hfused, Soac } from './ast.js';
 import { assertNever, listToArray } from './util.js';
 
 /** The combinator ops whose result is an array (map/filter/scan/scanomap; reduce/redomap give a scalar). */
@@ -35,13 +35,9 @@ export function soacKind(s: Soac): string {
   return isIota(s) ? 'iota' : s.op;
 }
 
-/** Counts of each combinator kind in `f`'s body (kinds absent from the body are absent). */
-export function soacStructure(f: Fun): Structure {
-  const counts: Record<string, number> = {};
-  let loops = 0;
-  const bump = (k: string): void => {
-    counts[k] = (counts[k] ?? 0) + 1;
-  };
+/** The combinator commands (`soac`s and `hfused` groups) of `c`, at any depth, in source order. */
+export function soacCommands(c: Cmd): (Soac | Hfused)[] {
+  const out: (Soac | Hfused)[] = [];
   const go = (c: Cmd): void => {
     switch (c.kind) {
       case 'seq':
@@ -56,13 +52,8 @@ export function soacStructure(f: Fun): Structure {
         go(c.body);
         return;
       case 'soac':
-        bump(soacKind(c));
-        loops++;
-        return;
       case 'hfused':
-        bump('hfused');
-        loops++;
-        for (const m of listToArray(c.members)) bump(soacKind(m));
+        out.push(c);
         return;
       case 'assign':
       case 'store':
@@ -74,6 +65,24 @@ export function soacStructure(f: Fun): Structure {
         assertNever(c);
     }
   };
-  go(f.body);
-  return { ...counts, loops };
+  go(c);
+  return out;
+}
+
+/** Counts of each combinator kind in `f`'s body (kinds absent from the body are absent). */
+export function soacStructure(f: Fun): Structure {
+  const counts: Record<string, number> = {};
+  const bump = (k: string): void => {
+    counts[k] = (counts[k] ?? 0) + 1;
+  };
+  const commands = soacCommands(f.body);
+  for (const c of commands) {
+    if (c.kind === 'soac') {
+      bump(soacKind(c));
+    } else {
+      bump('hfused');
+      for (const m of listToArray(c.members)) bump(soacKind(m));
+    }
+  }
+  return { ...counts, loops: commands.length };
 }

@@ -84,6 +84,7 @@ import {
   type Soac,
   type SoacArg,
   isIota,
+  soacCommands,
   soacKind,
 } from '../kernel/index.js';
 
@@ -310,39 +311,10 @@ const SCALAR_OPS = new Set(['reduce', 'redomap']);
 /** The array `dest`s of the combinators in `c`, each once, in order. */
 function soacArrayDests(c: Cmd): string[] {
   const dests: string[] = [];
-  const soac = (s: Soac): void => {
-    if (ARRAY_OPS.has(s.op) && !dests.includes(s.dest)) dests.push(s.dest);
-  };
-  const go = (c: Cmd): void => {
-    switch (c.kind) {
-      case 'seq':
-        go(c.first);
-        go(c.second);
-        return;
-      case 'if':
-        go(c.thenCmd);
-        go(c.elseCmd);
-        return;
-      case 'while':
-        go(c.body);
-        return;
-      case 'soac':
-        soac(c);
-        return;
-      case 'hfused':
-        for (const m of listToArray(c.members)) soac(m);
-        return;
-      case 'assign':
-      case 'store':
-      case 'return':
-      case 'skip':
-      case 'callCmd':
-        return;
-      default:
-        assertNever(c);
-    }
-  };
-  go(c);
+  for (const cmd of soacCommands(c)) {
+    for (const s of cmd.kind === 'soac' ? [cmd] : listToArray(cmd.members))
+      if (ARRAY_OPS.has(s.op) && !dests.includes(s.dest)) dests.push(s.dest);
+  }
   return dests;
 }
 

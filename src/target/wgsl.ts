@@ -55,6 +55,7 @@ import {
   type Expr,
   exprType,
   type Fun,
+  hasCall,
   type Hfused,
   KernelArgumentError,
   type Lam,
@@ -62,6 +63,7 @@ import {
   type Param,
   type Program,
   type Soac,
+  soacCommands,
 } from '../kernel/index.js';
 import { emitHostJs, type LaunchCall, lamText, soacText } from './js.js';
 import {
@@ -93,8 +95,7 @@ export function planKernelWgsl(program: Program, fnName: string, options: WgslOp
     throw new RangeError(`maxWorkgroups must be an integer in 1..${wg}, not ${groups}`);
   const mode = options.scalars ?? 'uniform';
 
-  const commands: (Soac | Hfused)[] = [];
-  collectSites(fun.body, commands);
+  const commands = soacCommands(fun.body);
   if (commands.length === 0)
     throw new GpuUnsupported(
       fnName,
@@ -125,34 +126,6 @@ export function planKernelWgsl(program: Program, fnName: string, options: WgslOp
 /** The readable WGSL of every pass of `fnName`'s plan (what `scf kernel --emit wgsl` prints). */
 export function emitKernelWgsl(program: Program, fnName: string, options: WgslOptions = {}): string {
   return planKernelWgsl(program, fnName, options).wgsl;
-}
-
-function collectSites(c: Cmd, out: (Soac | Hfused)[]): void {
-  switch (c.kind) {
-    case 'seq':
-      collectSites(c.first, out);
-      collectSites(c.second, out);
-      return;
-    case 'if':
-      collectSites(c.thenCmd, out);
-      collectSites(c.elseCmd, out);
-      return;
-    case 'while':
-      collectSites(c.body, out);
-      return;
-    case 'soac':
-    case 'hfused':
-      out.push(c);
-      return;
-    case 'assign':
-    case 'store':
-    case 'return':
-    case 'skip':
-    case 'callCmd':
-      return;
-    default:
-      assertNever(c);
-  }
 }
 
 // ---- names and literals ------------------------------------------------------------------------
@@ -652,30 +625,6 @@ function alwaysReturns(c: Cmd): boolean {
       return alwaysReturns(c.thenCmd) && alwaysReturns(c.elseCmd);
     default:
       return false;
-  }
-}
-
-function hasCall(e: Expr): boolean {
-  switch (e.kind) {
-    case 'call':
-      return true;
-    case 'binary':
-      return hasCall(e.left) || hasCall(e.right);
-    case 'unary':
-    case 'cast':
-      return hasCall(e.arg);
-    case 'load':
-      return hasCall(e.index);
-    case 'ternary':
-      return hasCall(e.cond) || hasCall(e.thenExpr) || hasCall(e.elseExpr);
-    case 'var':
-    case 'intLit':
-    case 'floatLit':
-    case 'boolLit':
-    case 'arrayRef':
-      return false;
-    default:
-      return assertNever(e);
   }
 }
 
