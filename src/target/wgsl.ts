@@ -561,7 +561,10 @@ class ExprEmitter {
         actuals.push({ wgsl: this.value(a.value), isArray: false, global: false });
       }
     });
-    if (len === undefined || s.ne.kind !== 'some') return unsupported('it maps no iota');
+    if (len === undefined || s.ne.kind !== 'some') {
+      unsupported('it maps no iota');
+      return;
+    }
     const ne = bare(this.value(s.ne.value));
     for (const p of this.takePre()) out.push(ind + p);
     const acc = this.fresh('acc');
