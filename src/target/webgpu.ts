@@ -284,7 +284,9 @@ export class GpuRuntime {
 
   /** @internal The pipeline of `pass` with these override values (cached). */
   pipeline(fn: string, pass: ShaderPass, constants: Record<string, number>): Promise<GPUComputePipeline> {
-    const key = `${JSON.stringify(constants)}\n${pass.wgsl}`;
+    // -0, NaN and the infinities spelled out (JSON would make -0 a 0 and the others null)
+    const values = Object.entries(constants).map(([k, v]) => `${k}=${Object.is(v, -0) ? '-0' : String(v)}`);
+    const key = `${values.join(',')}\n${pass.wgsl}`;
     const cached = this.pipelines.get(key);
     if (cached) {
       this.stats.pipelineCacheHits++;
@@ -411,7 +413,7 @@ class Run {
     return (lead as { n: number }).n;
   }
 
-  /** Uploads a host array (as i32 for int and bool, f32 for float), or finds it on the device. */
+  /** Uploads a host array (as i32 for int and bool, f32 for float), or finds a launch's result on the device. */
   private input(arr: TypedArray, ty: string, label: string): GPUBuffer {
     const known = this.onDevice.get(arr);
     if (known) return known;
@@ -419,7 +421,8 @@ class Run {
     const b = this.buffer(bytesFor(arr.length), usage.storage | usage.copyDst, label);
     const words = ty === 'float' ? Float32Array.from(arr) : Int32Array.from(arr);
     this.rt.device.queue.writeBuffer(b, 0, words.buffer, words.byteOffset, words.byteLength);
-    this.onDevice.set(arr, b);
+    // Not remembered: the host may write this array before the next launch (only combinator
+    // results, which nothing writes, stay on the device).
     return b;
   }
 
@@ -429,6 +432,13 @@ class Run {
     const site = plan.sites[index];
     if (!site) throw new Error(`internal error: no site ${index} in the plan of '${plan.fn}'`);
     const n = this.length(site, arrays, scalars);
+    for (const o of site.passes.flatMap((p) => p.overrides)) {
+      const v = scalars[o.scalar] as number;
+      if (!Number.isFinite(v))
+        this.fail(
+          `${site.text.join('; ')}: the operand '${o.field.slice(2)}' is ${v}, and WGSL override constants must be finite (plan with scalars: 'uniform')`,
+        );
+    }
     const W = site.workgroupSize;
     const G = site.maxWorkgroups;
     const threads = W * G;
