@@ -54,6 +54,7 @@ import {
   planKernelWgsl,
 } from '../target/index.js';
 import { median } from './report.js';
+import { type MachineInfo, machineInfo } from './table3.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -299,13 +300,7 @@ export interface KernelBenchReport {
   /** Largest |difference| of any output from the original kernel's on the JS back end, same values. */
   readonly maxAbsDiff: number;
   readonly stagingSeconds: number;
-  readonly machine: {
-    readonly cpus: number;
-    readonly cpuModel: string;
-    readonly node: string;
-    readonly platform: string;
-    readonly date: string;
-  };
+  readonly machine: MachineInfo;
   readonly method: string;
 }
 
@@ -567,13 +562,7 @@ export async function runKernelBench(opts: KernelBenchOptions = {}): Promise<Ker
       ratios,
       maxAbsDiff: maxDiff,
       stagingSeconds,
-      machine: {
-        cpus: os.cpus().length,
-        cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown',
-        node: process.version,
-        platform: `${process.platform} ${process.arch}`,
-        date: new Date().toISOString(),
-      },
+      machine: machineInfo(),
       method: KERNEL_METHOD,
     };
   } finally {

@@ -85,15 +85,29 @@ export interface BenchRow {
   readonly stop: string;
 }
 
+/** The machine a benchmark ran on, as its reports record it. */
+export interface MachineInfo {
+  readonly cpus: number;
+  readonly cpuModel: string;
+  readonly node: string;
+  readonly platform: string;
+  readonly date: string;
+}
+
+/** This machine, now. */
+export function machineInfo(): MachineInfo {
+  return {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown',
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    date: new Date().toISOString(),
+  };
+}
+
 export interface BenchReport {
   readonly configs: BenchRow[];
-  readonly machine: {
-    readonly cpus: number;
-    readonly cpuModel: string;
-    readonly node: string;
-    readonly platform: string;
-    readonly date: string;
-  };
+  readonly machine: MachineInfo;
   readonly method: string;
 }
 
@@ -155,13 +169,7 @@ export async function runBenchmarks(opts: BenchOptions = {}): Promise<BenchRepor
   }
   return {
     configs: rows,
-    machine: {
-      cpus: os.cpus().length,
-      cpuModel: os.cpus()[0]?.model ?? 'unknown',
-      node: process.version,
-      platform: `${process.platform} ${process.arch}`,
-      date: new Date().toISOString(),
-    },
+    machine: machineInfo(),
     method: METHOD,
   };
 }
