@@ -87,6 +87,11 @@ export interface SiteMember {
   readonly ne: number | undefined;
   /** The combine operator's C text, for messages (folds only). */
   readonly combText: string | undefined;
+  /**
+   * Whether the host reads an array result's elements (loads, stores, a call, a return): when it
+   * only passes it to later combinators, the result stays on the device and is not read back.
+   */
+  readonly readBack: boolean;
 }
 
 /** One combinator (or horizontally fused group) of the host function: one GPU launch. */

@@ -15,7 +15,9 @@
  * scalars)` call checks lengths as the evaluator does, uploads the inputs (an array a previous
  * launch of the same run produced is already on the device and is not uploaded again), writes the
  * uniform buffer (n, chunk length, scalar operands), encodes the site's passes in one command
- * buffer, and reads back the results: arrays (a filter's first `count` elements) and scalars.
+ * buffer, and reads back the results the host needs: scalars, and the arrays (a filter's first
+ * `count` elements) the plan marks `readBack` — an array the host only passes to later launches
+ * stays in its device buffer, and the host driver holds a `DeviceArray` handle (its length).
  *
  * Invariants. Every buffer a run creates is destroyed when the run ends; pipelines and modules
  * live as long as the runtime; `destroy` destroys the device. Errors Dawn reports for a dispatch
@@ -95,6 +97,8 @@ export interface GpuStats {
   pipelinesCreated: number;
   pipelineCacheHits: number;
   dispatches: number;
+  /** Bytes copied back from the device (results the host reads, filter counts, fold results). */
+  bytesRead: number;
 }
 
 // ---- Dawn ----------------------------------------------------------------------------------------
@@ -154,7 +158,13 @@ export class GpuRuntime {
    * cannot exit normally then (Dawn waits for the kernel), so a command line calls process.exit.
    */
   static anyAbandoned = false;
-  readonly stats: GpuStats = { modulesCreated: 0, pipelinesCreated: 0, pipelineCacheHits: 0, dispatches: 0 };
+  readonly stats: GpuStats = {
+    modulesCreated: 0,
+    pipelinesCreated: 0,
+    pipelineCacheHits: 0,
+    dispatches: 0,
+    bytesRead: 0,
+  };
   /** The compiler's warnings on the shaders compiled so far (the generator aims at none). */
   readonly warnings: string[] = [];
   private readonly modules = new Map<string, Promise<GPUShaderModule>>();
@@ -358,7 +368,7 @@ function bytesFor(words: number): number {
 /** A run of a host driver: the buffers it created, and the device arrays of the outputs it made. */
 class Run {
   private readonly buffers: GPUBuffer[] = [];
-  private readonly onDevice = new WeakMap<TypedArray, GPUBuffer>();
+  private readonly onDevice = new WeakMap<TypedArray | DeviceArray, GPUBuffer>();
 
   constructor(
     private readonly rt: GpuRuntime,
@@ -381,7 +391,11 @@ class Run {
   }
 
   /** The element count of `site`, checking lengths as the evaluator and the JS back end do. */
-  private length(site: KernelSite, arrays: readonly TypedArray[], scalars: readonly number[]): number {
+  private length(
+    site: KernelSite,
+    arrays: readonly { length: number }[],
+    scalars: readonly number[],
+  ): number {
     let lead: { n: number; m: string } | undefined;
     for (const [k, m] of site.members.entries()) {
       const op = m.op === 'map' && site.text[k]?.includes('= iota(') ? 'iota' : m.op;
@@ -390,7 +404,7 @@ class Run {
         let n: number;
         let what: string;
         if (src.kind === 'array') {
-          n = (arrays[src.index] as TypedArray).length;
+          n = (arrays[src.index] as { length: number }).length;
           what = `'${(site.arrays[src.index] as { name: string }).name}'`;
         } else {
           n = scalars[src.scalar] as number;
@@ -414,9 +428,10 @@ class Run {
   }
 
   /** Uploads a host array (as i32 for int and bool, f32 for float), or finds a launch's result on the device. */
-  private input(arr: TypedArray, ty: string, label: string): GPUBuffer {
+  private input(arr: TypedArray | DeviceArray, ty: string, label: string): GPUBuffer {
     const known = this.onDevice.get(arr);
     if (known) return known;
+    if (arr instanceof DeviceArray) throw new Error('internal error: a device array of another run');
     const { usage } = this.rt.consts;
     const b = this.buffer(bytesFor(arr.length), usage.storage | usage.copyDst, label);
     const words = ty === 'float' ? Float32Array.from(arr) : Int32Array.from(arr);
@@ -426,7 +441,7 @@ class Run {
     return b;
   }
 
-  async launch(index: number, arrays: TypedArray[], scalars: number[]): Promise<unknown[]> {
+  async launch(index: number, arrays: (TypedArray | DeviceArray)[], scalars: number[]): Promise<unknown[]> {
     const { plan, rt } = this;
     rt.usable(plan.fn);
     const site = plan.sites[index];
@@ -533,9 +548,10 @@ class Run {
         const staging = this.buffer(Math.max(4, bytes), usage.mapRead | usage.copyDst, `${plan.fn}: read`);
         if (bytes > 0) encoder.copyBufferToBuffer(src, 0, staging, 0, Math.ceil(bytes / 4) * 4);
         reads.push({ src, bytes, staging });
+        rt.stats.bytesRead += bytes;
         return reads.length - 1;
       };
-      outReads = outputs.map((b) => (b ? readBack(b, 4 * n) : -1));
+      outReads = outputs.map((b, k) => (b && site.members[k]?.readBack ? readBack(b, 4 * n) : -1));
       resReads = results.map((b) => (b ? readBack(b, 8) : -1));
       device.queue.submit([encoder.finish()]);
       const oom = await device.popErrorScope();
@@ -575,11 +591,19 @@ class Run {
       }
       const count = site.kind === 'filter' ? (res as DataView).getUint32(0, true) : n;
       const raw = words[outReads[k] as number] as ArrayBuffer;
-      const arr = toHostArray(raw, m.ty, count);
+      const arr = m.readBack ? toHostArray(raw, m.ty, count) : new DeviceArray(count);
       this.onDevice.set(arr, outputs[k] as GPUBuffer);
       return arr;
     });
   }
+}
+
+/**
+ * A launch's array result the host never reads (the plan says so: it only passes it to later
+ * launches): its elements stay in their device buffer; the host driver holds only this handle.
+ */
+class DeviceArray {
+  constructor(readonly length: number) {}
 }
 
 /** The first `count` words of `raw` as the JS back end's typed array for element type `ty`. */

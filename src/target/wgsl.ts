@@ -102,8 +102,10 @@ export function planKernelWgsl(program: Program, fnName: string, options: WgslOp
       'it has no combinator (map, reduce, scan, filter) to run as a kernel; run it with the JS back end',
     );
   const sites = new Map<Soac | Hfused, KernelSite>();
+  const hostReads = new Set<string>();
+  hostArrayUses(fun.body, hostReads);
   commands.forEach((c, index) => {
-    sites.set(c, new SiteBuilder(fun, funs, c, index, { wg, groups, mode }).build());
+    sites.set(c, new SiteBuilder(fun, funs, c, index, { wg, groups, mode }, hostReads).build());
   });
   const hostSource = emitHostJs(program, fnName, (c): LaunchCall => {
     const site = sites.get(c);
@@ -126,6 +128,83 @@ export function planKernelWgsl(program: Program, fnName: string, options: WgslOp
 /** The readable WGSL of every pass of `fnName`'s plan (what `scf kernel --emit wgsl` prints). */
 export function emitKernelWgsl(program: Program, fnName: string, options: WgslOptions = {}): string {
   return planKernelWgsl(program, fnName, options).wgsl;
+}
+
+/**
+ * The arrays whose elements the host code itself touches: loaded, stored, passed to a call or
+ * returned. Combinator operands are not uses (a launch finds a previous launch's result on the
+ * device).
+ */
+function hostArrayUses(c: Cmd, out: Set<string>): void {
+  const expr = (e: Expr): void => {
+    switch (e.kind) {
+      case 'load':
+        out.add(e.array);
+        expr(e.index);
+        return;
+      case 'arrayRef':
+        out.add(e.name);
+        return;
+      case 'binary':
+        expr(e.left);
+        expr(e.right);
+        return;
+      case 'unary':
+      case 'cast':
+        expr(e.arg);
+        return;
+      case 'call':
+        for (const a of listToArray(e.args)) expr(a);
+        return;
+      case 'ternary':
+        expr(e.cond);
+        expr(e.thenExpr);
+        expr(e.elseExpr);
+        return;
+      case 'var':
+      case 'intLit':
+      case 'floatLit':
+      case 'boolLit':
+        return;
+      default:
+        assertNever(e);
+    }
+  };
+  switch (c.kind) {
+    case 'seq':
+      hostArrayUses(c.first, out);
+      hostArrayUses(c.second, out);
+      return;
+    case 'if':
+      expr(c.cond);
+      hostArrayUses(c.thenCmd, out);
+      hostArrayUses(c.elseCmd, out);
+      return;
+    case 'while':
+      expr(c.cond);
+      hostArrayUses(c.body, out);
+      return;
+    case 'assign':
+      expr(c.rhs);
+      return;
+    case 'store':
+      out.add(c.array);
+      expr(c.index);
+      expr(c.rhs);
+      return;
+    case 'return':
+      if (c.value.kind === 'some') expr(c.value.value);
+      return;
+    case 'callCmd':
+      for (const a of listToArray(c.args)) expr(a);
+      return;
+    case 'soac':
+    case 'hfused':
+    case 'skip':
+      return;
+    default:
+      assertNever(c);
+  }
 }
 
 // ---- names and literals ------------------------------------------------------------------------
@@ -669,6 +748,7 @@ class SiteBuilder {
     command: Soac | Hfused,
     private readonly index: number,
     private readonly opts: SiteOptions,
+    private readonly hostReads: ReadonlySet<string>,
   ) {
     const soacs = command.kind === 'soac' ? [command] : listToArray(command.members);
     if (soacs.length === 0) throw new Error('internal error: a fused group without members');
@@ -809,6 +889,7 @@ class SiteBuilder {
         mapped,
         ne: neIndex,
         combText: comb ? lamText(comb) : undefined,
+        readBack: this.hostReads.has(s.dest),
       },
       actuals,
       ne,

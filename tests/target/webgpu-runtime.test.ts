@@ -52,6 +52,16 @@ float* rewritten(float w[], const float xs[]) {
   float b[] = map(add, a, w);
   return b;
 }
+float* chain(const float xs[], float s) {
+  float a[] = map(sq, xs);
+  float b[] = map(scale, a, s);
+  return map(add, b, a);
+}
+float* peek(const float xs[], float s) {
+  float a[] = map(sq, xs);
+  float b[] = map(scale, a, a[0]);
+  return map(scale, b, s);
+}
 float accumulate(float w[], int n) {
   float s = 0.0f;
   for (int i = 0; i < n; i++) {
@@ -246,6 +256,27 @@ describe.skipIf(gpu.skip)(gpu.title('the WebGPU runtime (GPU)'), () => {
         gpu: rt,
       });
       expect({ result: actual.result, outputs: actual.outputs }, fn).toEqual(expected);
+    }
+  });
+
+  it('arrays the host only passes on stay on the device; those it reads or returns come back', async () => {
+    const rt = gpu.runtime();
+    const chain = planKernelWgsl(program, 'chain');
+    expect(chain.sites.map((s) => s.members.map((m) => m.readBack))).toEqual([[false], [false], [true]]);
+    const peek = planKernelWgsl(program, 'peek');
+    expect(peek.sites.map((s) => s.members.map((m) => m.readBack))).toEqual([[true], [false], [true]]);
+    const xs = [1.5, -2, 3, 0.25, 7];
+    for (const [fn, plan] of [
+      ['chain', chain],
+      ['peek', peek],
+    ] as const) {
+      const kernel = await rt.prepare(plan);
+      const before = rt.stats.bytesRead;
+      const actual = await kernel.run([xs, 0.5]);
+      const read = rt.stats.bytesRead - before;
+      // 4 bytes per element of each array read back (the returned one; for peek also a)
+      expect(read, fn).toBe(4 * xs.length * (fn === 'chain' ? 1 : 2));
+      expect(actual).toEqual(compileKernelJs(program, fn).run([xs, 0.5]));
     }
   });
 
