@@ -28,12 +28,11 @@ import {
   maxAbsDiff,
   replaceFun,
   sameFun,
-  stageKernelConfig,
   testImage,
 } from '../src/bench/kernel-latency.js';
 import { evaluate, listFromArray, printFun } from '../src/kernel/index.js';
 import { runPipeline } from '../src/optimizers/index.js';
-import { describeStages, loadConfig } from '../src/stager/index.js';
+import { describeStages, loadConfig, stageConfig } from '../src/stager/index.js';
 import { compileKernelJs, GpuRuntime, planKernelWgsl } from '../src/target/index.js';
 
 const PRESETS: Record<string, readonly number[]> = {
@@ -159,16 +158,18 @@ console.log(
 const stageBar = bar('   staging [{bar}] {value}/{total} passes | {step}', config.pipeline.length);
 const stageLines: string[] = [];
 const tStage = performance.now();
-const staged = await stageKernelConfig(config, (p) => {
-  if (p.phase === 'start') stageBar.update(p.index, { step: p.pass });
-  else if (p.result) {
-    const r = p.result;
-    stageBar.update(p.index + 1, { step: `${p.pass} done` });
-    stageLines.push(
-      `   ${p.pass.padEnd(10)} ${(r.ms.pe + r.ms.dae).toFixed(0).padStart(5)} ms  ${String(r.peStats.residualFuns).padStart(3)} residual functions, ` +
-        `${r.sizes.original} → ${r.sizes.staged} Core nodes, stop: ${r.stop}`,
-    );
-  }
+const staged = await stageConfig(config, {
+  onProgress: (p) => {
+    if (p.phase === 'start') stageBar.update(p.index, { step: p.pass });
+    else if (p.result) {
+      const r = p.result;
+      stageBar.update(p.index + 1, { step: `${p.pass} done` });
+      stageLines.push(
+        `   ${p.pass.padEnd(10)} ${(r.ms.pe + r.ms.dae).toFixed(0).padStart(5)} ms  ${String(r.peStats.residualFuns).padStart(3)} residual functions, ` +
+          `${r.sizes.original} → ${r.sizes.staged} Core nodes, stop: ${r.stop}`,
+      );
+    }
+  },
 });
 stageBar.stop();
 const stagingMs = performance.now() - tStage;

@@ -36,10 +36,9 @@ import {
   listToArray,
   type Program as KernelProgram,
 } from '../kernel/index.js';
-import { type Bindings, findPass, type LatticeVal, type Pass, runPipeline } from '../optimizers/index.js';
+import { findPass, type Pass, runPipeline } from '../optimizers/index.js';
 import {
   loadConfig,
-  type PipelineProgress,
   type StageConfig,
   type StagedConfig,
   stageConfig,
@@ -54,7 +53,7 @@ import {
   planKernelWgsl,
 } from '../target/index.js';
 import { median } from './report.js';
-import { type MachineInfo, machineInfo } from './table3.js';
+import { type MachineInfo, machineInfo, type Stub } from './table3.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -62,24 +61,6 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 export const CONV_CONFIG = path.join(ROOT, 'configs/kernel/01-conv.json');
 /** The coefficient formals, row-major. */
 export const COEF_NAMES = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8'] as const;
-/** `stageConfig` (src/stager) reporting the pipeline's progress events. */
-export function stageKernelConfig(
-  config: StageConfig,
-  onProgress?: (p: PipelineProgress) => void,
-): Promise<StagedConfig> {
-  return stageConfig(config, onProgress ? { onProgress } : {});
-}
-
-/** What the stub `writeStaged` writes exports (src/stager/write.ts). */
-export interface StagedStub {
-  readonly FUN: Fun;
-  readonly PIPELINE: readonly string[];
-  formalsOf(values: Bindings): LatticeVal[];
-  stagedPipeline(formals: readonly LatticeVal[]): Fun;
-  unstagedPipeline(formals: readonly LatticeVal[]): Fun;
-  specialize(values: Bindings, warn?: (message: string) => void): { fun: Fun; staged: boolean };
-}
-
 /**
  * Writes the staged modules and the stub into a fresh folder under the OS's temporary folder
  * (with a package.json making them ES modules; their imports of the project are relative paths,
@@ -88,7 +69,7 @@ export interface StagedStub {
  */
 export async function importStaged(
   staged: StagedConfig,
-): Promise<{ stub: StagedStub; admit: (input: unknown[]) => void; dir: string; dispose: () => void }> {
+): Promise<{ stub: Stub; admit: (input: unknown[]) => void; dir: string; dispose: () => void }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'scf-staged-'));
   const dispose = () => rmSync(dir, { recursive: true, force: true });
   try {
@@ -99,7 +80,7 @@ export async function importStaged(
       bind: staged.config.bind,
       origin: path.relative(ROOT, staged.config.file),
     });
-    const stub = (await import(pathToFileURL(written.stub).href)) as StagedStub;
+    const stub = (await import(pathToFileURL(written.stub).href)) as Stub;
     // the first stage's module exports the admission check the stub runs before the staged passes
     const first = (await import(pathToFileURL(written.modules[0] as string).href)) as {
       admit: (input: unknown[]) => void;
@@ -344,7 +325,7 @@ export async function runKernelBench(opts: KernelBenchOptions = {}): Promise<Ker
   try {
     step('staging configs/kernel/01-conv.json');
     const t0 = performance.now();
-    const staged = await stageKernelConfig(config);
+    const staged = await stageConfig(config);
     const stagingSeconds = (performance.now() - t0) / 1000;
     const imported = await importStaged(staged);
     dispose = imported.dispose;

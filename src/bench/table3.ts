@@ -36,7 +36,7 @@ import {
   printFun,
   type Program as KernelProgram,
 } from '../kernel/index.js';
-import type { LatticeVal } from '../optimizers/index.js';
+import type { Bindings, LatticeVal } from '../optimizers/index.js';
 import { Interpreter } from '../scf-lang/index.js';
 import {
   loadConfig,
@@ -134,10 +134,14 @@ export const METHOD =
   'pipeline times are medians of per-run times over alternating ~2 ms batches after warm-up, ' +
   'speed-ups are ratios of those medians; instruction counts from the Core interpreter.';
 
-interface Stub {
-  formalsOf(values: Record<string, unknown>): LatticeVal[];
+/** What the stub `writeStaged` writes exports (src/stager/write.ts). */
+export interface Stub {
+  readonly FUN: Fun;
+  readonly PIPELINE: readonly string[];
+  formalsOf(values: Bindings): LatticeVal[];
   stagedPipeline(formals: readonly LatticeVal[]): Fun;
   unstagedPipeline(formals: readonly LatticeVal[]): Fun;
+  specialize(values: Bindings, warn?: (message: string) => void): { fun: Fun; staged: boolean };
 }
 
 /** The configs of `dir` (sorted by file name) with their ids. */
@@ -187,7 +191,7 @@ async function benchConfig(
   const stagingSeconds = (performance.now() - t0) / 1000;
   const written = writeStaged(staged.stages, { outDir: dir, fun: staged.fun, bind: config.bind });
   const stub = (await import(written.stub)) as Stub;
-  const formals = stub.formalsOf((config.sample ?? {}) as Record<string, unknown>);
+  const formals = stub.formalsOf((config.sample ?? {}) as Bindings);
   const outStaged = stub.stagedPipeline(formals);
   const outUnstaged = stub.unstagedPipeline(formals);
   const equal = isDeepStrictEqual(outStaged, outUnstaged);

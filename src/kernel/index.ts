@@ -23,7 +23,15 @@ export {
 export { decimalToFloat32, float32Bits, float32FromBits, formatFloat32Magnitude } from './float.js';
 export { loadKernelParser, type ParseResult, parseKernel, parseKernelSync } from './parse.js';
 export { printCmd, printExpr, printFun, printProgram } from './print.js';
-export { ARRAY_OPS, isIota, type Structure, soacCommands, soacKind, soacStructure } from './structure.js';
+export {
+  ARRAY_OPS,
+  FOLD_OPS,
+  isIota,
+  type Structure,
+  soacCommands,
+  soacKind,
+  soacStructure,
+} from './structure.js';
 export { hasCall } from './expr-info.js';
 export { assertNever, astNodes, exprType, findFun, listFromArray, listToArray } from './util.js';
 export { equalModuloLabels, maxLabel, relabel, stripLabels } from './walk.js';

@@ -12,6 +12,9 @@ import { assertNever, listToArray } from './util.js';
 /** The combinator ops whose result is an array (map/filter/scan/scanomap; reduce/redomap give a scalar). */
 export const ARRAY_OPS: ReadonlySet<string> = new Set(['map', 'filter', 'scan', 'scanomap']);
 
+/** The combinator ops that fold an accumulator from `ne` (their lambda's first parameter). */
+export const FOLD_OPS: ReadonlySet<string> = new Set(['reduce', 'redomap', 'scan', 'scanomap']);
+
 export type Structure = Readonly<Record<string, number>> & { readonly loops: number };
 
 /** Whether `s` is `iota(n)`: a map of the identity over one iota argument. */

@@ -65,6 +65,7 @@
  */
 import {
   ARRAY_OPS,
+  FOLD_OPS,
   type ArgValue,
   assertNever,
   type Binary,
@@ -229,13 +230,14 @@ function internal(message: string): never {
 
 const C_IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-function ident(prefix: string, name: string): string {
+/** `prefix` + a C name (checked): the back ends' names for kernel variables and functions. */
+export function ident(prefix: string, name: string): string {
   if (!C_IDENT.test(name)) internal(`'${name}' is not a C identifier`);
   return prefix + name;
 }
 
 /** `s` without one pair of parentheses around all of it (emitted expressions have no strings to skip). */
-function bare(s: string): string {
+export function bare(s: string): string {
   if (!s.startsWith('(') || !s.endsWith(')')) return s;
   let depth = 0;
   for (let i = 0; i < s.length - 1; i++) {
@@ -304,8 +306,7 @@ function emitProgram(
 
 // ---- combinators: module-level helpers -----------------------------------------------------------
 
-/** Combinators giving an array (bound to `dest`), and those folding an accumulator from `ne`. */
-const FOLD_OPS = new Set(['reduce', 'redomap', 'scan', 'scanomap']);
+/** Combinators folding into a scalar `dest`. */
 const SCALAR_OPS = new Set(['reduce', 'redomap']);
 
 /** The array `dest`s of the combinators in `c`, each once, in order. */

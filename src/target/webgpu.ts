@@ -25,7 +25,7 @@
  * rejects pending reads, so a run never waits forever on a dead device.
  */
 import { existsSync } from 'node:fs';
-import type { ArgValue, Program } from '../kernel/index.js';
+import { type ArgValue, FOLD_OPS, type Program } from '../kernel/index.js';
 import { compileKernelJs, kernelCall, type TypedArray } from './js.js';
 import type { GpuPlan, KernelSite, ShaderPass, WgslOptions } from './plan.js';
 import { planKernelWgsl } from './wgsl.js';
@@ -357,8 +357,6 @@ export class GpuRuntime {
 }
 
 // ---- one run -------------------------------------------------------------------------------------
-
-const FOLD_OPS = new Set(['reduce', 'redomap', 'scan', 'scanomap']);
 
 /** Words of 4 bytes to hold `n` elements (at least one: WebGPU bindings cannot be empty). */
 function bytesFor(words: number): number {

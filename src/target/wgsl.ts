@@ -50,10 +50,12 @@
  * Blelloch's prefix sums; nothing here is from the SCF paper, which stops at the optimizer.
  */
 import {
+  ARRAY_OPS,
   assertNever,
   type Cmd,
   type Expr,
   exprType,
+  FOLD_OPS,
   type Fun,
   hasCall,
   type Hfused,
@@ -65,7 +67,7 @@ import {
   type Soac,
   soacCommands,
 } from '../kernel/index.js';
-import { emitHostJs, type LaunchCall, lamText, soacText } from './js.js';
+import { bare, emitHostJs, ident, type LaunchCall, lamText, soacText } from './js.js';
 import {
   type DispatchSize,
   type GpuPlan,
@@ -114,7 +116,7 @@ export function planKernelWgsl(program: Program, fnName: string, options: WgslOp
       index: site.index,
       arrays: site.arrays.map((a) => a.name),
       scalars: site.scalars.map((s) => s.expr),
-      dests: site.members.map((m) => ({ name: m.dest, isArray: m.op !== 'reduce' && m.op !== 'redomap' })),
+      dests: site.members.map((m) => ({ name: m.dest, isArray: ARRAY_OPS.has(m.op) })),
     };
   });
   const all = [...sites.values()];
@@ -209,13 +211,6 @@ function hostArrayUses(c: Cmd, out: Set<string>): void {
 
 // ---- names and literals ------------------------------------------------------------------------
 
-const C_IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-function ident(prefix: string, name: string): string {
-  if (!C_IDENT.test(name)) throw new Error(`internal error: '${name}' is not a C identifier`);
-  return prefix + name;
-}
-
 /** The WGSL type holding a kernel scalar type (bool is an i32 holding 0/1). */
 function wgslType(ty: string): string {
   switch (ty) {
@@ -250,20 +245,22 @@ function nonFinite(bits: string): string {
   return `bitcast<f32>(${bits} | (params.n & 0u))`;
 }
 
-function zeroOf(ty: string): string {
-  return wgslType(ty) === 'f32' ? '0.0f' : '0i';
+/** The WGSL of a literal atom; undefined for anything else. */
+function literal(e: Expr): string | undefined {
+  switch (e.kind) {
+    case 'intLit':
+      return intLiteral(e.value);
+    case 'floatLit':
+      return floatLiteral(e.value);
+    case 'boolLit':
+      return e.value ? '1i' : '0i';
+    default:
+      return undefined;
+  }
 }
 
-/** `s` without one pair of parentheses around all of it. */
-function bare(s: string): string {
-  if (!s.startsWith('(') || !s.endsWith(')')) return s;
-  let depth = 0;
-  for (let i = 0; i < s.length - 1; i++) {
-    if (s[i] === '(') depth++;
-    else if (s[i] === ')') depth--;
-    if (depth === 0) return s;
-  }
-  return s.slice(1, -1);
+function zeroOf(ty: string): string {
+  return wgslType(ty) === 'f32' ? '0.0f' : '0i';
 }
 
 const COMPARISONS = new Set(['<', '<=', '>', '>=', '==', '!=']);
@@ -408,11 +405,9 @@ class ExprEmitter {
       case 'var':
         return this.scalar(e.name);
       case 'intLit':
-        return intLiteral(e.value);
       case 'floatLit':
-        return floatLiteral(e.value);
       case 'boolLit':
-        return e.value ? '1i' : '0i';
+        return literal(e) as string;
       case 'binary': {
         const { op } = e;
         if (op === '&&' || op === '||' || COMPARISONS.has(op)) return `select(0i, 1i, ${bare(this.cond(e))})`;
@@ -718,8 +713,6 @@ interface SiteOptions {
   readonly mode: ScalarMode;
 }
 
-const FOLDS = new Set(['reduce', 'redomap', 'scan', 'scanomap']);
-
 /** A member and what its lambda's parameters are bound to (without the accumulator). */
 interface MemberPlan {
   readonly soac: Soac;
@@ -816,22 +809,13 @@ class SiteBuilder {
       return { index: k, wgsl: this.opts.mode === 'uniform' ? `params.${field}` : field };
     }
     this.scalars.push({ expr: e, ty: exprType(e), field: undefined });
-    const wgsl =
-      e.kind === 'intLit'
-        ? intLiteral(e.value)
-        : e.kind === 'floatLit'
-          ? floatLiteral(e.value)
-          : e.kind === 'boolLit'
-            ? e.value
-              ? '1i'
-              : '0i'
-            : '';
-    if (wgsl === '') throw new Error('internal error: a combinator operand that is not an atom');
+    const wgsl = literal(e);
+    if (wgsl === undefined) throw new Error('internal error: a combinator operand that is not an atom');
     return { index: this.scalars.length - 1, wgsl };
   }
 
   private member(s: Soac): MemberPlan {
-    const folds = FOLDS.has(s.op);
+    const folds = FOLD_OPS.has(s.op);
     const params = listToArray(s.fn.params).slice(folds ? 1 : 0);
     const args = listToArray(s.args);
     if (params.length !== args.length)
