@@ -5,9 +5,9 @@
  * Method: each config is staged once in this process after one warm-up staging of config 1
  * (JIT and optimizer compilation); wall-clock time of `stageConfig` (PE + DAE of every pass),
  * staged Core nodes (all passes, after DAE), and the ratio staged nodes / input-function AST
- * nodes. The partial evaluator's fuel includes a wall-clock deadline, so on a slower machine
- * staging gives up specializing earlier rather than taking longer; `stop` says where fuel ran
- * out. Run: `npm run bench:stage` (add `--json` for machine-readable output).
+ * nodes. The partial evaluator's fuel is counted in work (expression visits, specializations),
+ * never in time, so every machine stages to the same output; a slower one takes longer. `stop`
+ * says where fuel ran out. Run: `npm run bench:stage` (add `--json` for machine-readable output).
  */
 import { readdirSync } from 'node:fs';
 import os from 'node:os';

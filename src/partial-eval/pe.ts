@@ -27,10 +27,11 @@
  *   `1`, so every specialization is analysed a bounded number of times.
  * - Contexts are bounded twice: at most k instances of a key (SCF §3.4) and at most `chainDepth`
  *   keys (the most recent), so helpers called along many paths are not copied once per path.
- * - Budgets: past a visit budget, a spec count or a wall-clock deadline, calls without a
- *   specialization yet are residualized as calls of the original functions (which then join the
- *   residual program), and specializations whose arguments still grow are given up the same way;
- *   past four times the visits or three times the deadline, the original program is returned.
+ * - Budgets, all counted in work (never in time, so the residual program is a pure function of
+ *   the program, the input and the options, whatever the machine's load): past a visit budget or
+ *   a spec count, calls without a specialization yet are residualized as calls of the original
+ *   functions (which then join the residual program), and specializations whose arguments still
+ *   grow are given up the same way; past four times the visits, the original program is returned.
  *   `stop` says what ended the run: 'fixpoint', 'widened' (widening was needed) or 'fuel'
  *   (something was widened to `1`, given up, or a budget ran out), and `reason` says it in words.
  * - Residual code is taken from the last analysis of each specialization: when the worklist is
@@ -92,8 +93,6 @@ export interface PeOptions {
   readonly budget?: number;
   /** Concrete-interpreter steps one static call may take before it is specialized instead (default 2 million; 0 turns static calls off). */
   readonly staticCallSteps?: number;
-  /** Wall-clock fuel in milliseconds: past it no new specialization is made (calls stay generic); past three times it specialization is abandoned (default 1,500). */
-  readonly deadlineMs?: number;
   /** Specializations made before later calls stay generic (default 20,000): bounds the staged code's size. */
   readonly maxSpecs?: number;
   /** Called every ~100,000 visits. */
@@ -168,8 +167,6 @@ interface Spec {
   cs: Map<Label, AbsValue>;
 }
 
-const DEADLINE_MS = 1500;
-
 class BudgetExceeded extends Error {}
 
 /** An expression without its label and span (distributes over the union). */
@@ -197,7 +194,7 @@ export function partialEvaluate(
       cs: new Map(),
       output: top(),
       stop: 'fuel',
-      reason: `the hard budget ran out (${pe.hardBudget} visits or three times the deadline); the original program is kept`,
+      reason: `the hard budget ran out (${pe.hardBudget} expression visits); the original program is kept`,
       stats: { ...pe.stats, residualFuns: program.funs.size },
       comments: new Map(),
     };
@@ -211,8 +208,6 @@ class PartialEvaluator {
   readonly interp: Interpreter;
   readonly budget: number;
   readonly hardBudget: number;
-  private readonly softDeadline: number;
-  private readonly hardDeadline: number;
   private readonly maxSpecs: number;
   readonly stats: PeStats = {
     visits: 0,
@@ -252,10 +247,6 @@ class PartialEvaluator {
     this.interp = new Interpreter(program);
     this.budget = opts.budget ?? 400_000;
     this.hardBudget = this.budget * 4;
-    const ms = opts.deadlineMs ?? DEADLINE_MS;
-    const start = performance.now();
-    this.softDeadline = start + ms;
-    this.hardDeadline = start + 3 * ms;
     this.maxSpecs = opts.maxSpecs ?? 20_000;
     this.joinsBeforeWiden = opts.joinsBeforeWiden ?? 3;
     this.specFuel = opts.specFuel ?? 8;
@@ -486,12 +477,6 @@ class PartialEvaluator {
     if (++this.stats.visits > this.budget) {
       this.exhaust(`the budget of ${this.budget} expression visits ran out`);
       if (this.stats.visits > this.hardBudget) throw new BudgetExceeded();
-    }
-    if ((this.stats.visits & 1023) === 0) {
-      const now = performance.now();
-      if (now > this.softDeadline)
-        this.exhaust(`the deadline of ${this.opts.deadlineMs ?? DEADLINE_MS} ms passed`);
-      if (now > this.hardDeadline) throw new BudgetExceeded();
     }
     if (this.stats.visits >= this.nextProgress) {
       this.nextProgress += 100_000;
