@@ -36,8 +36,15 @@ describe('staging is deterministic', () => {
     expect((await cli('stage', CONFIG, '--out', a, '-q')).code).toBe(0);
     // something else in between: tags, hash-consing tables and caches move on
     expect(
-      (await cli('stage', path.join(ROOT, 'configs/table2/01-mul_add.json'), '--out', path.join(TMP, 'x'), '-q'))
-        .code,
+      (
+        await cli(
+          'stage',
+          path.join(ROOT, 'configs/table2/01-mul_add.json'),
+          '--out',
+          path.join(TMP, 'x'),
+          '-q',
+        )
+      ).code,
     ).toBe(0);
     // and a clock that races: any budget counted in time would cut this staging short
     let now = 0;
@@ -47,11 +54,10 @@ describe('staging is deterministic', () => {
     } finally {
       clock.mockRestore();
     }
-    execFileSync(
-      process.execPath,
-      [path.join(ROOT, 'bin/scf.js'), 'stage', CONFIG, '--out', c, '-q'],
-      { cwd: ROOT, stdio: 'pipe' },
-    );
+    execFileSync(process.execPath, [path.join(ROOT, 'bin/scf.js'), 'stage', CONFIG, '--out', c, '-q'], {
+      cwd: ROOT,
+      stdio: 'pipe',
+    });
     const fa = files(a);
     expect([...fa.keys()].some((f) => f.endsWith('.staged.ts'))).toBe(true);
     for (const other of [files(b), files(c)]) {
