@@ -22,6 +22,7 @@ export {
   toAbsValue,
 } from './describe.js';
 export {
+  boundedSkeleton,
   DEPTH_CAP,
   disjoint,
   type JoinResult,
@@ -30,6 +31,7 @@ export {
   leq,
   meet,
   mergeAlts,
+  shapeJoin,
   WIDTH_CAP,
   widen,
 } from './lattice.js';

@@ -29,18 +29,22 @@ import {
   agreeTags,
   assertNever,
   type Base,
+  base,
   bottom,
+  comparePrim,
   con,
   consts,
   equals,
   fix,
   freshTag,
   hash,
+  hasFreeRec,
   inBase,
   type MapBinding,
   mapChildren,
   primIndex,
   rec,
+  size,
   top,
   union,
   unfold,
@@ -448,4 +452,154 @@ export function meet(a: AbsValue, b: AbsValue, fuel = 32): AbsValue {
 /** Whether γ(a) ∩ γ(b) is certainly empty. */
 export function disjoint(a: AbsValue, b: AbsValue): boolean {
   return meet(a, b).kind === 'bottom';
+}
+
+// ---- stepwise growth: shape-preserving joins and skeletons --------------------------------
+
+/**
+ * A shape-preserving upper bound of `old` and `next`, for values that grow across the analyses
+ * of one specialization (the partial evaluator's `grow`). Where both sides have the same
+ * constructor the arguments join pointwise (the constructor skeleton is kept instead of a union
+ * of two whole trees); members of a union with different constructors stay apart; numeric
+ * constant sets that grew become their base set (`{0} ⊔ {1}` = `'Int`), since a numeric leaf
+ * that changes once (a counter, a label) usually keeps changing; maps with the same must-keys keep
+ * them and join their values. Everything else falls back to `join`. Sound: the result contains
+ * γ(old) ∪ γ(next) (pointwise joins of one constructor contain both products).
+ *
+ * Termination is not this function's business: the caller still widens after a bounded number
+ * of changes and caps sizes with `boundedSkeleton`.
+ */
+export function shapeJoin(old: AbsValue, next: AbsValue): AbsValue {
+  if (old === next || leq(next, old)) return old;
+  if (old.kind === 'bottom') return next;
+  if (
+    old.kind === 'con' &&
+    next.kind === 'con' &&
+    old.ctor === next.ctor &&
+    old.args.length === next.args.length
+  ) {
+    return con(
+      old.ctor,
+      old.args.map((a, i) => shapeJoin(a, next.args[i] as AbsValue)),
+    );
+  }
+  if (old.kind === 'consts' && next.kind === 'consts') {
+    const all = [...old.values, ...next.values];
+    if (all.every((p) => typeof p === 'number'))
+      return base(all.every((p) => inBase(p, 'Int')) ? 'Int' : 'Float');
+    return union([old, next]);
+  }
+  if (old.kind === 'base' && next.kind === 'consts' && next.values.every((p) => typeof p === 'number')) {
+    return next.values.every((p) => inBase(p, 'Int')) && old.base === 'Int' ? old : base('Float');
+  }
+  if (old.kind === 'map' && next.kind === 'map' && sameMustKeys(old, next)) {
+    return absMap(
+      old.must.map(([k, x], i) => [k, shapeJoin(x, (next.must[i] as MapBinding)[1])] as const),
+      [...old.may, ...next.may],
+    );
+  }
+  if (old.kind === 'union' || next.kind === 'union') {
+    // members meet their counterparts (same constructor, or same kind for the one consts, map,
+    // set or base member a canonical union has); the rest are added
+    let alts = old.kind === 'union' ? [...old.alts] : [old];
+    for (const n of next.kind === 'union' ? next.alts : [next]) {
+      const i = alts.findIndex((a) => counterpart(a, n));
+      if (i >= 0) alts[i] = shapeJoin(alts[i] as AbsValue, n);
+      else alts = [...alts, n];
+    }
+    return union(alts);
+  }
+  return join(old, next).value;
+}
+
+function counterpart(a: AbsValue, b: AbsValue): boolean {
+  if (a.kind === 'con') return b.kind === 'con' && a.ctor === b.ctor && a.args.length === b.args.length;
+  if (a.kind === 'consts' || a.kind === 'base')
+    return (b.kind === 'consts' || b.kind === 'base') && primKind(a) === primKind(b);
+  return (a.kind === 'map' || a.kind === 'set') && a.kind === b.kind;
+}
+
+/** 'num', 'str', 'bool' or 'mixed' for a consts or base node. */
+function primKind(v: AbsValue): string {
+  if (v.kind === 'base') return v.base === 'Str' ? 'str' : 'num';
+  if (v.kind !== 'consts') return 'mixed';
+  const kinds = new Set(
+    v.values.map((p) => (typeof p === 'number' ? 'num' : typeof p === 'string' ? 'str' : 'bool')),
+  );
+  return kinds.size === 1 ? ([...kinds][0] as string) : 'mixed';
+}
+
+function sameMustKeys(a: AbsMap, b: AbsMap): boolean {
+  return (
+    a.must.length === b.must.length &&
+    a.must.every(([k], i) => comparePrim(k, (b.must[i] as MapBinding)[0]) === 0)
+  );
+}
+
+/**
+ * An upper bound of `v` of at most `cap` nodes that keeps its shape as deep as it can: the
+ * constructor skeleton, unions and map must-keys down to some depth, everything below it `1`
+ * (and numeric constant sets their base set). The depth is the largest that fits the cap
+ * (at depth 0 the value is `1`). This replaces the cliff from "too big" straight to `1`: a
+ * specialization that outgrew its fuel or size cap still knows which constructor and which
+ * must-keys it handles, so the code working on them stays specialized.
+ */
+export function boundedSkeleton(v: AbsValue, cap: number, numbersToTop = false): AbsValue {
+  if (!numbersToTop && size(v) <= cap) return v;
+  let lo = 0;
+  let hi = DEPTH_CAP;
+  let best: AbsValue = top();
+  // the skeleton's size grows with its depth: binary search the deepest one within the cap
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const s = cut(v, mid, numbersToTop);
+    if (size(s) <= cap) {
+      best = s;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return best;
+}
+
+/**
+ * `v` with everything deeper than `depth` constructor, map or set levels replaced by `1`; numeric
+ * leaves become their base set, or `1` with `numbersToTop`.
+ */
+function cut(v: AbsValue, depth: number, numbersToTop: boolean): AbsValue {
+  switch (v.kind) {
+    case 'bottom':
+    case 'top':
+    case 'rec':
+      return v;
+    case 'base':
+      return numbersToTop && v.base !== 'Str' ? top() : v;
+    case 'consts': {
+      const numeric = v.values.every((p) => typeof p === 'number');
+      if (numeric && numbersToTop) return top();
+      return numeric && v.values.length > 1
+        ? base(v.values.every((p) => inBase(p, 'Int')) ? 'Int' : 'Float')
+        : v;
+    }
+    case 'union':
+      return union(v.alts.map((a) => cut(a, depth, numbersToTop)));
+    case 'fix':
+      // a recursive value is kept whole when it fits, else dropped (its variables are bound inside)
+      return depth > 0 && !hasFreeRec(v) ? v : top();
+    case 'con':
+      if (depth <= 0) return top();
+      return con(
+        v.ctor,
+        v.args.map((a) => cut(a, depth - 1, numbersToTop)),
+      );
+    case 'map':
+      if (depth <= 0) return top();
+      return absMap(
+        v.must.map(([k, x]) => [k, cut(x, depth - 1, numbersToTop)] as const),
+        v.may.map(([k, x]) => [cut(k, depth - 1, numbersToTop), cut(x, depth - 1, numbersToTop)] as const),
+      );
+    case 'set':
+      return depth <= 0 ? top() : v;
+    default:
+      return assertNever(v);
+  }
 }

@@ -6,4 +6,11 @@
  */
 export { type Chain, Contexts, type Key } from './context.js';
 export { type Finiteness, finitenessAnalysis } from './finiteness.js';
-export { type PeOptions, type PeResult, type PeStats, type PeStop, partialEvaluate } from './pe.js';
+export {
+  type PeEvent,
+  type PeOptions,
+  type PeResult,
+  type PeStats,
+  type PeStop,
+  partialEvaluate,
+} from './pe.js';

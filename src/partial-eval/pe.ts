@@ -69,6 +69,8 @@ import {
   size,
   testCtor,
   top,
+  shapeJoin,
+  boundedSkeleton,
   widen,
   withPrelude,
   withTag,
@@ -101,6 +103,29 @@ export interface PeOptions {
 
 export type PeStop = 'fixpoint' | 'widened' | 'fuel';
 
+/**
+ * One loss of precision the partial evaluator had to make, for `scf stage --explain`: a
+ * specialization's parameter or result widened (to `1` or to a skeleton), or a specialization
+ * given up. This is how a compiler writer finds why *their* optimizer did not stage well.
+ */
+export interface PeEvent {
+  /** The residual function (specialization) concerned, e.g. `const-prop.loopFix$12`. */
+  readonly spec: string;
+  /** The optimizer's function it specializes. */
+  readonly fn: string;
+  /** What it was specialized for: `loopFix(while #7, _, _, _, _)`. */
+  readonly key: string;
+  /** `param N (name)`, `params` (all outside the key) or `result`. */
+  readonly what: string;
+  /**
+   * `spec-fuel`: changed more than `specFuel` times; `size-cap`: grew past `growCap` nodes;
+   * `budget`: given up because the visit budget or the specialization count ran out.
+   */
+  readonly reason: 'spec-fuel' | 'size-cap' | 'budget';
+  /** What it became: `1`, or a skeleton of N nodes. */
+  readonly to: string;
+}
+
 export interface PeStats {
   /** Expression visits (the budget's unit). */
   visits: number;
@@ -114,6 +139,8 @@ export interface PeStats {
   generalized: number;
   /** Parameters or results widened to `1`: a specialization's fuel ran out, or a value grew past `growCap`. */
   widenedToTop: number;
+  /** Parameters or results cut to a skeleton (constructors and must-keys kept) instead of `1`. */
+  skeletons: number;
   /** Specializations in the residual program. */
   residualFuns: number;
 }
@@ -132,6 +159,8 @@ export interface PeResult {
   readonly stats: PeStats;
   /** Residual function name → what it was specialized for (Fig. 7's comments). */
   readonly comments: ReadonlyMap<string, string>;
+  /** Every widening to `1` (or a skeleton) and every specialization given up, in order. */
+  readonly events: readonly PeEvent[];
 }
 
 interface Binding {
@@ -167,6 +196,13 @@ interface Spec {
   cs: Map<Label, AbsValue>;
 }
 
+/**
+ * Changes a specialization's parameters (or result) may still make after `specFuel`: each keeps
+ * only a skeleton (constructors and must-keys, numeric leaves `1`), so most late growth — a
+ * constant becoming another — is absorbed; past these the parameters (or result) become `1`.
+ */
+const SKELETON_STEPS = 2;
+
 class BudgetExceeded extends Error {}
 
 /** An expression without its label and span (distributes over the union). */
@@ -197,6 +233,7 @@ export function partialEvaluate(
       reason: `the hard budget ran out (${pe.hardBudget} expression visits); the original program is kept`,
       stats: { ...pe.stats, residualFuns: program.funs.size },
       comments: new Map(),
+      events: pe.events,
     };
   }
 }
@@ -216,8 +253,10 @@ class PartialEvaluator {
     staticCalls: 0,
     generalized: 0,
     widenedToTop: 0,
+    skeletons: 0,
     residualFuns: 0,
   };
+  readonly events: PeEvent[] = [];
   private readonly specs = new Map<number, Spec>();
   private readonly worklist: Spec[] = [];
   /** cs entries of the analysis in progress (each specialization keeps those of its last analysis). */
@@ -299,16 +338,32 @@ class PartialEvaluator {
    * becomes `1`: regular-tree widening bounds the depth of a growing value, not its breadth, and
    * a value that keeps growing is mostly what the late stage will supply anyway.
    */
-  private grow(old: AbsValue, next: AbsValue, changes: number): AbsValue {
+  private grow(old: AbsValue, next: AbsValue, changes: number, spec: Spec, what: string): AbsValue {
+    const shaped = shapeJoin(old, next);
     let w: AbsValue;
-    if (changes < this.joinsBeforeWiden) w = join(old, next).value;
+    if (changes < this.joinsBeforeWiden) w = shaped;
     else {
       this.widened = true;
-      w = widen(old, next).value;
+      w = widen(old, shaped).value;
     }
-    if (size(w) <= this.growCap || isConcrete(w)) return w;
-    this.stats.widenedToTop++;
-    return top();
+    const fuelOut = changes >= this.specFuel;
+    if ((size(w) <= this.growCap && !fuelOut) || isConcrete(w)) return w;
+    // over the size cap, or in the last changes this specialization's fuel allows: keep the
+    // deepest skeleton that fits (constructors and must-keys, leaves `1`) rather than `1` itself
+    const s = boundedSkeleton(w, this.growCap, fuelOut);
+    if (s.kind === 'top') this.stats.widenedToTop++;
+    else this.stats.skeletons++;
+    this.event(
+      spec,
+      what,
+      fuelOut ? 'spec-fuel' : 'size-cap',
+      s.kind === 'top' ? '1' : `a skeleton of ${size(s)} nodes`,
+    );
+    return s;
+  }
+
+  private event(spec: Spec, what: string, reason: PeEvent['reason'], to: string): void {
+    this.events.push({ spec: spec.name, fn: spec.fn.name, key: this.describe(spec), what, reason, to });
   }
 
   private exhaust(why: string): void {
@@ -325,6 +380,7 @@ class PartialEvaluator {
     if (spec.generalized) return;
     spec.generalized = true;
     this.stats.generalized++;
+    this.event(spec, 'params', 'budget', 'a call of the original function');
     if (!spec.analyzing) this.settleGeneric(spec);
   }
 
@@ -392,13 +448,14 @@ class PartialEvaluator {
     }
     if (!spec.retTop && !leq(res.v, spec.ret)) {
       spec.retChanges++;
-      if (spec.retChanges > this.specFuel) {
+      if (spec.retChanges > this.specFuel + SKELETON_STEPS) {
         // out of fuel: the result is pinned to `1`, which no later analysis can outgrow
         spec.retTop = true;
         this.stats.widenedToTop++;
+        this.event(spec, 'result', 'spec-fuel', '1');
         spec.ret = top();
       } else {
-        spec.ret = this.grow(spec.ret, res.v, spec.retChanges - 1);
+        spec.ret = this.grow(spec.ret, res.v, spec.retChanges - 1, spec, 'result');
       }
       for (const c of spec.callers) this.markDirty(c);
     }
@@ -693,18 +750,21 @@ class PartialEvaluator {
           const old = next[i] as AbsValue;
           if (!leq(a.v, old)) {
             grew = true;
-            next[i] = this.fresh(this.grow(old, a.v, spec!.argChanges));
+            next[i] = this.fresh(
+              this.grow(old, a.v, spec!.argChanges, spec!, `param ${i} (${spec!.fn.params[i]})`),
+            );
           }
         });
         if (grew) {
           spec.argChanges++;
           if (this.exhausted) this.generalize(spec);
-          else if (spec.argChanges > this.specFuel) {
+          else if (spec.argChanges > this.specFuel + SKELETON_STEPS) {
             // out of fuel: every parameter outside the key becomes `1`; the specialization still
             // handles its key (say, one input node), so the staged code stays specialized to
             // the input, only less to the values flowing through it
             spec.argsTop = true;
             this.stats.widenedToTop++;
+            this.event(spec, 'params', 'spec-fuel', '1');
             spec.args = spec.args.map((old, i) => (ctx.key.values[i] === undefined ? top() : old));
           } else spec.args = next;
         }
@@ -768,13 +828,22 @@ class PartialEvaluator {
     let generalized = 0;
     for (const s of this.specs.values()) if (s.generalized) generalized++;
     const topped = this.stats.widenedToTop;
+    const cut = this.stats.skeletons;
     const stop: PeStop =
-      generalized > 0 || topped > 0 || this.exhausted ? 'fuel' : this.widened ? 'widened' : 'fixpoint';
+      generalized > 0 || topped > 0 || cut > 0 || this.exhausted
+        ? 'fuel'
+        : this.widened
+          ? 'widened'
+          : 'fixpoint';
     const reasons: string[] = [];
     if (this.exhausted) reasons.push(`${this.exhaustedBy} (later calls stayed generic)`);
     if (topped > 0)
       reasons.push(
         `${topped} specialization parameter(s) or result(s) were widened to 1 (changed more than ${this.specFuel} times, or grew past ${this.growCap} nodes)`,
+      );
+    if (cut > 0)
+      reasons.push(
+        `${cut} specialization parameter(s) or result(s) were cut to a skeleton (constructors and must-keys kept; changed more than ${this.specFuel} times, or grew past ${this.growCap} nodes)`,
       );
     if (generalized > 0)
       reasons.push(`${generalized} specialization(s) were given up after the budget ran out`);
@@ -791,6 +860,7 @@ class PartialEvaluator {
       reason,
       stats: { ...this.stats },
       comments,
+      events: this.events,
     };
   }
 

@@ -20,7 +20,13 @@
 import path from 'node:path';
 import type { AbsValue } from '../abstract-values/index.js';
 import { type DaeOptions, type DaeResult, eliminateDeadAssignments } from '../dae/index.js';
-import { type PeOptions, type PeStats, type PeStop, partialEvaluate } from '../partial-eval/index.js';
+import {
+  type PeEvent,
+  type PeOptions,
+  type PeStats,
+  type PeStop,
+  partialEvaluate,
+} from '../partial-eval/index.js';
 import { mergeEqualFunctions } from './minimize.js';
 import {
   type CtorDecl,
@@ -111,6 +117,8 @@ export interface StageResult {
   readonly stop: PeStop;
   readonly reason: string;
   readonly peStats: PeStats;
+  /** Every loss of precision of the partial evaluator (`scf stage --explain`). */
+  readonly events: readonly PeEvent[];
   readonly dae: Pick<DaeResult, 'stop' | 'rounds' | 'removed'>;
   /** Residual function → what it handles (Fig. 7's comments). */
   readonly comments: ReadonlyMap<string, string>;
@@ -145,6 +153,7 @@ export function stage(
     stop: pe.stop,
     reason: pe.reason,
     peStats: pe.stats,
+    events: pe.events,
     dae: { stop: dae.stop, rounds: dae.rounds, removed: dae.removed },
     comments,
     sizes: {

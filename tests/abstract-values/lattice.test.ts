@@ -4,6 +4,7 @@ import {
   type AbsValue,
   arbMember,
   base,
+  boundedSkeleton,
   compare,
   con,
   conforms,
@@ -17,6 +18,9 @@ import {
   leq,
   meet,
   printAbs,
+  shapeJoin,
+  size,
+  top,
   union,
   widen,
 } from '../../src/abstract-values/index.js';
@@ -77,6 +81,55 @@ describe('lattice', () => {
       }),
       cfg,
     );
+  });
+
+  it('shapeJoin is an upper bound', () => {
+    fc.assert(
+      fc.property(withMembers, ([a, b, ta, tb]) => {
+        const j = shapeJoin(a, b);
+        expect(conforms(ta, j, CTORS)).toBe(true);
+        expect(conforms(tb, j, CTORS)).toBe(true);
+      }),
+      cfg,
+    );
+  });
+
+  it('shapeJoin keeps one constructor and widens numeric leaves that grew to their base set', () => {
+    const pair = (x: number, y: string) => con('node', [constant(x), constant(y)]);
+    // {0} ⊔ {1} under the same constructor: one constructor node, 'Int leaf, string union kept
+    expect(printAbs(shapeJoin(pair(0, 'a'), pair(1, 'b')))).toBe(
+      printAbs(con('node', [base('Int'), consts(['a', 'b'])])),
+    );
+    // different constructors stay apart
+    const j = shapeJoin(con('nil', []), pair(0, 'a'));
+    expect(j.kind).toBe('union');
+    // a later member with a constructor already present joins that member only
+    const k = shapeJoin(j, pair(2, 'a'));
+    expect(k.kind === 'union' && k.alts.length).toBe(2);
+    expect(leq(pair(2, 'a'), k) && leq(pair(0, 'a'), k) && leq(con('nil', []), k)).toBe(true);
+  });
+
+  it('boundedSkeleton is an upper bound within the cap, keeping constructors where it can', () => {
+    fc.assert(
+      fc.property(
+        anyAbs.chain((a) => fc.tuple(fc.constant(a), arbMember(a, opts), fc.integer({ min: 1, max: 40 }))),
+        ([a, ta, cap]) => {
+          const s = boundedSkeleton(a, cap);
+          expect(conforms(ta, s, CTORS)).toBe(true);
+          expect(size(s) <= cap || s.kind === 'top').toBe(true);
+          expect(leq(a, s)).toBe(true);
+        },
+      ),
+      cfg,
+    );
+    // a deep list keeps its first cells
+    let list: AbsValue = con('nil', []);
+    for (let i = 0; i < 50; i++) list = con('cons', [constant(i), list]);
+    const s = boundedSkeleton(list, 12);
+    expect(s.kind).toBe('con');
+    expect(size(s)).toBeLessThanOrEqual(12);
+    expect(leq(list, s)).toBe(true);
+    expect(boundedSkeleton(list, 1).kind).toBe(top().kind);
   });
 
   it('meet over-approximates the intersection', () => {
