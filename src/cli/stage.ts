@@ -1,5 +1,5 @@
 /**
- * `scf stage CONFIG.json --out DIR [--k N] [--quiet]`: stages the config's pipeline against its
+ * `scf stage CONFIG.json --out DIR [--k N] [--quiet] [--explain] [--json]`: stages the config's pipeline against its
  * early-stage description (SCF Fig. 4), writes the staged optimizers (`*.staged.ts`), the stub
  * and the abstract programs into DIR, and prints I1, I2, … in Fig. 6 notation with what each
  * stage took (time, sizes, why partial evaluation stopped).
@@ -12,15 +12,17 @@ import { parseArgs } from 'node:util';
 import {
   ConfigError,
   describeStages,
+  explainStages,
   loadConfig,
   OptimizerError,
   stageConfig,
+  stageReport,
   writeStaged,
 } from '../stager/index.js';
 import { type CliIo, EXIT_BAD_INPUT } from './io.js';
 import { UsageError } from './kernel-input.js';
 
-const HELP = `Usage: scf stage CONFIG.json --out DIR [--k N] [--quiet]
+const HELP = `Usage: scf stage CONFIG.json --out DIR [--k N] [--quiet] [--explain] [--json]
 
 Stages the optimizer pipeline of CONFIG for what it says is known early about the function's
 formals, writes one staged optimizer per pass (NAME.PASS.staged.ts), a stub (NAME.stub.ts, whose
@@ -35,6 +37,10 @@ Options:
   -o, --out DIR     where to write the staged modules (required)
   -k, --k N         call-chain bound of the partial evaluator (default 2)
   -q, --quiet       do not print the abstract programs
+  -e, --explain     list, per pass, every loss of precision of the partial evaluator: each
+                    specialization parameter or result cut to a skeleton or widened to 1, and each
+                    specialization given up, with the function, what it handled and the reason
+      --json        print a JSON report instead (per pass: stop, reason, stats, sizes, events)
   -h, --help        show this help`;
 
 export async function stageCommand(argv: string[], io: CliIo): Promise<number> {
@@ -81,7 +87,11 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     bind: config.bind,
     origin: config.file,
   });
-  if (!values.quiet) io.out(describeStages(result.stages).trimEnd());
+  if (values.json) io.out(JSON.stringify({ config: config.file, ...stageReport(result.stages) }, null, 2));
+  else {
+    if (!values.quiet) io.out(describeStages(result.stages).trimEnd());
+    if (values.explain) io.out(explainStages(result.stages).trimEnd());
+  }
   io.err(`wrote ${[...files.modules, files.stub, files.descriptions].join(', ')}`);
   return 0;
 }
@@ -95,6 +105,8 @@ function parse(argv: string[]) {
       out: { type: 'string', short: 'o' },
       k: { type: 'string', short: 'k' },
       quiet: { type: 'boolean', short: 'q' },
+      explain: { type: 'boolean', short: 'e' },
+      json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -58,4 +58,11 @@ export {
   stage,
   stagePipeline,
 } from './stage.js';
-export { describeStages, type WriteOptions, type WrittenFiles, writeStaged } from './write.js';
+export {
+  describeStages,
+  explainStages,
+  stageReport,
+  type WriteOptions,
+  type WrittenFiles,
+  writeStaged,
+} from './write.js';

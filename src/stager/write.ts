@@ -61,6 +61,42 @@ export function describeStages(stages: readonly PipelineStage[]): string {
   return `${out.join('\n\n')}\n`;
 }
 
+/**
+ * `scf stage --explain`: per pass, why partial evaluation stopped and every loss of precision
+ * it made — each parameter or result widened to a skeleton or to `1`, each specialization given
+ * up — with the optimizer function, what the specialization handled (its key: the input node)
+ * and the reason. This is where a compiler writer looks when their optimizer stages poorly.
+ */
+export function explainStages(stages: readonly PipelineStage[]): string {
+  const out: string[] = [];
+  for (const s of stages) {
+    const r = s.result;
+    out.push(
+      `${s.pass.name}: stop ${r.stop}${r.stop === 'fixpoint' ? '' : ` (${r.reason})`}; ${r.peStats.visits} visits, ${r.peStats.specs} specializations, ${r.peStats.residualFuns} residual functions; ${r.events.length} loss(es) of precision`,
+    );
+    for (const e of r.events) {
+      out.push(`  ${e.spec}  ${e.key}  ${e.what}: ${e.reason} -> ${e.to}`);
+    }
+  }
+  return `${out.join('\n')}\n`;
+}
+
+/** Machine-readable staging report (`scf stage --json`): per pass, stop, stats, sizes and events. */
+export function stageReport(stages: readonly PipelineStage[]): object {
+  return {
+    passes: stages.map((s) => ({
+      pass: s.pass.name,
+      stop: s.result.stop,
+      reason: s.result.reason,
+      stats: s.result.peStats,
+      sizes: s.result.sizes,
+      dae: s.result.dae,
+      ms: s.result.ms,
+      events: s.result.events,
+    })),
+  };
+}
+
 export function writeStaged(stages: readonly PipelineStage[], opts: WriteOptions): WrittenFiles {
   const dir = path.resolve(opts.outDir);
   mkdirSync(dir, { recursive: true });

@@ -35,6 +35,35 @@ describe('scf stage', () => {
     expect(staged.out).toBe(unstaged.out);
   });
 
+  it('--explain lists each loss of precision per pass; --json reports it', async () => {
+    const config = path.join(ROOT, 'configs/table2/04-dotproduct.json');
+    const r = await cli('stage', config, '--out', path.join(TMP, 'explain'), '-q', '--explain');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^const-prop: stop (fixpoint|widened|fuel)/m);
+    expect(r.out).toMatch(/^copy-prop: stop /m);
+    expect(r.out).toMatch(/^dae: stop /m);
+    // dotproduct's unrolling of a loop with a late trip count outgrows the size cap: each such
+    // event names the specialization, what it handled, the parameter or result and the reason
+    expect(r.out).toMatch(
+      /^ {2}const-prop\.unroll\$\d+ {2}const-prop\.unroll\(while #\d+, .*\) {2}param 4 \(copies\): size-cap -> /m,
+    );
+    const j = await cli('stage', config, '--out', path.join(TMP, 'explain'), '--json');
+    expect(j.code).toBe(0);
+    const report = JSON.parse(j.out);
+    expect(report.passes.map((p: { pass: string }) => p.pass)).toEqual(['const-prop', 'copy-prop', 'dae']);
+    const cp = report.passes[0];
+    expect(cp.stats.visits).toBeGreaterThan(0);
+    const lines = r.out.split('\n');
+    const section = lines.slice(
+      lines.findIndex((l) => l.startsWith('const-prop: stop')) + 1,
+      lines.findIndex((l) => l.startsWith('copy-prop: stop')),
+    );
+    expect(cp.events.length).toBe(section.length);
+    expect(cp.events.length).toBeGreaterThan(0);
+    for (const e of cp.events)
+      expect(Object.keys(e).sort()).toEqual(['fn', 'key', 'reason', 'spec', 'to', 'what']);
+  });
+
   it('an input outside the description falls back to the unstaged pipeline with a warning', async () => {
     const out = path.join(TMP, 'out3');
     expect(
