@@ -36,6 +36,7 @@ import {
   printFun,
   type Program as KernelProgram,
 } from '../kernel/index.js';
+import { type AbsValue, size as absSize } from '../abstract-values/index.js';
 import type { Bindings, LatticeVal } from '../optimizers/index.js';
 import { Interpreter } from '../scf-lang/index.js';
 import {
@@ -83,6 +84,26 @@ export interface BenchRow {
   readonly pipelineNodes: { readonly unstaged: number; readonly staged: number };
   /** Why partial evaluation stopped, per pass. */
   readonly stop: string;
+  /** Per pass: its own instruction and map-operation counts and what staging it lost. */
+  readonly passes: readonly PassRow[];
+}
+
+/** One pass of a configuration's pipeline in the benchmark report. */
+export interface PassRow {
+  readonly pass: string;
+  readonly instructions: { readonly unstaged: number; readonly staged: number };
+  readonly mapOps: { readonly unstaged: number; readonly staged: number };
+  readonly instructionReduction: number;
+  readonly mapOpReduction: number | null;
+  /** Nodes of the pass's abstract input (I1, I2, …) and of its abstract output. */
+  readonly inputAbsNodes: number;
+  readonly outputAbsNodes: number;
+  readonly stop: string;
+  /** Specialization parameters or results widened to `1`, and cut to a skeleton. */
+  readonly widenedToTop: number;
+  readonly skeletons: number;
+  readonly generalized: number;
+  readonly residualFunctions: number;
 }
 
 /** The machine a benchmark ran on, as its reports record it. */
@@ -244,6 +265,24 @@ async function benchConfig(
     mapOps: { unstaged: counts.unstaged.ops, staged: counts.staged.ops },
     pipelineNodes: { unstaged: unstagedNodes, staged: stagedNodes },
     stop: staged.stages.map((s) => s.result.stop).join('/'),
+    passes: staged.stages.map((s, i) => {
+      const u = counts.perPass.unstaged[i] as { total: number; ops: number };
+      const st = counts.perPass.staged[i] as { total: number; ops: number };
+      return {
+        pass: s.pass.name,
+        instructions: { unstaged: u.total, staged: st.total },
+        mapOps: { unstaged: u.ops, staged: st.ops },
+        instructionReduction: round(u.total / st.total),
+        mapOpReduction: st.ops === 0 ? null : round(u.ops / st.ops),
+        inputAbsNodes: absSize(s.input[0] as AbsValue),
+        outputAbsNodes: absSize(s.result.output),
+        stop: s.result.stop,
+        widenedToTop: s.result.peStats.widenedToTop,
+        skeletons: s.result.peStats.skeletons,
+        generalized: s.result.peStats.generalized,
+        residualFunctions: s.result.peStats.residualFuns,
+      };
+    }),
   };
 }
 
@@ -258,27 +297,28 @@ function replaceFun(program: KernelProgram, fun: Fun): KernelProgram {
 
 // ---- instruction counts -------------------------------------------------------------------------
 
-function countInstructions(
-  fun: Fun,
-  formals: readonly LatticeVal[],
-  stages: readonly PipelineStage[],
-): { unstaged: { total: number; ops: number }; staged: { total: number; ops: number } } {
+function countInstructions(fun: Fun, formals: readonly LatticeVal[], stages: readonly PipelineStage[]) {
   const list = listFromArray([...formals]);
   const run = (which: 'unstaged' | 'staged') => {
     let f: unknown = fun;
     let total = 0;
     let ops = 0;
+    const perPass: { total: number; ops: number }[] = [];
     for (const s of stages) {
       const program = which === 'unstaged' ? optimizerProgram(s.pass) : s.result.residual;
       const entry = which === 'unstaged' ? s.pass.entry : s.result.entry;
+      // staged and unstaged intermediate results are equal (the benchmark checks the final one)
       const r = new Interpreter(program).run(entry, s.pass.takesFormals ? [f, list] : [f]);
       total += r.counts.total;
       ops += r.counts.collectionOps;
+      perPass.push({ total: r.counts.total, ops: r.counts.collectionOps });
       f = r.value;
     }
-    return { total, ops };
+    return { total, ops, perPass };
   };
-  return { unstaged: run('unstaged'), staged: run('staged') };
+  const unstaged = run('unstaged');
+  const staged = run('staged');
+  return { unstaged, staged, perPass: { unstaged: unstaged.perPass, staged: staged.perPass } };
 }
 
 // ---- timing -------------------------------------------------------------------------------------

@@ -45,6 +45,16 @@ describe('scf bench', () => {
     expect(c.instructions.staged).toBeLessThan(c.instructions.unstaged);
     expect(c.mapOpReduction).toBeGreaterThan(1);
     expect(c.pipelineNodes.staged).toBeLessThan(c.pipelineNodes.unstaged);
+    // per pass: its own counts and what staging lost
+    expect(c.passes.map((p: { pass: string }) => p.pass)).toEqual(['const-prop', 'copy-prop', 'dae']);
+    for (const p of c.passes) {
+      expect(p.instructions.staged).toBeLessThan(p.instructions.unstaged);
+      expect(p.inputAbsNodes).toBeGreaterThan(0);
+      expect(p.widenedToTop + p.skeletons + p.generalized).toBe(0); // mul_add reaches a fixpoint
+    }
+    expect(
+      c.passes.reduce((n: number, p: { instructions: { staged: number } }) => n + p.instructions.staged, 0),
+    ).toBe(c.instructions.staged);
     expect(JSON.parse(readFileSync(save, 'utf8')).configs[0].id).toBe(1);
     const svg = readFileSync(chart, 'utf8');
     expect(svg).toMatch(/^<svg/);
@@ -53,6 +63,7 @@ describe('scf bench', () => {
     const table = formatTable(report);
     expect(table).toContain('(1.9)');
     expect(table).toMatch(/Targets:/);
+    expect(table).toMatch(/^ {2}1 mul_add +const-prop [\d.]+\/[\d.]+ \(0, 0\)/m);
     expect(checkTargets(report.configs).find((t) => t.target.startsWith('staged output'))?.met).toBe(true);
   }, 120_000);
 
