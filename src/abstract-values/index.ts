@@ -103,6 +103,7 @@ export {
   isConcrete,
   isInt32,
   MAY_CAP,
+  normPrim,
   type MapBinding,
   type MayBinding,
   type Prim,

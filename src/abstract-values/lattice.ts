@@ -18,6 +18,16 @@
  *   may lists are capped by the constructors (`CONST_CAP`, `MAY_CAP`). So every ascending
  *   widening chain stabilises.
  * - `meet(a, b)` ⊇ γ(a) ∩ γ(b) (an over-approximation; it refines `a`, so it keeps `a`'s tags).
+ * - Growth in steps, for the partial evaluator's growing specializations (no cliff to `1`):
+ *   `shapeJoin(old, next)` ⊇ γ(old) ∪ γ(next) keeps the constructor skeleton where both agree
+ *   (pointwise joins under one constructor, unions keeping different constructors apart, maps
+ *   with equal must-keys keeping them) and sends numeric leaves that changed to their base set;
+ *   `boundedSkeleton(v, cap)` ⊇ γ(v) is the deepest cut of `v` (constructors, unions, must-keys
+ *   down to a depth, `1` below) with at most `cap` nodes. Termination of a growing sequence
+ *   does not rest on these two (`shapeJoin` alone need not stabilise: a list can grow a cell per
+ *   step): the partial evaluator counts changes and switches, after a bounded number, to
+ *   `widen`, then to skeletons with numeric leaves `1`, then to `1`, each a bounded number of
+ *   times (src/partial-eval/pe.ts, `grow`).
  */
 import { mustIndex, primIn } from './member.js';
 import {

@@ -19,12 +19,21 @@
  *   called with, its result the join of what its body returned.
  * - Recursion through one context is solved as a fixpoint with a worklist: a specialization is
  *   re-analysed when its arguments grow, or when the result of a specialization it called grew.
- *   Growth uses `join` for the first `joinsBeforeWiden` changes, then `widen`; a grown value of
- *   more than `growCap` nodes becomes `1` (regular-tree widening bounds depth, not breadth). After
- *   `specFuel` changes, a specialization's parameters outside its key become `1` (it still
- *   handles its key — say, one input node — so the staged code stays specialized to the input),
- *   and after `specFuel` changes of its result, the result is pinned to `1`. Nothing can grow past
- *   `1`, so every specialization is analysed a bounded number of times.
+ *   Growth is stepwise, never a cliff (`grow`): the first `joinsBeforeWiden` changes join
+ *   shape-preservingly (`shapeJoin`: one constructor joins pointwise, a numeric leaf that changed
+ *   becomes its base set, different constructors stay apart), later ones widen; a grown value of
+ *   more than `growCap` nodes is cut to the deepest skeleton that fits (`boundedSkeleton`:
+ *   constructors, unions and map must-keys kept, everything deeper `1`). After `specFuel`
+ *   changes each further change keeps only a skeleton whose numeric leaves are `1`, so a changing
+ *   constant is absorbed; after `specFuel` + SKELETON_STEPS changes the parameters outside the
+ *   key become `1` (the specialization still handles its key — say, one input node — so the
+ *   staged code stays specialized to the input) and the result is pinned to `1`. Every loss is
+ *   recorded as a `PeEvent` (`scf stage --explain`).
+ * - Maps whose keys are all known are arity-raised (raise.ts): the residual code holds them as
+ *   tuples of their values, so lookups and updates with known keys are tuple reads and copies,
+ *   not map operations. Every binding carries its representation; where two differ (the
+ *   branches of an `if`, an argument and its parameter, a body and its specialization's result)
+ *   the raised side is built as a map again. The entry's parameters and result are plain.
  * - Contexts are bounded twice: at most k instances of a key (SCF §3.4) and at most `chainDepth`
  *   keys (the most recent), so helpers called along many paths are not copied once per path.
  * - Budgets, all counted in work (never in time, so the residual program is a pure function of
@@ -44,14 +53,20 @@
  *   contains it. Each value in `cs` contains every value its expression takes on such runs.
  * - Identity tags (§3.3.1) never cross a call boundary: a specialization's parameters and a call's
  *   result are re-tagged fresh (`freshen`), so tag equality only relates values of one activation.
- * - Every loop here is bounded: specializations grow a bounded number of times (specFuel), the
- *   number of contexts is bounded by the k rule, and the visit budget bounds the rest.
+ * - Every loop here is bounded. Termination: each specialization's parameters and result change
+ *   at most specFuel + SKELETON_STEPS + 1 times (each change is counted; past the last, `1`
+ *   absorbs everything), each parameter's or result's representation changes at most twice
+ *   (undecided → decided → plain), the number of contexts is bounded by the k rule and the
+ *   chain depth, so the worklist empties; the visit budget and `maxSpecs` bound the rest in
+ *   work (never in time).
  */
 import {
   type AbsValue,
   ABS_PRIMS,
   alternatives,
   bottom,
+  comparePrim,
+  constant,
   type CtorTable,
   con,
   conforms,
@@ -62,6 +77,8 @@ import {
   isConcrete,
   join,
   leq,
+  normPrim,
+  type Prim,
   printAbs,
   project,
   refineCtor,
@@ -75,7 +92,31 @@ import {
   withPrelude,
   withTag,
 } from '../abstract-values/index.js';
-import type { Call, Expr, FunDef, Label, Program, Span } from '../scf-lang/core.js';
+import { Map as IMap } from 'immutable';
+import { type PMap, setAdd, setEmpty } from '../scf-lang/prelude.js';
+import {
+  type Call,
+  type CtorDecl,
+  type Expr,
+  type FunDef,
+  type Label,
+  type Program,
+  type Span,
+  tupleCtor,
+  tupleCtorName,
+} from '../scf-lang/core.js';
+import { isPrim } from '../scf-lang/values.js';
+import {
+  conRep,
+  keyIndex,
+  RAISE_CAP,
+  type Rep,
+  sameRep,
+  slotValue,
+  tupleRep,
+  viewOf,
+  withKey,
+} from './raise.js';
 import { assertNever, forEachExpr, Interpreter, ScfRuntimeError, type Value } from '../scf-lang/index.js';
 import { type Chain, Contexts } from './context.js';
 import { type Finiteness, finitenessAnalysis } from './finiteness.js';
@@ -99,6 +140,8 @@ export interface PeOptions {
   readonly maxSpecs?: number;
   /** Called every ~100,000 visits. */
   readonly onProgress?: (stats: PeStats) => void;
+  /** Residual maps whose keys are all known become tuples of their values (raise.ts; default true). */
+  readonly raiseMaps?: boolean;
 }
 
 export type PeStop = 'fixpoint' | 'widened' | 'fuel';
@@ -141,6 +184,10 @@ export interface PeStats {
   widenedToTop: number;
   /** Parameters or results cut to a skeleton (constructors and must-keys kept) instead of `1`. */
   skeletons: number;
+  /** Map operations on raised maps residualized as tuple operations (raise.ts). */
+  raisedOps: number;
+  /** Raised values turned back into plain ones where representations met and differed. */
+  materialized: number;
   /** Specializations in the residual program. */
   residualFuns: number;
 }
@@ -165,9 +212,14 @@ export interface PeResult {
 
 interface Binding {
   readonly v: AbsValue;
-  /** A `var` or a `lit`. */
+  /** Its residual code. */
   readonly r: Expr;
+  /** How the residual code represents the value (raise.ts); `undefined`: as the optimizer does. */
+  readonly rep?: Rep;
 }
+
+/** A specialization's result representation before its first analysis ended. */
+const NO_REP = Symbol('no rep yet');
 
 interface Env {
   readonly name: string;
@@ -191,6 +243,12 @@ interface Spec {
   retTop: boolean;
   analyzing: boolean;
   dirty: boolean;
+  /** How each parameter is represented (decided by the first call; only ever becomes plain). */
+  paramReps: Rep[];
+  /** How the result is represented (only ever becomes plain after its first value). */
+  retRep: Rep | typeof NO_REP;
+  /** Whether this is the entry (its parameters and result are the staged code's interface: plain). */
+  readonly isRoot: boolean;
   readonly callers: Set<Spec>;
   body: Expr | undefined;
   cs: Map<Label, AbsValue>;
@@ -254,6 +312,8 @@ class PartialEvaluator {
     generalized: 0,
     widenedToTop: 0,
     skeletons: 0,
+    raisedOps: 0,
+    materialized: 0,
     residualFuns: 0,
   };
   readonly events: PeEvent[] = [];
@@ -267,6 +327,7 @@ class PartialEvaluator {
   private readonly specFuel: number;
   private readonly growCap: number;
   private readonly staticSteps: number;
+  private readonly raiseMaps: boolean;
   private widened = false;
   /** Original functions called generically (kept in the residual program with their callees). */
   private readonly genericFns = new Set<string>();
@@ -274,6 +335,9 @@ class PartialEvaluator {
   private exhausted = false;
   private exhaustedBy = '';
   private nextLabel = 1;
+  private nextTemp = 0;
+  /** Arities of the tuples raised maps became (their constructors join the residual program). */
+  private readonly tupleArities = new Set<number>();
   private nextProgress = 100_000;
 
   constructor(
@@ -291,6 +355,7 @@ class PartialEvaluator {
     this.specFuel = opts.specFuel ?? 8;
     this.growCap = opts.growCap ?? 256;
     this.staticSteps = opts.staticCallSteps ?? 2_000_000;
+    this.raiseMaps = opts.raiseMaps ?? true;
   }
 
   run(root: FunDef, input: readonly AbsValue[]): PeResult {
@@ -299,6 +364,8 @@ class PartialEvaluator {
       root,
       this.contexts.push(key, undefined),
       input.map((v) => this.fresh(v)),
+      [],
+      true,
     );
     this.analyze(spec);
     this.drain();
@@ -307,7 +374,14 @@ class PartialEvaluator {
 
   // ---- specializations ------------------------------------------------------------------
 
-  private newSpec(fn: FunDef, ctx: Chain, args: AbsValue[], name?: string): Spec {
+  private newSpec(
+    fn: FunDef,
+    ctx: Chain,
+    args: AbsValue[],
+    paramReps: Rep[] = [],
+    isRoot = false,
+    name?: string,
+  ): Spec {
     const id = this.stats.specs++;
     if (this.stats.specs >= this.maxSpecs) this.exhaust(`${this.maxSpecs} specializations were made`);
     const spec: Spec = {
@@ -327,6 +401,9 @@ class PartialEvaluator {
       callers: new Set(),
       body: undefined,
       cs: new Map(),
+      paramReps: fn.params.map((_, i) => paramReps[i]),
+      retRep: NO_REP,
+      isRoot,
     };
     this.specs.set(ctx.id, spec);
     return spec;
@@ -386,6 +463,15 @@ class PartialEvaluator {
 
   private settleGeneric(spec: Spec): void {
     const span = spec.fn.span;
+    // the original function takes and returns plain values
+    if (
+      spec.paramReps.some((r) => r !== undefined) ||
+      (spec.retRep !== NO_REP && spec.retRep !== undefined)
+    ) {
+      spec.paramReps = spec.paramReps.map(() => undefined);
+      for (const c of spec.callers) this.markDirty(c);
+    }
+    spec.retRep = undefined;
     spec.body = this.genericCall(
       spec.fn.name,
       spec.fn.params.map((p) => this.node({ kind: 'var', name: p }, span)),
@@ -431,13 +517,31 @@ class PartialEvaluator {
     let env: Env | undefined;
     spec.fn.params.forEach((p, i) => {
       const v = spec.args[i] as AbsValue;
-      env = {
-        name: p,
-        b: { v, r: this.residualOf(v, () => this.node({ kind: 'var', name: p }, spec.fn.span)) },
-        next: env,
-      };
+      const r = this.residualOf(
+        v,
+        () => this.node({ kind: 'var', name: p }, spec.fn.span),
+        undefined,
+        spec.paramReps[i],
+      );
+      env = { name: p, b: { v, r, rep: r.kind === 'lit' ? undefined : spec.paramReps[i] }, next: env };
     });
-    const res = this.ev(spec.fn.body, env, spec);
+    let res = this.ev(spec.fn.body, env, spec);
+    // the result's representation: the first analysis decides it; a different one later, or the
+    // entry's interface, makes it plain (callers analysed with the old one are analysed again)
+    // (a body that cannot return yet — its recursion has no result so far — decides nothing)
+    if (spec.isRoot) res = this.plain(res, spec.fn.span);
+    else if (res.v.kind === 'bottom') {
+      // no run returns: the residual's representation is immaterial
+    } else if (spec.retRep === NO_REP) {
+      spec.retRep = res.rep;
+      if (res.rep !== undefined) for (const c of spec.callers) this.markDirty(c);
+    } else if (!sameRep(spec.retRep, res.rep)) {
+      if (spec.retRep !== undefined) {
+        spec.retRep = undefined;
+        for (const c of spec.callers) this.markDirty(c);
+      }
+      res = this.plain(res, spec.fn.span);
+    }
     spec.body = res.r;
     spec.cs = this.cs;
     this.cs = outerCs;
@@ -520,14 +624,205 @@ class PartialEvaluator {
   }
 
   /** The residual of a value: a constant when it is a singleton, else `make()`. Records cs. */
-  private residualOf(v: AbsValue, make: () => Expr, span?: Span): Expr {
+  /**
+   * The residual of a value: a constant when it is a singleton, else `make()`, whose code
+   * represents the value per `rep`. Records cs (the value as represented).
+   */
+  private residualOf(v: AbsValue, make: () => Expr, span?: Span, rep?: Rep): Expr {
     const s = v.kind === 'bottom' ? undefined : this.single(v);
-    const r =
-      s !== undefined
-        ? this.node({ kind: 'lit', value: s.value as Value }, span ?? { file: '', start: 0, end: 0 })
-        : make();
-    this.cs.set(r.label, v);
+    if (s !== undefined) {
+      const r = this.node({ kind: 'lit', value: s.value as Value }, span ?? { file: '', start: 0, end: 0 });
+      this.cs.set(r.label, v);
+      return r;
+    }
+    const r = make();
+    this.cs.set(r.label, rep === undefined ? v : viewOf(v, rep));
     return r;
+  }
+
+  /** A binding of `v` computed by `make()` with representation `rep` (plain when a constant). */
+  private bind(v: AbsValue, make: () => Expr, span: Span, rep: Rep): Binding {
+    const r = this.residualOf(v, make, span, rep);
+    return r.kind === 'lit' || rep === undefined ? { v, r } : { v, r, rep };
+  }
+
+  // ---- representations (raise.ts) -------------------------------------------------------
+
+  /** `b` represented plainly: raised maps inside it are built as maps again. */
+  private plain(b: Binding, span: Span): Binding {
+    if (b.rep === undefined) return b;
+    this.stats.materialized++;
+    return { v: b.v, r: this.plainCode(b.r, b.v, b.rep, span) };
+  }
+
+  private plainCode(r: Expr, v: AbsValue, rep: Rep, span: Span): Expr {
+    if (rep === undefined) return r;
+    return this.withVar(r, v, rep, span, (x) => {
+      if (rep.kind === 'tuple') {
+        // map_insert(…map_insert(map_empty(), k0, #n⁻⁰ x)…, kn, #n⁻ⁿ x)
+        let m: Binding = {
+          v: ABS_PRIMS.map_empty(),
+          r: this.node({ kind: 'prim', op: 'map_empty', args: [] }, span),
+        };
+        this.cs.set(m.r.label, m.v);
+        rep.keys.forEach((k, i) => {
+          const slot = this.slot(x, v, rep.keys, i, span);
+          const mv = ABS_PRIMS.map_insert(m.v, constant(k), slot.v);
+          m = {
+            v: mv,
+            r: this.node(
+              { kind: 'prim', op: 'map_insert', args: [m.r, this.litNode(k, span), slot.r] },
+              span,
+            ),
+          };
+          this.cs.set(m.r.label, mv);
+        });
+        return m.r;
+      }
+      // c(plain(c⁻⁰ x), …)
+      const fields = rep.args.map((fr, i) => {
+        const fv = project(rep.ctor, i, v);
+        const p = this.node({ kind: 'proj', ctor: rep.ctor, index: i, arg: x }, span);
+        this.cs.set(p.label, viewOf(fv, fr));
+        return this.plainCode(p, fv, fr, span);
+      });
+      const c = this.node({ kind: 'con', ctor: rep.ctor, args: fields }, span);
+      this.cs.set(c.label, v);
+      return c;
+    });
+  }
+
+  /** Slot `i` of the raised map held by the variable `x`: `#n⁻ⁱ x` (plain by the invariant). */
+  private slot(x: Expr, v: AbsValue, keys: readonly Prim[], i: number, span: Span): Binding {
+    const sv = slotValue(v, keys[i] as Prim);
+    const r = this.node({ kind: 'proj', ctor: this.tupleCtor(keys.length), index: i, arg: x }, span);
+    this.cs.set(r.label, sv);
+    return { v: sv, r };
+  }
+
+  /** `make(x)` where `x` is `r` itself when it is a variable, else a let-bound one. */
+  private withVar(r: Expr, v: AbsValue, rep: Rep, span: Span, make: (x: Expr) => Expr): Expr {
+    if (r.kind === 'var') return make(r);
+    const name = `$r${this.nextTemp++}`;
+    const x = this.node({ kind: 'var', name }, span);
+    this.cs.set(x.label, viewOf(v, rep));
+    const body = make(x);
+    const l = this.node({ kind: 'let', name, value: r, body }, span);
+    this.cs.set(l.label, this.cs.get(body.label) ?? top());
+    return l;
+  }
+
+  /** `b`, with a raised map at its top made plain (tests and projections need the map itself). */
+  private tupleFree(b: Binding, span: Span): Binding {
+    return b.rep?.kind === 'tuple' ? this.plain(b, span) : b;
+  }
+
+  /**
+   * Map operations with a known key on a raised map (or a map constant) as tuple operations:
+   *   map_find(m, k)      => some(#n⁻ⁱ m)         (k the i-th key; `none` when k is not a key)
+   *   map_insert(m, k, x) => #n'(…, x, …)         (slot replaced, or added in key order)
+   *   map_delete(m, k)    => #n'(… without k …)
+   *   map_has / map_size / map_keys                => constants (the keys are known)
+   * `undefined` when the operation is not of that form (the caller residualizes it plainly).
+   */
+  private raisedPrim(op: string, args: readonly Binding[], span: Span): Binding | undefined {
+    if (!this.raiseMaps) return undefined;
+    const [m, k, x] = args as [Binding, Binding | undefined, Binding | undefined];
+    if (m === undefined) return undefined;
+    const key = k?.r.kind === 'lit' && isPrim(k.r.value) ? (k.r.value as Prim) : undefined;
+    const keys = this.knownKeys(m);
+    if (keys === undefined) return undefined;
+    switch (op) {
+      case 'map_find': {
+        if (key === undefined || m.rep === undefined) return undefined;
+        const v = ABS_PRIMS.map_find(m.v, (k as Binding).v);
+        const i = keyIndex(keys, key);
+        this.stats.raisedOps++;
+        return this.bind(
+          v,
+          () =>
+            this.withVar(m.r, m.v, m.rep, span, (mx) =>
+              i < 0
+                ? this.node({ kind: 'con', ctor: 'none', args: [] }, span)
+                : this.node({ kind: 'con', ctor: 'some', args: [this.slot(mx, m.v, keys, i, span).r] }, span),
+            ),
+          span,
+          undefined,
+        );
+      }
+      case 'map_insert':
+      case 'map_delete': {
+        if (key === undefined) return undefined;
+        const next =
+          op === 'map_insert' ? withKey(keys, key) : keys.filter((_, j) => j !== keyIndex(keys, key));
+        if (next.length > RAISE_CAP) return undefined;
+        const value = op === 'map_insert' ? this.plain(x as Binding, span) : undefined;
+        const v =
+          op === 'map_insert'
+            ? ABS_PRIMS.map_insert(m.v, (k as Binding).v, (value as Binding).v)
+            : ABS_PRIMS.map_delete(m.v, (k as Binding).v);
+        this.stats.raisedOps++;
+        const rep = tupleRep(next);
+        return this.bind(
+          v,
+          () =>
+            this.withVar(m.r, m.v, m.rep, span, (mx) => {
+              const slots = next.map((kk) => {
+                if (value !== undefined && keyIndex([kk], key) === 0) return value.r;
+                if (m.rep !== undefined) return this.slot(mx, m.v, keys, keyIndex(keys, kk), span).r;
+                // a map constant: its entry is a constant
+                const c = (m.r as Extract<Expr, { kind: 'lit' }>).value as PMap<Prim, Value>;
+                return this.constNode(c.get(kk) as Value, span);
+              });
+              return this.node({ kind: 'con', ctor: this.tupleCtor(next.length), args: slots }, span);
+            }),
+          span,
+          rep,
+        );
+      }
+      case 'map_has':
+      case 'map_size':
+      case 'map_keys': {
+        // the keys are known: so is the answer
+        if (m.rep === undefined || (op === 'map_has' && key === undefined)) return undefined;
+        const value: Value =
+          op === 'map_size'
+            ? keys.length
+            : op === 'map_has'
+              ? keyIndex(keys, key as Prim) >= 0
+              : keys.reduce((acc, kk) => setAdd(acc, kk), setEmpty<Prim>());
+        this.stats.raisedOps++;
+        return { v: fromConcrete(value, this.ctors), r: this.constNode(value, span) };
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  /** The keys of a raised map, or of a map constant small enough to raise; else `undefined`. */
+  private knownKeys(m: Binding): readonly Prim[] | undefined {
+    if (m.rep?.kind === 'tuple') return m.rep.keys;
+    if (m.rep !== undefined || m.r.kind !== 'lit' || !IMap.isMap(m.r.value)) return undefined;
+    const c = m.r.value as PMap<Prim, Value>;
+    if (c.size > RAISE_CAP) return undefined;
+    return [...c.keys()].map(normPrim).sort(comparePrim);
+  }
+
+  private constNode(value: Value, span: Span): Expr {
+    const r = this.node({ kind: 'lit', value }, span);
+    this.cs.set(r.label, fromConcrete(value, this.ctors));
+    return r;
+  }
+
+  private litNode(value: Prim, span: Span): Expr {
+    const r = this.node({ kind: 'lit', value }, span);
+    this.cs.set(r.label, constant(value));
+    return r;
+  }
+
+  private tupleCtor(n: number): string {
+    this.tupleArities.add(n);
+    return tupleCtorName(n);
   }
 
   private ev(e: Expr, env: Env | undefined, spec: Spec): Binding {
@@ -561,17 +856,19 @@ class PartialEvaluator {
           e.ctor,
           args.map((a) => a.v),
         );
-        return {
+        return this.bind(
           v,
-          r: this.residualOf(
-            v,
-            () => this.node({ kind: 'con', ctor: e.ctor, args: args.map((a) => a.r) }, e.span),
-            e.span,
+          () => this.node({ kind: 'con', ctor: e.ctor, args: args.map((a) => a.r) }, e.span),
+          e.span,
+          conRep(
+            e.ctor,
+            args.map((a) => a.rep),
           ),
-        };
+        );
       }
       case 'test': {
-        const a = this.ev(e.arg, env, spec);
+        // a constructor test on a raised map would see the tuple: test the map itself
+        const a = this.tupleFree(this.ev(e.arg, env, spec), e.span);
         const v = testCtor(e.ctor, a.v, this.arity(e.ctor));
         return {
           v,
@@ -579,16 +876,16 @@ class PartialEvaluator {
         };
       }
       case 'proj': {
-        const a = this.ev(e.arg, env, spec);
+        const a = this.tupleFree(this.ev(e.arg, env, spec), e.span);
         const v = project(e.ctor, e.index, a.v);
-        return {
+        // a field of a represented constructor keeps its representation
+        const rep = a.rep?.kind === 'con' && a.rep.ctor === e.ctor ? a.rep.args[e.index] : undefined;
+        return this.bind(
           v,
-          r: this.residualOf(
-            v,
-            () => this.node({ kind: 'proj', ctor: e.ctor, index: e.index, arg: a.r }, e.span),
-            e.span,
-          ),
-        };
+          () => this.node({ kind: 'proj', ctor: e.ctor, index: e.index, arg: a.r }, e.span),
+          e.span,
+          rep,
+        );
       }
       case 'if': {
         const c = this.ev(e.cond, env, spec);
@@ -596,42 +893,50 @@ class PartialEvaluator {
         if (!t && !f) return { v: bottom(), r: c.r };
         if (!f) return this.ev(e.then, this.refine(e.cond, env, true), spec);
         if (!t) return this.ev(e.else, this.refine(e.cond, env, false), spec);
-        const a = this.ev(e.then, this.refine(e.cond, env, true), spec);
-        const b = this.ev(e.else, this.refine(e.cond, env, false), spec);
+        let a = this.ev(e.then, this.refine(e.cond, env, true), spec);
+        let b = this.ev(e.else, this.refine(e.cond, env, false), spec);
+        // one representation for both branches (a branch that cannot return does not count)
+        let rep: Rep;
+        if (a.v.kind === 'bottom') rep = b.rep;
+        else if (b.v.kind === 'bottom') rep = a.rep;
+        else if (sameRep(a.rep, b.rep)) rep = a.rep;
+        else {
+          a = this.plain(a, e.span);
+          b = this.plain(b, e.span);
+          rep = undefined;
+        }
         const v = a.v.kind === 'bottom' ? b.v : b.v.kind === 'bottom' ? a.v : join(a.v, b.v).value;
-        return {
+        return this.bind(
           v,
-          r: this.residualOf(
-            v,
-            // biome-ignore lint/suspicious/noThenProperty: Core's `if` node has a `then` field
-            () => this.node({ kind: 'if', cond: c.r, then: a.r, else: b.r }, e.span),
-            e.span,
-          ),
-        };
+          // biome-ignore lint/suspicious/noThenProperty: Core's `if` node has a `then` field
+          () => this.node({ kind: 'if', cond: c.r, then: a.r, else: b.r }, e.span),
+          e.span,
+          rep,
+        );
       }
       case 'let': {
         const x = this.ev(e.value, env, spec);
         const bound: Binding =
           x.r.kind === 'lit' || x.r.kind === 'var'
             ? x
-            : {
-                v: x.v,
-                r: this.residualOf(x.v, () => this.node({ kind: 'var', name: e.name }, e.span), e.span),
-              };
+            : this.bind(x.v, () => this.node({ kind: 'var', name: e.name }, e.span), e.span, x.rep);
         const body = this.ev(e.body, { name: e.name, b: bound, next: env }, spec);
         if (bound === x) return body; // nothing to bind: uses were replaced by the constant or variable
         const r = this.node({ kind: 'let', name: e.name, value: x.r, body: body.r }, e.span);
-        this.cs.set(r.label, body.v);
-        return { v: body.v, r };
+        this.cs.set(r.label, body.rep === undefined ? body.v : viewOf(body.v, body.rep));
+        return body.rep === undefined ? { v: body.v, r } : { v: body.v, r, rep: body.rep };
       }
       case 'prim': {
         const args = e.args.map((a) => this.ev(a, env, spec));
-        const v = ABS_PRIMS[e.op](...args.map((a) => a.v));
+        const raised = this.raisedPrim(e.op, args, e.span);
+        if (raised) return raised;
+        const plainArgs = args.map((a) => this.plain(a, e.span));
+        const v = ABS_PRIMS[e.op](...plainArgs.map((a) => a.v));
         return {
           v,
           r: this.residualOf(
             v,
-            () => this.node({ kind: 'prim', op: e.op, args: args.map((a) => a.r) }, e.span),
+            () => this.node({ kind: 'prim', op: e.op, args: plainArgs.map((a) => a.r) }, e.span),
             e.span,
           ),
         };
@@ -657,7 +962,7 @@ class PartialEvaluator {
       if (!b) return env;
       const v = refineCtor(b.v, cond.ctor, outcome, this.arity(cond.ctor));
       if (v === b.v) return env;
-      return { name, b: { v, r: this.residualOf(v, () => b.r, cond.span) }, next: env };
+      return { name, b: this.bind(v, () => b.r, cond.span, b.rep), next: env };
     }
     if (outcome && cond.kind === 'prim' && (cond.op === 'eq' || cond.op === 'equal')) {
       const [l, r] = cond.args;
@@ -679,7 +984,7 @@ class PartialEvaluator {
         ? consts([0, -0].filter((z) => conforms(z, b.v, this.ctors)))
         : fromConcrete(value, this.ctors);
     if (v.kind === 'bottom' || !leq(v, b.v)) return env;
-    return { name, b: { v, r: this.residualOf(v, () => b.r) }, next: env };
+    return { name, b: this.bind(v, () => b.r, b.r.span, b.rep), next: env };
   }
 
   private call(e: Call, env: Env | undefined, caller: Spec): Binding {
@@ -727,7 +1032,7 @@ class PartialEvaluator {
       const v = top();
       const r = this.genericCall(
         fn.name,
-        args.map((a) => a.r),
+        args.map((a) => this.plain(a, e.span).r),
         e.span,
       );
       this.cs.set(r.label, v);
@@ -738,11 +1043,23 @@ class PartialEvaluator {
         fn,
         ctx,
         args.map((a) => this.fresh(a.v)),
+        args.map((a) => a.rep),
       );
       spec.callers.add(caller);
       this.analyze(spec);
     } else {
       spec.callers.add(caller);
+      // an argument represented otherwise than the parameter makes the parameter plain; every
+      // caller analysed with the old representation is analysed again
+      let repChanged = false;
+      args.forEach((a, i) => {
+        const pr = (spec as Spec).paramReps[i];
+        if (pr !== undefined && !sameRep(a.rep, pr)) {
+          (spec as Spec).paramReps[i] = undefined;
+          repChanged = true;
+        }
+      });
+      if (repChanged) for (const c of spec.callers) if (c !== caller) this.markDirty(c);
       let grew = false;
       if (!spec.generalized && !spec.argsTop) {
         const next = spec.args.slice();
@@ -769,7 +1086,7 @@ class PartialEvaluator {
           } else spec.args = next;
         }
       }
-      if (grew && !spec.generalized) {
+      if ((grew || repChanged) && !spec.generalized) {
         if (spec.analyzing) this.markDirty(spec);
         else this.analyze(spec);
       }
@@ -777,14 +1094,14 @@ class PartialEvaluator {
     const ret = spec.ret;
     const v = this.fresh(ret);
     const callee = spec;
-    return {
+    // arguments as the parameters represent them (a differing one is plain: see above)
+    const actuals = args.map((a, i) => (sameRep(a.rep, callee.paramReps[i]) ? a.r : this.plain(a, e.span).r));
+    return this.bind(
       v,
-      r: this.residualOf(
-        v,
-        () => this.node({ kind: 'call', fn: callee.name, args: args.map((a) => a.r) }, e.span),
-        e.span,
-      ),
-    };
+      () => this.node({ kind: 'call', fn: callee.name, args: actuals }, e.span),
+      e.span,
+      callee.retRep === NO_REP ? undefined : callee.retRep,
+    );
   }
 
   // ---- the residual program -------------------------------------------------------------
@@ -852,7 +1169,7 @@ class PartialEvaluator {
     this.stats.residualFuns = funs.size;
     const output = this.fresh(root.ret);
     return {
-      residual: { funs, ctors: this.program.ctors, sources: this.program.sources },
+      residual: { funs, ctors: this.residualCtors(), sources: this.program.sources },
       entry: root.name,
       cs,
       output,
@@ -862,6 +1179,17 @@ class PartialEvaluator {
       comments,
       events: this.events,
     };
+  }
+
+  /** The program's constructors and the tuples raised maps became. */
+  private residualCtors(): ReadonlyMap<string, CtorDecl> {
+    if (this.tupleArities.size === 0) return this.program.ctors;
+    const ctors = new Map(this.program.ctors);
+    for (const n of [...this.tupleArities].sort((a, b) => a - b)) {
+      const name = tupleCtorName(n);
+      if (!ctors.has(name)) ctors.set(name, tupleCtor(n));
+    }
+    return ctors;
   }
 
   /** What a specialization handles, for the emitted comment: `daeCmd(assign #12, _)`. */

@@ -1,0 +1,108 @@
+/**
+ * Arity raising of maps with known keys: how the partial evaluator represents, in the residual
+ * program, a map whose keys are all known at the early stage.
+ *
+ * Why. An optimizer's environment (`PMap<string, LatticeVal>`) usually has keys the early stage
+ * knows exactly — the kernel's variable names — and values it does not. Residualized as a map,
+ * every lookup and update stays a hashing map operation at the late stage (SCF Table 3 counts
+ * those: they are most of an optimizer's time). Raised, the map is a tuple of its values in key
+ * order: `map_find(env, 'i')` becomes `some(#n⁻³(env))` and `map_insert(env, 'i', v)` a new tuple
+ * with one slot replaced — what the paper's staged code does with its per-variable locals.
+ *
+ * Representation (`Rep`), tracked with every residual value in the partial evaluator:
+ * - `undefined` (plain): the value is represented as the optimizer itself represents it;
+ * - `tuple(K)`: the value is a map with exactly the keys K (sorted), held as a `#|K|` tuple of
+ *   its values, each plain;
+ * - `con(c, reps)`: the value is a constructor `c` (certainly `c`) whose fields are represented
+ *   by `reps` (some field, at some depth, holds a raised map).
+ * Invariant: a residual expression with rep R evaluates, on every admitted input, to the value
+ * the original expression computes, represented per R. Representations are decided where values
+ * are made (a map insert on a raised map or a map literal with a known key; a constructor of
+ * represented fields) and flow through variables, projections, lets and calls; wherever two reps
+ * meet and differ (the branches of an `if`, a call's argument against the callee's parameter, a
+ * body's result against the specialization's result) both sides become plain, which is always
+ * possible (`plainCode`). A specialization's parameter and result reps only ever change to
+ * plain, so this adds a bounded number of re-analyses to the partial evaluator's fixpoint.
+ *
+ * The collecting semantics records, for an expression with a non-plain rep, the value *as
+ * represented* (`viewOf`: the tuple of the map's slot values), so that dead-assignment
+ * elimination reasons about the code as it is.
+ */
+import {
+  type AbsValue,
+  ABS_PRIMS,
+  con,
+  constant,
+  comparePrim,
+  normPrim,
+  type Prim,
+  project,
+  top,
+} from '../abstract-values/index.js';
+
+export type Rep =
+  | undefined
+  | { readonly kind: 'tuple'; readonly keys: readonly Prim[] }
+  | { readonly kind: 'con'; readonly ctor: string; readonly args: readonly Rep[] };
+
+/** Most keys a raised map may have (a wider tuple costs more to copy than a map update). */
+export const RAISE_CAP = 64;
+
+export function tupleRep(keys: readonly Prim[]): Rep {
+  return { kind: 'tuple', keys };
+}
+
+/** The rep of a constructor built from fields with `args` reps: plain when every field is. */
+export function conRep(ctor: string, args: readonly Rep[]): Rep {
+  return args.some((a) => a !== undefined) ? { kind: 'con', ctor, args } : undefined;
+}
+
+export function sameRep(a: Rep, b: Rep): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined) return false;
+  if (a.kind === 'tuple')
+    return (
+      b.kind === 'tuple' &&
+      a.keys.length === b.keys.length &&
+      a.keys.every((k, i) => comparePrim(k, b.keys[i] as Prim) === 0)
+    );
+  return (
+    b.kind === 'con' &&
+    a.ctor === b.ctor &&
+    a.args.length === b.args.length &&
+    a.args.every((x, i) => sameRep(x, b.args[i]))
+  );
+}
+
+/** The position of `key` in sorted `keys`, or -1. */
+export function keyIndex(keys: readonly Prim[], key: Prim): number {
+  const k = normPrim(key);
+  return keys.findIndex((x) => comparePrim(x, k) === 0);
+}
+
+/** `keys` with `key` added (sorted, no duplicate). */
+export function withKey(keys: readonly Prim[], key: Prim): Prim[] {
+  if (keyIndex(keys, key) >= 0) return [...keys];
+  return [...keys, normPrim(key)].sort(comparePrim);
+}
+
+/** The abstract value of the map `v`'s entry for `key` (`1` when `v` does not say). */
+export function slotValue(v: AbsValue, key: Prim): AbsValue {
+  const found = ABS_PRIMS.map_find(v, constant(key));
+  return found.kind === 'con' && found.ctor === 'some' ? (found.args[0] as AbsValue) : top();
+}
+
+/** The value `v` as `rep` represents it: what the residual code computes. */
+export function viewOf(v: AbsValue, rep: Rep): AbsValue {
+  if (rep === undefined) return v;
+  if (rep.kind === 'tuple') {
+    return con(
+      `#${rep.keys.length}`,
+      rep.keys.map((k) => slotValue(v, k)),
+    );
+  }
+  return con(
+    rep.ctor,
+    rep.args.map((r, i) => viewOf(project(rep.ctor, i, v), r)),
+  );
+}
