@@ -50,6 +50,8 @@ import {
   hash,
   hasFreeRec,
   inBase,
+  isConcrete,
+  openSize,
   type MapBinding,
   mapChildren,
   primIndex,
@@ -547,15 +549,16 @@ function sameMustKeys(a: AbsMap, b: AbsMap): boolean {
 }
 
 /**
- * An upper bound of `v` of at most `cap` nodes that keeps its shape as deep as it can: the
- * constructor skeleton, unions and map must-keys down to some depth, everything below it `1`
- * (and numeric constant sets their base set). The depth is the largest that fits the cap
- * (at depth 0 the value is `1`). This replaces the cliff from "too big" straight to `1`: a
+ * An upper bound of `v` of at most `cap` open nodes (`openSize`: fully known parts count as
+ * one) that keeps its shape as deep as it can: the constructor skeleton, unions and map
+ * must-keys down to some depth, everything below it `1` (and numeric constant sets their base
+ * set) — fully known parts are kept whole. The depth is the largest that fits the cap (at
+ * depth 0 the value is `1`). This replaces the cliff from "too big" straight to `1`: a
  * specialization that outgrew its fuel or size cap still knows which constructor and which
  * must-keys it handles, so the code working on them stays specialized.
  */
 export function boundedSkeleton(v: AbsValue, cap: number, numbersToTop = false): AbsValue {
-  if (!numbersToTop && size(v) <= cap) return v;
+  if (!numbersToTop && openSize(v) <= cap) return v;
   let lo = 0;
   let hi = DEPTH_CAP;
   let best: AbsValue = top();
@@ -563,7 +566,7 @@ export function boundedSkeleton(v: AbsValue, cap: number, numbersToTop = false):
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
     const s = cut(v, mid, numbersToTop);
-    if (size(s) <= cap) {
+    if (openSize(s) <= cap) {
       best = s;
       lo = mid + 1;
     } else hi = mid - 1;
@@ -576,6 +579,9 @@ export function boundedSkeleton(v: AbsValue, cap: number, numbersToTop = false):
  * leaves become their base set, or `1` with `numbersToTop`.
  */
 function cut(v: AbsValue, depth: number, numbersToTop: boolean): AbsValue {
+  // a fully known part is kept whole at any depth (unless its numbers are to go: a part that
+  // keeps changing after the fuel is spent is usually a counter or a label)
+  if (!numbersToTop && isConcrete(v)) return v;
   switch (v.kind) {
     case 'bottom':
     case 'top':

@@ -331,10 +331,12 @@ export function equalsWithTags(a: AbsValue, b: AbsValue): boolean {
 const HASH: unique symbol = Symbol('hash');
 const SIZE: unique symbol = Symbol('size');
 const CONCRETE: unique symbol = Symbol('concrete');
+const OPEN_SIZE: unique symbol = Symbol('open size');
 interface Cache {
   [HASH]?: number;
   [SIZE]?: number;
   [CONCRETE]?: boolean;
+  [OPEN_SIZE]?: number;
 }
 
 /**
@@ -347,6 +349,7 @@ export function inheritCaches<T extends AbsValue>(from: AbsValue, to: T): T {
   if (f[HASH] !== undefined) t[HASH] = f[HASH];
   if (f[SIZE] !== undefined) t[SIZE] = f[SIZE];
   if (f[CONCRETE] !== undefined) t[CONCRETE] = f[CONCRETE];
+  if (f[OPEN_SIZE] !== undefined) t[OPEN_SIZE] = f[OPEN_SIZE];
   return to;
 }
 
@@ -476,6 +479,21 @@ export function size(v: AbsValue): number {
   let n = 1;
   for (const c of childrenOf(v)) n += size(c);
   (v as Cache)[SIZE] = n;
+  return n;
+}
+
+/**
+ * Nodes of `v` outside its fully known (concrete) parts, each of which counts as one node: the
+ * measure of how much of a value is still abstract. A growing value's known parts — the input
+ * program a pass passes through, say — cost nothing to keep, so size caps count this.
+ */
+export function openSize(v: AbsValue): number {
+  if (isConcrete(v)) return 1;
+  const cached = (v as Cache)[OPEN_SIZE];
+  if (cached !== undefined) return cached;
+  let n = 1;
+  for (const c of childrenOf(v)) n += openSize(c);
+  (v as Cache)[OPEN_SIZE] = n;
   return n;
 }
 

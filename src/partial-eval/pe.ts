@@ -78,6 +78,7 @@ import {
   join,
   leq,
   normPrim,
+  openSize,
   type Prim,
   printAbs,
   project,
@@ -424,7 +425,7 @@ class PartialEvaluator {
       w = widen(old, shaped).value;
     }
     const fuelOut = changes >= this.specFuel;
-    if ((size(w) <= this.growCap && !fuelOut) || isConcrete(w)) return w;
+    if ((openSize(w) <= this.growCap && !fuelOut) || isConcrete(w)) return w;
     // over the size cap, or in the last changes this specialization's fuel allows: keep the
     // deepest skeleton that fits (constructors and must-keys, leaves `1`) rather than `1` itself
     const s = boundedSkeleton(w, this.growCap, fuelOut);
@@ -550,7 +551,11 @@ class PartialEvaluator {
       this.settleGeneric(spec);
       return;
     }
-    if (!spec.retTop && !leq(res.v, spec.ret)) {
+    if (spec.isRoot && spec.callers.size === 0) {
+      // nothing calls the entry: its result is what its last analysis — made with the final
+      // results of everything it calls — returns, with no join, widening or cap
+      spec.ret = res.v;
+    } else if (!spec.retTop && !leq(res.v, spec.ret)) {
       spec.retChanges++;
       if (spec.retChanges > this.specFuel + SKELETON_STEPS) {
         // out of fuel: the result is pinned to `1`, which no later analysis can outgrow
