@@ -4,7 +4,12 @@
  * values of the formals).
  *
  * Algorithm. One forward pass over the structured AST threads a state — reachable or not, and an
- * environment `Env` from names to lattice values (lattice.ts) — and rewrites as it goes:
+ * environment `Env` (lattice.ts) — and rewrites as it goes. The environment binds every name of the
+ * function from the entry on: the formals to their lattice values (an array formal without known
+ * contents to `undef`), every local and every other name a command may write (`modifiedNames`:
+ * combinator results are not locals) to `undef`, "no value yet". Commands only rebind names, and an
+ * unreachable state keeps the environment it had, so every environment of a run binds the same
+ * list `names`, over which meets and comparisons go. The rules:
  * - a variable whose value is `const` becomes a literal; an operator, cast, `!`/`~`/`-`, `?:`,
  *   `&&`/`||` or a load from a `constArray` at a constant index whose operands are constants is
  *   folded with exactly the reference evaluator's C semantics (int32 wrapping with `| 0` and
@@ -20,54 +25,65 @@
  *   atoms (`int n = 4; int ix[] = iota(n);` => `iota(4)`); lambdas are closed and not rewritten;
  *   the `dest` then becomes nonConst (a reduce's scalar is not folded, an array result has no
  *   known contents). A loop whose body has a combinator is never unrolled (see `cpWhile`);
- * - complete unrolling: a `while` is first simulated from the incoming state; as long as its
- *   condition folds to a constant true, the body is transformed once more (with the state the
- *   previous copy left) and the copy renumbered with fresh labels. If the condition becomes
- *   constant false within UNROLL_LIMIT (64, as DyC) iterations, the loop is replaced by the
- *   sequence of copies; otherwise the attempt is discarded and the loop is analysed normally;
- * - otherwise a loop is iterated to a fixpoint: head = entry ⊓ (state after the body from head),
- *   starting from the entry state, and transformed once under the fixpoint state. The chain
- *   descends (each name goes top → const → nonConst), so it stabilizes in at most 2·|names|+1
- *   rounds; the fuel LOOP_FUEL (64 rounds) is a safety net: when it runs out every name the loop
- *   may modify is set to nonConst at the head, which is a post-fixpoint (sound, less precise).
+ * - complete unrolling: a `while` is first simulated from the incoming state on states alone
+ *   (`unrollState`): as long as its condition folds to a constant true, the state after one more
+ *   run of the body. Only if the condition becomes constant false (or every path has returned)
+ *   within UNROLL_LIMIT (64, as DyC) iterations is the loop unrolled (`unroll`): round after
+ *   round the body is transformed from the state the previous copy left and the copy renumbered
+ *   with fresh labels; the sequence of copies replaces the loop. Otherwise nothing has been built,
+ *   and the loop is analysed normally. (A loop that is unrolled has its states computed twice; one
+ *   that runs too long costs UNROLL_LIMIT rounds of states, not copies.);
+ * - otherwise a loop is iterated to a fixpoint on states alone: head = entry ⊓ (state after the
+ *   body from head), starting from the entry state; it is then transformed once under the fixpoint
+ *   state. The chain descends (each name goes undef → const → nonConst), so it stabilizes in at
+ *   most 2·|names|+1 rounds; the fuel LOOP_FUEL (64 rounds) is a safety net: when it runs out every
+ *   name the loop may modify is set to nonConst at the head, which is a post-fixpoint (sound, less
+ *   precise).
+ * `cpCmd` is the one transfer function: with `build` false it computes only the state after a
+ * command (no rewritten command, no labels), which is all the fixpoints and the simulation need.
  *
  * Invariants. The output computes the same results and array contents as the input for every
- * execution of the input that succeeds (has no undefined behaviour): names absent from the
- * environment are uninitialized locals, whose reads would fail. Calls may store into any array
- * passed to them, so such arrays lose their `constArray` value before the command evaluating the
- * call; stores make the stored-to array nonConst; a combinator writes only its `dest` (its lambdas
- * cannot write arrays). An expression is replaced by a literal only when it has a constant value,
- * which implies it has no calls left to evaluate. Labels stay unique: rewritten nodes reuse the
- * label of the node they replace; unrolled copies are renumbered from a counter that starts above
- * the input's largest label and is threaded through the pass.
+ * execution of the input that succeeds (has no undefined behaviour): a scalar that is undef is an
+ * uninitialized local, whose reads would fail. Calls may store into any array passed to them, so
+ * such arrays lose their `constArray` value before the command evaluating the call; stores make the
+ * stored-to array nonConst; a combinator writes only its `dest` (its lambdas cannot write arrays).
+ * An expression is replaced by a literal only when it has a constant value, which implies it has no
+ * calls left to evaluate. Labels stay unique: rewritten nodes reuse the label of the node they
+ * replace; unrolled copies are renumbered from a counter that starts above the input's largest
+ * label and is threaded through the pass (only by building: simulation and fixpoints use none).
+ * The output, labels included, is exactly that of the earlier formulation in which names without a
+ * value were absent from the environment and every unrolling attempt built its copies
+ * (tests/optimizers/const-prop-golden.test.ts).
  */
 import {
   dropNumbers,
   type Env,
   isNaNNumber,
   type LatticeVal,
+  lookup,
   meetEnv,
   mkConst,
   nonConst,
   sameEnv,
   sameNumber,
+  undef,
 } from './lattice.js';
 import {
   fround,
   imul,
   type List,
   mapEmpty,
-  mapFind,
   mapInsert,
   none,
   type Option,
   type PSet,
+  setAdd,
   setEmpty,
   setToList,
   some,
   trunc,
 } from 'scf/prelude';
-import type { Cmd, Expr, Fun, Param, Soac, SoacArg, While } from '../kernel/ast.js';
+import type { Cmd, Decl, Expr, Fun, Param, Soac, SoacArg, While } from '../kernel/ast.js';
 import { exprType } from '../kernel/expr-info.js';
 import {
   arraysPassed,
@@ -98,15 +114,30 @@ export interface CpState {
 /** A command's rewrite, the state after it, and the next free label. */
 export type CpResult = [Cmd, CpState, number];
 
+/** `f` optimized, given the lattice values of its formals (in order; missing ones are nonConst). */
 export function optimize(f: Fun, formals: List<LatticeVal>): Fun {
-  const entry: CpState = { kind: 'cpState', reach: true, env: bindFormals(f.params, formals, mapEmpty()) };
-  const [body] = cpCmd(f.body, entry, maxLabelFun(f) + 1);
+  const names = setToList(modifiedNames(f.body, declared(f.params, f.locals, setEmpty())));
+  const env = bindFormals(f.params, formals, undefAll(names, mapEmpty()));
+  const [body] = cpCmd(f.body, reachable(env), maxLabelFun(f) + 1, names, true);
   return { kind: 'fun', name: f.name, ret: f.ret, params: f.params, locals: f.locals, body, lbl: f.lbl };
 }
 
+/** `acc` with the names of the formals and of the locals added (see `optimize` for the others). */
+function declared(ps: List<Param>, ds: List<Decl>, acc: PSet<string>): PSet<string> {
+  if (ps.kind === 'cons') return declared(ps.tail, ds, setAdd(acc, ps.head.name));
+  if (ds.kind === 'cons') return declared(ps, ds.tail, setAdd(acc, ds.head.name));
+  return acc;
+}
+
+/** `env` with every name in `names` bound to undef. */
+function undefAll(names: List<string>, env: Env): Env {
+  if (names.kind === 'nil') return env;
+  return undefAll(names.tail, mapInsert(env, names.head, undef()));
+}
+
 /**
- * The entry environment: each formal gets its lattice value (missing ones are nonConst); array
- * formals are only entered when they are constArray (an array absent from `Env` is unknown).
+ * The entry environment: each formal gets its lattice value (missing ones are nonConst), bound over
+ * `env`; an array formal that is not constArray is undef (not written yet, contents unknown).
  */
 export function bindFormals(params: List<Param>, vals: List<LatticeVal>, env: Env): Env {
   if (params.kind === 'nil') return env;
@@ -114,7 +145,7 @@ export function bindFormals(params: List<Param>, vals: List<LatticeVal>, env: En
   const v: LatticeVal = vals.kind === 'cons' ? vals.head : nonConst();
   const rest: List<LatticeVal> = vals.kind === 'cons' ? vals.tail : vals;
   if (p.isArray) {
-    return bindFormals(params.tail, rest, v.kind === 'constArray' ? mapInsert(env, p.name, v) : env);
+    return bindFormals(params.tail, rest, mapInsert(env, p.name, v.kind === 'constArray' ? v : undef()));
   }
   return bindFormals(params.tail, rest, mapInsert(env, p.name, v.kind === 'const' ? v : nonConst()));
 }
@@ -125,18 +156,19 @@ function reachable(env: Env): CpState {
   return { kind: 'cpState', reach: true, env };
 }
 
-function unreachable(): CpState {
-  return { kind: 'cpState', reach: false, env: mapEmpty() };
+/** No execution gets here; the environment is kept (and never read) so all states bind the same names. */
+function unreachable(env: Env): CpState {
+  return { kind: 'cpState', reach: false, env };
 }
 
-export function meetState(a: CpState, b: CpState): CpState {
+export function meetState(names: List<string>, a: CpState, b: CpState): CpState {
   if (!a.reach) return b;
   if (!b.reach) return a;
-  return reachable(meetEnv(a.env, b.env));
+  return reachable(meetEnv(names, a.env, b.env));
 }
 
-export function sameState(a: CpState, b: CpState): boolean {
-  return a.reach === b.reach && (!a.reach || sameEnv(a.env, b.env));
+export function sameState(names: List<string>, a: CpState, b: CpState): boolean {
+  return a.reach === b.reach && (!a.reach || sameEnv(names, a.env, b.env));
 }
 
 /** Every name in `names` becomes nonConst. */
@@ -152,59 +184,77 @@ function killPassed(env: Env, passed: PSet<string>): Env {
 
 // ---- commands ------------------------------------------------------------------------------
 
-export function cpCmd(c: Cmd, st: CpState, n: number): CpResult {
+/**
+ * The transfer function: the state after `c` from `st`, and, when `build`, `c` rewritten (labels of
+ * unrolled copies from `n`; the next free label is returned). With `build` false nothing is built:
+ * the command returned is `c` itself (or a part of it) and `n` comes back unchanged — the same
+ * rules, for the fixpoints and for simulating unrolling, which only need states.
+ */
+export function cpCmd(c: Cmd, st: CpState, n: number, names: List<string>, build: boolean): CpResult {
   if (!st.reach) return [c, st, n];
   switch (c.kind) {
     case 'assign': {
       const env = killPassed(st.env, arraysPassed(c.rhs, setEmpty()));
       const [rhs, v] = cpExpr(c.rhs, env);
       const kept: LatticeVal = v.kind === 'const' ? v : nonConst();
-      return [{ kind: 'assign', name: c.name, rhs, lbl: c.lbl }, reachable(mapInsert(env, c.name, kept)), n];
+      const out: Cmd = build ? { kind: 'assign', name: c.name, rhs, lbl: c.lbl } : c;
+      return [out, reachable(mapInsert(env, c.name, kept)), n];
     }
     case 'store': {
       const env = killPassed(st.env, arraysPassed(c.rhs, arraysPassed(c.index, setEmpty())));
+      const after = reachable(mapInsert(env, c.array, nonConst()));
+      if (!build) return [c, after, n];
       const [index] = cpExpr(c.index, env);
       const [rhs] = cpExpr(c.rhs, env);
-      const after = mapInsert(env, c.array, nonConst());
-      return [{ kind: 'store', array: c.array, index, rhs, lbl: c.lbl }, reachable(after), n];
+      return [{ kind: 'store', array: c.array, index, rhs, lbl: c.lbl }, after, n];
     }
     case 'seq': {
-      const [first, st1, n1] = cpCmd(c.first, st, n);
-      const [second, st2, n2] = cpCmd(c.second, st1, n1);
-      return [mkSeq(first, second, c.lbl), st2, n2];
+      const [first, st1, n1] = cpCmd(c.first, st, n, names, build);
+      const [second, st2, n2] = cpCmd(c.second, st1, n1, names, build);
+      return [build ? mkSeq(first, second, c.lbl) : c, st2, n2];
     }
     case 'if': {
       const env = killPassed(st.env, arraysPassed(c.cond, setEmpty()));
       const [cond, cv] = cpExpr(c.cond, env);
       // if (1) A else B => A;  if (0) A else B => B
-      if (cv.kind === 'const') return cpCmd(cv.value !== 0 ? c.thenCmd : c.elseCmd, reachable(env), n);
-      const [thenCmd, st1, n1] = cpCmd(c.thenCmd, reachable(env), n);
-      const [elseCmd, st2, n2] = cpCmd(c.elseCmd, reachable(env), n1);
-      return [{ kind: 'if', cond, thenCmd, elseCmd, lbl: c.lbl }, meetState(st1, st2), n2];
+      if (cv.kind === 'const')
+        return cpCmd(cv.value !== 0 ? c.thenCmd : c.elseCmd, reachable(env), n, names, build);
+      const [thenCmd, st1, n1] = cpCmd(c.thenCmd, reachable(env), n, names, build);
+      const [elseCmd, st2, n2] = cpCmd(c.elseCmd, reachable(env), n1, names, build);
+      const out: Cmd = build ? { kind: 'if', cond, thenCmd, elseCmd, lbl: c.lbl } : c;
+      return [out, meetState(names, st1, st2), n2];
     }
     case 'while':
-      return cpWhile(c, st, n);
+      return cpWhile(c, st, n, names, build);
     case 'return': {
-      if (c.value.kind === 'none') return [c, unreachable(), n];
+      if (c.value.kind === 'none') return [c, unreachable(st.env), n];
       const env = killPassed(st.env, arraysPassed(c.value.value, setEmpty()));
+      if (!build) return [c, unreachable(env), n];
       const [value] = cpExpr(c.value.value, env);
-      return [{ kind: 'return', value: some(value), lbl: c.lbl }, unreachable(), n];
+      return [{ kind: 'return', value: some(value), lbl: c.lbl }, unreachable(env), n];
     }
     case 'skip':
       return [c, st, n];
     case 'callCmd': {
       const env = killPassed(st.env, arraysPassedList(c.args, setEmpty()));
-      return [{ kind: 'callCmd', name: c.name, args: cpExprs(c.args, env), lbl: c.lbl }, reachable(env), n];
+      const out: Cmd = build ? { kind: 'callCmd', name: c.name, args: cpExprs(c.args, env), lbl: c.lbl } : c;
+      return [out, reachable(env), n];
     }
     case 'soac': {
-      const [s, env] = cpSoac(c, st.env);
+      const [s, env] = cpSoac(c, st.env, build);
       return [s, reachable(env), n];
     }
     case 'hfused': {
-      const [members, env] = cpSoacs(c.members, st.env);
-      return [{ kind: 'hfused', members, lbl: c.lbl }, reachable(env), n];
+      const [members, env] = cpSoacs(c.members, st.env, build);
+      return [build ? { kind: 'hfused', members, lbl: c.lbl } : c, reachable(env), n];
     }
   }
+}
+
+/** The state after `c` from `st` (`cpCmd` without building). */
+function stateAfter(c: Cmd, st: CpState, names: List<string>): CpState {
+  const [, after] = cpCmd(c, st, 0, names, false);
+  return after;
 }
 
 // ---- combinators ---------------------------------------------------------------------------
@@ -214,9 +264,12 @@ export function cpCmd(c: Cmd, st: CpState, n: number): CpResult {
  * arguments; a variable becomes a literal of its own type, so atoms stay atoms); its lambdas are
  * closed and left alone. Afterwards its `dest` is nonConst: a reduce's scalar is not computed, and
  * an array result is a fresh array with no known contents (nonConst also hides any other value a
- * name equal to `dest` had). It writes no other variable or array (kernel-walk.ts).
+ * name equal to `dest` had). It writes no other variable or array (kernel-walk.ts). With `build`
+ * false, `s` itself is returned.
  */
-export function cpSoac(s: Soac, env: Env): [Soac, Env] {
+export function cpSoac(s: Soac, env: Env, build: boolean): [Soac, Env] {
+  const after = mapInsert(env, s.dest, nonConst());
+  if (!build) return [s, after];
   const rewritten: Soac = {
     kind: 'soac',
     op: s.op,
@@ -228,14 +281,14 @@ export function cpSoac(s: Soac, env: Env): [Soac, Env] {
     args: cpArgs(s.args, env),
     lbl: s.lbl,
   };
-  return [rewritten, mapInsert(env, s.dest, nonConst())];
+  return [rewritten, after];
 }
 
 /** Horizontally fused members, in order (none reads another's result). */
-export function cpSoacs(ss: List<Soac>, env: Env): [List<Soac>, Env] {
+export function cpSoacs(ss: List<Soac>, env: Env, build: boolean): [List<Soac>, Env] {
   if (ss.kind === 'nil') return [ss, env];
-  const [head, env1] = cpSoac(ss.head, env);
-  const [tail, env2] = cpSoacs(ss.tail, env1);
+  const [head, env1] = cpSoac(ss.head, env, build);
+  const [tail, env2] = cpSoacs(ss.tail, env1, build);
   return [{ kind: 'cons', head, tail }, env2];
 }
 
@@ -258,65 +311,85 @@ function cpArg(a: SoacArg, env: Env): SoacArg {
 /** An atom with a known variable replaced by its literal (`n` => 4); anything else unchanged. */
 function cpAtom(e: Expr, env: Env): Expr {
   if (e.kind !== 'var') return e;
-  const found = mapFind(env, e.name);
-  if (found.kind === 'some' && found.value.kind === 'const') return literal(found.value.value, e.ty, e.lbl);
+  const v = lookup(env, e.name);
+  if (v.kind === 'const') return literal(v.value, e.ty, e.lbl);
   return e;
 }
+
+// ---- loops ---------------------------------------------------------------------------------
 
 /**
  * A loop: completely unrolled when its trip count is known and small, else a fixpoint. A loop whose
  * body contains a combinator is not unrolled: the copies would define the same `dest` array and
  * lambda names more than once (ast.ts: both are unique in a function; printed C would redeclare).
+ * Unrolling is first simulated on states alone; the copies are built only when it succeeds.
  */
-export function cpWhile(c: While, st: CpState, n: number): CpResult {
-  const unrolled: Option<CpResult> = hasSoac(c.body) ? none() : unroll(c, st, n, 0, { kind: 'nil' });
-  if (unrolled.kind === 'some') return unrolled.value;
-  const head = loopFix(c, st, st, n, LOOP_FUEL);
-  const env = killPassed(head.env, arraysPassed(c.cond, setEmpty()));
-  const [cond, cv] = cpExpr(c.cond, env);
+export function cpWhile(c: While, st: CpState, n: number, names: List<string>, build: boolean): CpResult {
+  const unrolled: Option<CpState> = hasSoac(c.body) ? none() : unrollState(c, st, 0, names);
+  if (unrolled.kind === 'some')
+    return build ? unroll(c, st, n, names, { kind: 'nil' }) : [c, unrolled.value, n];
+  const head = loopFix(c, st, st, names, LOOP_FUEL);
+  const [env, cv] = loopCond(c, head.env);
   // while (0) B => skip  (the head state is at most as precise as the entry, so this is rare)
   if (cv.kind === 'const' && cv.value === 0) return [{ kind: 'skip', lbl: c.lbl }, reachable(env), n];
-  const [body, , n1] = cpCmd(c.body, reachable(env), n);
   // A loop whose condition is constant true only exits through `return`.
-  const after: CpState = cv.kind === 'const' ? unreachable() : reachable(env);
+  const after: CpState = cv.kind === 'const' ? unreachable(env) : reachable(env);
+  if (!build) return [c, after, n];
+  const [body, , n1] = cpCmd(c.body, reachable(env), n, names, true);
+  const [cond] = cpExpr(c.cond, env);
   return [{ kind: 'while', cond, body, isFor: c.isFor, lbl: c.lbl }, after, n1];
+}
+
+/** The environment in which the condition is evaluated (passed arrays killed), and its value. */
+function loopCond(c: While, env: Env): [Env, LatticeVal] {
+  const env1 = killPassed(env, arraysPassed(c.cond, setEmpty()));
+  const [, cv] = cpExpr(c.cond, env1);
+  return [env1, cv];
 }
 
 /**
  * The loop-head state: the greatest fixpoint of head = entry ⊓ body(head) below `entry`, found by
- * iterating from `entry`; after `fuel` rounds, every name the loop may modify becomes nonConst.
+ * iterating from `entry` (states only); after `fuel` rounds, every name the loop may modify becomes
+ * nonConst.
  */
-export function loopFix(c: While, entry: CpState, head: CpState, n: number, fuel: number): CpState {
+export function loopFix(c: While, entry: CpState, head: CpState, names: List<string>, fuel: number): CpState {
   if (fuel <= 0) return reachable(setNonConst(setToList(modifiedNames(c, setEmpty())), entry.env));
-  const env = killPassed(head.env, arraysPassed(c.cond, setEmpty()));
-  const [, cv] = cpExpr(c.cond, env);
+  const [env, cv] = loopCond(c, head.env);
   const out: CpState =
-    cv.kind === 'const' && cv.value === 0 ? unreachable() : bodyState(cpCmd(c.body, reachable(env), n));
-  const next = meetState(entry, out);
-  if (sameState(next, head)) return head;
-  return loopFix(c, entry, next, n, fuel - 1);
-}
-
-function bodyState(r: CpResult): CpState {
-  const [, st] = r;
-  return st;
+    cv.kind === 'const' && cv.value === 0 ? unreachable(env) : stateAfter(c.body, reachable(env), names);
+  const next = meetState(names, entry, out);
+  if (sameState(names, next, head)) return head;
+  return loopFix(c, entry, next, names, fuel - 1);
 }
 
 /**
- * Complete unrolling: `copies` holds the (relabelled) body copies made so far, last first. Gives
- * `none` when the condition stops being constant, or stays true for more than UNROLL_LIMIT rounds.
+ * Complete unrolling simulated on states: the state after the loop when its condition folds to a
+ * constant true in each of at most UNROLL_LIMIT rounds and then to false (or every path through the
+ * body returned); `none` when it stops being constant or stays true longer.
  */
-export function unroll(c: While, st: CpState, n: number, count: number, copies: List<Cmd>): Option<CpResult> {
-  // Every path through the last copy returned: the copies so far are the whole loop.
-  if (!st.reach) return some(seqCopies(reverseCmds(copies, { kind: 'nil' }), st, n, c.lbl));
-  const env = killPassed(st.env, arraysPassed(c.cond, setEmpty()));
-  const [, cv] = cpExpr(c.cond, env);
+export function unrollState(c: While, st: CpState, count: number, names: List<string>): Option<CpState> {
+  if (!st.reach) return some(st);
+  const [env, cv] = loopCond(c, st.env);
   if (cv.kind !== 'const') return none();
-  if (cv.value === 0) return some(seqCopies(reverseCmds(copies, { kind: 'nil' }), reachable(env), n, c.lbl));
+  if (cv.value === 0) return some(reachable(env));
   if (count >= UNROLL_LIMIT) return none();
-  const [body, st1, n1] = cpCmd(c.body, reachable(env), n);
+  return unrollState(c, stateAfter(c.body, reachable(env), names), count + 1, names);
+}
+
+/**
+ * Complete unrolling, once `unrollState` has found that it succeeds (so the condition folds to a
+ * constant in every round): each round transforms the body from the state the previous copy left
+ * and renumbers the copy with fresh labels. `copies` holds the copies made so far, last first.
+ */
+function unroll(c: While, st: CpState, n: number, names: List<string>, copies: List<Cmd>): CpResult {
+  // Every path through the last copy returned: the copies so far are the whole loop.
+  if (!st.reach) return seqCopies(reverseCmds(copies, { kind: 'nil' }), st, n, c.lbl);
+  const [env, cv] = loopCond(c, st.env);
+  if (cv.kind !== 'const' || cv.value === 0)
+    return seqCopies(reverseCmds(copies, { kind: 'nil' }), reachable(env), n, c.lbl);
+  const [body, st1, n1] = cpCmd(c.body, reachable(env), n, names, true);
   const [copy, n2] = relabelCmd(body, n1);
-  return unroll(c, st1, n2, count + 1, { kind: 'cons', head: copy, tail: copies });
+  return unroll(c, st1, n2, names, { kind: 'cons', head: copy, tail: copies });
 }
 
 /** The copies in order as one right-nested seq (fresh labels); `skip` labelled `lbl` when empty. */
@@ -334,11 +407,9 @@ function seqCopies(cs: List<Cmd>, st: CpState, n: number, lbl: number): CpResult
 export function cpExpr(e: Expr, env: Env): [Expr, LatticeVal] {
   switch (e.kind) {
     case 'var': {
-      const found = mapFind(env, e.name);
+      const v = lookup(env, e.name);
       // x => 3 when x is known to hold 3
-      if (found.kind === 'some' && found.value.kind === 'const') {
-        return [literal(found.value.value, e.ty, e.lbl), found.value];
-      }
+      if (v.kind === 'const') return [literal(v.value, e.ty, e.lbl), v];
       return [e, nonConst()];
     }
     case 'intLit':
@@ -367,10 +438,10 @@ export function cpExpr(e: Expr, env: Env): [Expr, LatticeVal] {
     case 'load': {
       const [index, iv] = cpExpr(e.index, env);
       const rebuilt: Expr = { kind: 'load', array: e.array, index, ty: e.ty, lbl: e.lbl };
-      const arr = mapFind(env, e.array);
+      const arr = lookup(env, e.array);
       // k[1] => 2.0f when k is known to be {1.0f, 2.0f, 1.0f}
-      if (arr.kind === 'some' && arr.value.kind === 'constArray' && iv.kind === 'const' && iv.value >= 0) {
-        const from = dropNumbers(arr.value.elems, iv.value);
+      if (arr.kind === 'constArray' && iv.kind === 'const' && iv.value >= 0) {
+        const from = dropNumbers(arr.elems, iv.value);
         if (from.kind === 'cons') return [literal(from.head, e.ty, e.lbl), mkConst(from.head, e.ty)];
       }
       return [rebuilt, nonConst()];

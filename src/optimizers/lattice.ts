@@ -1,22 +1,36 @@
 /**
  * The constant-propagation lattice (SCF §2.2.1: `lattice_val = non_const | const of int`), in
- * SCF-lang, extended with the scalar type of a constant and with constant arrays:
+ * SCF-lang, extended with the scalar type of a constant, with constant arrays, and with an explicit
+ * top for what has no value yet:
  *
- *            (absent from the environment: no value yet — uninitialized or unreachable; top)
+ *                      undef                                                            (top)
  *     const(v, ty)   constArray(ty, [v0, v1, …])
- *            nonConst                                                                 (bottom)
+ *                     nonConst                                                       (bottom)
  *
- * An environment `Env` maps variable names to lattice values; a name absent from it is top (a
- * local not assigned on any path so far: reading it would be an error in C, so any value may be
- * assumed). `meetEnv` is the pointwise meet with absent as the identity. Constants are compared
- * with `sameNumber` (SameValue: -0 differs from +0, NaN equals NaN), never with `===` or the
- * prelude's `equal` (SameValueZero), because folding `1.0f / x` must not confuse -0 and +0.
+ * `LatticeVal` (nonConst, const, constArray) is what the formals are given
+ * (`CoP.optimize : Fun -> lattice_val list -> Fun`, the staged input); `EnvVal` adds `undef`, which
+ * only environments hold. An environment `Env` binds every name of the function being optimized —
+ * the same names in every environment of a run (const-prop.ts), so that `meetEnv` and `sameEnv` go
+ * over one fixed list of names and the maps never differ in their keys.
  *
- * Invariants: `meetVal` and `meetEnv` are commutative, associative, idempotent and monotone, and
- * every descending chain is short (a name goes top → const → nonConst at most), which bounds the
- * loop fixpoints of const-prop.ts; they still carry fuel.
+ * `undef` is "no value yet": a scalar not assigned on any path so far (an uninitialized local:
+ * reading it would be an error in C, so any value may be assumed), or an array no path has written
+ * so far (stored into, passed to a call, produced by a combinator) that is not a constant array — a
+ * local array, or an array formal whose contents are not known. A load is folded only from a
+ * `constArray`, so for arrays `undef` reads like `nonConst`; it is the meet's identity all the same,
+ * which is sound because no array is `constArray` on one path and `undef` on another (only formals
+ * are constant arrays, from the entry on).
+ *
+ * `meetVal` is the meet (`undef` its identity, different values give nonConst); `meetEnv` is
+ * pointwise. Constants are compared with `sameNumber` (SameValue: -0 differs from +0, NaN equals
+ * NaN), never with `===` or the prelude's `equal` (SameValueZero), because folding `1.0f / x` must not
+ * confuse -0 and +0.
+ *
+ * Invariants: `meetVal` and `meetEnv` are commutative, associative, idempotent and monotone (up to
+ * `sameVal`), and every descending chain is short (a name goes undef → const → nonConst at most),
+ * which bounds the loop fixpoints of const-prop.ts; they still carry fuel.
  */
-import { type List, mapFind, mapInsert, mapKeys, mapSize, type PMap, setToList } from 'scf/prelude';
+import { type List, mapFind, mapInsert, type PMap } from 'scf/prelude';
 
 /** A value known to vary (or not known at all). */
 export interface NonConst {
@@ -37,12 +51,25 @@ export interface ConstArray {
   readonly elems: List<number>;
 }
 
+/** No value yet (top; see above). Only environments hold it, never the formals' list. */
+export interface Undef {
+  readonly kind: 'undef';
+}
+
+/** The lattice values of the formals (what `formalsFromBindings` in index.ts makes). */
 export type LatticeVal = NonConst | Const | ConstArray;
 
-export type Env = PMap<string, LatticeVal>;
+/** What an environment binds a name to. */
+export type EnvVal = LatticeVal | Undef;
+
+export type Env = PMap<string, EnvVal>;
 
 export function nonConst(): LatticeVal {
   return { kind: 'nonConst' };
+}
+
+export function undef(): EnvVal {
+  return { kind: 'undef' };
 }
 
 export function mkConst(value: number, ty: string): LatticeVal {
@@ -67,8 +94,10 @@ function sameNumbers(a: List<number>, b: List<number>): boolean {
   return sameNumber(a.head, b.head) && sameNumbers(a.tail, b.tail);
 }
 
-export function sameVal(a: LatticeVal, b: LatticeVal): boolean {
+export function sameVal(a: EnvVal, b: EnvVal): boolean {
   switch (a.kind) {
+    case 'undef':
+      return b.kind === 'undef';
     case 'nonConst':
       return b.kind === 'nonConst';
     case 'const':
@@ -78,47 +107,30 @@ export function sameVal(a: LatticeVal, b: LatticeVal): boolean {
   }
 }
 
-/** The meet of two (present) lattice values: equal values stay, different ones become nonConst. */
-export function meetVal(a: LatticeVal, b: LatticeVal): LatticeVal {
+/** The meet: `undef` is the identity; equal values stay, different ones become nonConst. */
+export function meetVal(a: EnvVal, b: EnvVal): EnvVal {
+  if (a.kind === 'undef') return b;
+  if (b.kind === 'undef') return a;
   return sameVal(a, b) ? a : nonConst();
 }
 
-/** Pointwise meet; a name present in only one environment keeps its value (absent is top). */
-export function meetEnv(a: Env, b: Env): Env {
-  return meetKeys(setToList(mapKeys(b)), a, b);
+/** What `env` binds `name` to (undef for a name it lacks, which no environment of a run does). */
+export function lookup(env: Env, name: string): EnvVal {
+  const found = mapFind(env, name);
+  return found.kind === 'some' ? found.value : undef();
 }
 
-function meetKeys(keys: List<string>, acc: Env, b: Env): Env {
-  switch (keys.kind) {
-    case 'nil':
-      return acc;
-    case 'cons': {
-      const vb = mapFind(b, keys.head);
-      const va = mapFind(acc, keys.head);
-      if (vb.kind === 'none') return meetKeys(keys.tail, acc, b);
-      const v = va.kind === 'some' ? meetVal(va.value, vb.value) : vb.value;
-      return meetKeys(keys.tail, mapInsert(acc, keys.head, v), b);
-    }
-  }
+/** The pointwise meet of two environments that bind exactly `names`. */
+export function meetEnv(names: List<string>, a: Env, b: Env): Env {
+  if (names.kind === 'nil') return a;
+  const v = meetVal(lookup(a, names.head), lookup(b, names.head));
+  return meetEnv(names.tail, mapInsert(a, names.head, v), b);
 }
 
-/** Whether two environments bind the same names to the same (`sameVal`) values. */
-export function sameEnv(a: Env, b: Env): boolean {
-  return mapSize(a) === mapSize(b) && sameKeys(setToList(mapKeys(a)), a, b);
-}
-
-function sameKeys(keys: List<string>, a: Env, b: Env): boolean {
-  switch (keys.kind) {
-    case 'nil':
-      return true;
-    case 'cons': {
-      const va = mapFind(a, keys.head);
-      const vb = mapFind(b, keys.head);
-      return (
-        va.kind === 'some' && vb.kind === 'some' && sameVal(va.value, vb.value) && sameKeys(keys.tail, a, b)
-      );
-    }
-  }
+/** Whether two environments that bind exactly `names` bind each to the same (`sameVal`) value. */
+export function sameEnv(names: List<string>, a: Env, b: Env): boolean {
+  if (names.kind === 'nil') return true;
+  return sameVal(lookup(a, names.head), lookup(b, names.head)) && sameEnv(names.tail, a, b);
 }
 
 /** `xs` without its first `i` elements (`nil` when it is shorter): element i is its head. */
