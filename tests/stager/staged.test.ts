@@ -33,6 +33,8 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const CONFIG_DIRS = ['table2', 'fusion', 'kernel'].map((d) => path.join(ROOT, 'configs', d));
 const TMP = path.join(import.meta.dirname, `.tmp-staged-${process.pid}`);
 const RUNS = Number(process.env.SCF_STAGED_RUNS ?? 1000);
+/** Time allowed per property: 10 minutes, or 30 ms a run for `npm run test:nightly`'s 100,000. */
+const PROPERTY_TIMEOUT = Math.max(600_000, RUNS * 30);
 
 interface Stub {
   formalsOf(values: Record<string, unknown>): LatticeVal[];
@@ -108,7 +110,7 @@ describe.each(files.map((f) => [path.relative(ROOT, f), f]))('staged ≡ unstage
       }),
       { numRuns: RUNS },
     );
-  }, 600_000);
+  }, PROPERTY_TIMEOUT);
 
   it('inputs outside the description are detected, never optimized wrongly', () => {
     const wider = widerFormals(fun);
@@ -135,7 +137,7 @@ describe.each(files.map((f) => [path.relative(ROOT, f), f]))('staged ≡ unstage
       { numRuns: Math.max(100, RUNS / 5) },
     );
     expect(rejected).toBeGreaterThan(0);
-  }, 600_000);
+  }, PROPERTY_TIMEOUT);
 
   it('the stub specializes the sample values with the staged pipeline', () => {
     if (!sample) return;
