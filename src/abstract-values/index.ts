@@ -104,6 +104,7 @@ export {
   isInt32,
   MAY_CAP,
   normPrim,
+  primIndex,
   openSize,
   type MapBinding,
   type MayBinding,

@@ -56,7 +56,6 @@ import {
   mapChildren,
   primIndex,
   rec,
-  size,
   top,
   union,
   unfold,

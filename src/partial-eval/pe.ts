@@ -217,6 +217,13 @@ interface Binding {
   readonly r: Expr;
   /** How the residual code represents the value (raise.ts); `undefined`: as the optimizer does. */
   readonly rep?: Rep;
+  /**
+   * When the residual code builds a constructor from atoms (variables, constants, slots of a
+   * raised map), its constructor and those atoms: a projection of it is the atom itself, so
+   * `map_find(env, 'i')` on a raised map followed by `.value` reads the slot without building
+   * the `some` (`fieldAtom`).
+   */
+  readonly fields?: { readonly ctor: string; readonly args: readonly Binding[] };
 }
 
 /** A specialization's result representation before its first analysis ended. */
@@ -717,6 +724,21 @@ class PartialEvaluator {
     return l;
   }
 
+  private withFields(b: Binding, fields: Binding['fields']): Binding {
+    return fields === undefined || b.r.kind === 'lit' ? b : { ...b, fields };
+  }
+
+  /** A copy of an atom (`isAtom`) with fresh labels (labels are unique in the residual program). */
+  private copyAtom(r: Expr): Expr {
+    const c =
+      r.kind === 'proj'
+        ? this.node({ kind: 'proj', ctor: r.ctor, index: r.index, arg: this.copyAtom(r.arg) }, r.span)
+        : this.node({ ...(r as Extract<Expr, { kind: 'var' | 'lit' }>) }, r.span);
+    const v = this.cs.get(r.label);
+    if (v !== undefined) this.cs.set(c.label, v);
+    return c;
+  }
+
   /** `b`, with a raised map at its top made plain (tests and projections need the map itself). */
   private tupleFree(b: Binding, span: Span): Binding {
     return b.rep?.kind === 'tuple' ? this.plain(b, span) : b;
@@ -743,17 +765,22 @@ class PartialEvaluator {
         const v = ABS_PRIMS.map_find(m.v, (k as Binding).v);
         const i = keyIndex(keys, key);
         this.stats.raisedOps++;
-        return this.bind(
+        let slot: Binding | undefined;
+        const b = this.bind(
           v,
           () =>
-            this.withVar(m.r, m.v, m.rep, span, (mx) =>
-              i < 0
-                ? this.node({ kind: 'con', ctor: 'none', args: [] }, span)
-                : this.node({ kind: 'con', ctor: 'some', args: [this.slot(mx, m.v, keys, i, span).r] }, span),
-            ),
+            this.withVar(m.r, m.v, m.rep, span, (mx) => {
+              if (i < 0) return this.node({ kind: 'con', ctor: 'none', args: [] }, span);
+              slot = this.slot(mx, m.v, keys, i, span);
+              return this.node({ kind: 'con', ctor: 'some', args: [slot.r] }, span);
+            }),
           span,
           undefined,
         );
+        // `some(#n⁻ⁱ m)`: its field is the slot, an atom when `m` is a variable
+        return slot !== undefined && m.r.kind === 'var' && b.r.kind === 'con'
+          ? { ...b, fields: { ctor: 'some', args: [slot] } }
+          : b;
       }
       case 'map_insert':
       case 'map_delete': {
@@ -861,7 +888,7 @@ class PartialEvaluator {
           e.ctor,
           args.map((a) => a.v),
         );
-        return this.bind(
+        const b = this.bind(
           v,
           () => this.node({ kind: 'con', ctor: e.ctor, args: args.map((a) => a.r) }, e.span),
           e.span,
@@ -870,6 +897,9 @@ class PartialEvaluator {
             args.map((a) => a.rep),
           ),
         );
+        return b.r.kind === 'con' && args.every((a) => isAtom(a.r))
+          ? this.withFields(b, { ctor: e.ctor, args })
+          : b;
       }
       case 'test': {
         // a constructor test on a raised map would see the tuple: test the map itself
@@ -883,6 +913,9 @@ class PartialEvaluator {
       case 'proj': {
         const a = this.tupleFree(this.ev(e.arg, env, spec), e.span);
         const v = project(e.ctor, e.index, a.v);
+        const field = a.fields?.ctor === e.ctor ? a.fields.args[e.index] : undefined;
+        if (field !== undefined && inScope(field.r, env))
+          return this.bind(v, () => this.copyAtom(field.r), e.span, field.rep);
         // a field of a represented constructor keeps its representation
         const rep = a.rep?.kind === 'con' && a.rep.ctor === e.ctor ? a.rep.args[e.index] : undefined;
         return this.bind(
@@ -924,7 +957,10 @@ class PartialEvaluator {
         const bound: Binding =
           x.r.kind === 'lit' || x.r.kind === 'var'
             ? x
-            : this.bind(x.v, () => this.node({ kind: 'var', name: e.name }, e.span), e.span, x.rep);
+            : this.withFields(
+                this.bind(x.v, () => this.node({ kind: 'var', name: e.name }, e.span), e.span, x.rep),
+                x.fields,
+              );
         const body = this.ev(e.body, { name: e.name, b: bound, next: env }, spec);
         if (bound === x) return body; // nothing to bind: uses were replaced by the constant or variable
         const r = this.node({ kind: 'let', name: e.name, value: x.r, body: body.r }, e.span);
@@ -1219,6 +1255,22 @@ class PartialEvaluator {
     const text = printAbs(v);
     return text.length > 48 ? `${text.slice(0, 45)}…` : text;
   }
+}
+
+/** A residual expression cheap and pure enough to repeat: a variable, a constant, a slot `#n⁻ⁱ x`. */
+function isAtom(r: Expr): boolean {
+  return (
+    r.kind === 'var' ||
+    r.kind === 'lit' ||
+    (r.kind === 'proj' && r.arg.kind === 'var' && r.ctor.startsWith('#'))
+  );
+}
+
+/** Whether every variable of the atom `r` still names the binding it named (not shadowed since). */
+function inScope(r: Expr, env: Env | undefined): boolean {
+  if (r.kind === 'var') return lookup(env, r.name)?.r === r;
+  if (r.kind === 'proj') return inScope(r.arg, env);
+  return true;
 }
 
 function lookup(env: Env | undefined, name: string): Binding | undefined {

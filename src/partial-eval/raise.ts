@@ -36,7 +36,9 @@ import {
   comparePrim,
   normPrim,
   type Prim,
+  primIndex,
   project,
+  sortPrims,
   top,
 } from '../abstract-values/index.js';
 
@@ -76,14 +78,12 @@ export function sameRep(a: Rep, b: Rep): boolean {
 
 /** The position of `key` in sorted `keys`, or -1. */
 export function keyIndex(keys: readonly Prim[], key: Prim): number {
-  const k = normPrim(key);
-  return keys.findIndex((x) => comparePrim(x, k) === 0);
+  return primIndex(keys, normPrim(key));
 }
 
 /** `keys` with `key` added (sorted, no duplicate). */
 export function withKey(keys: readonly Prim[], key: Prim): Prim[] {
-  if (keyIndex(keys, key) >= 0) return [...keys];
-  return [...keys, normPrim(key)].sort(comparePrim);
+  return sortPrims([...keys, normPrim(key)]);
 }
 
 /** The abstract value of the map `v`'s entry for `key` (`1` when `v` does not say). */
