@@ -100,44 +100,52 @@ describe.each(files.map((f) => [path.relative(ROOT, f), f]))('staged ≡ unstage
     stub = (await import(written.stub)) as Stub;
   }, 600_000);
 
-  it(`random members of the description (${RUNS} runs)`, () => {
-    fc.assert(
-      fc.property(arbMember(formalsDesc, { ctors }), (formals) => {
-        const fs = listToArray(formals as never) as LatticeVal[];
-        const staged = stub.stagedPipeline(fs);
-        const unstaged = stub.unstagedPipeline(fs);
-        if (!isDeepStrictEqual(staged, unstaged)) throw new Error('staged and unstaged results differ');
-      }),
-      { numRuns: RUNS },
-    );
-  }, PROPERTY_TIMEOUT);
+  it(
+    `random members of the description (${RUNS} runs)`,
+    () => {
+      fc.assert(
+        fc.property(arbMember(formalsDesc, { ctors }), (formals) => {
+          const fs = listToArray(formals as never) as LatticeVal[];
+          const staged = stub.stagedPipeline(fs);
+          const unstaged = stub.unstagedPipeline(fs);
+          if (!isDeepStrictEqual(staged, unstaged)) throw new Error('staged and unstaged results differ');
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    PROPERTY_TIMEOUT,
+  );
 
-  it('inputs outside the description are detected, never optimized wrongly', () => {
-    const wider = widerFormals(fun);
-    let rejected = 0;
-    fc.assert(
-      fc.property(arbMember(wider, { ctors }), (formals) => {
-        const fs = listToArray(formals as never) as LatticeVal[];
-        const admitted = conforms(formals, formalsDesc, ctors);
-        let staged: Fun | undefined;
-        try {
-          staged = stub.stagedPipeline(fs);
-        } catch (e) {
-          if (!(e instanceof InputNotAdmitted)) throw e;
-        }
-        if (staged === undefined) {
-          rejected++;
-          if (admitted) throw new Error('an admitted input was rejected');
-        } else {
-          if (!admitted) throw new Error('an input outside the description was not detected');
-          if (!isDeepStrictEqual(staged, stub.unstagedPipeline(fs)))
-            throw new Error('staged and unstaged results differ');
-        }
-      }),
-      { numRuns: Math.max(100, RUNS / 5) },
-    );
-    expect(rejected).toBeGreaterThan(0);
-  }, PROPERTY_TIMEOUT);
+  it(
+    'inputs outside the description are detected, never optimized wrongly',
+    () => {
+      const wider = widerFormals(fun);
+      let rejected = 0;
+      fc.assert(
+        fc.property(arbMember(wider, { ctors }), (formals) => {
+          const fs = listToArray(formals as never) as LatticeVal[];
+          const admitted = conforms(formals, formalsDesc, ctors);
+          let staged: Fun | undefined;
+          try {
+            staged = stub.stagedPipeline(fs);
+          } catch (e) {
+            if (!(e instanceof InputNotAdmitted)) throw e;
+          }
+          if (staged === undefined) {
+            rejected++;
+            if (admitted) throw new Error('an admitted input was rejected');
+          } else {
+            if (!admitted) throw new Error('an input outside the description was not detected');
+            if (!isDeepStrictEqual(staged, stub.unstagedPipeline(fs)))
+              throw new Error('staged and unstaged results differ');
+          }
+        }),
+        { numRuns: Math.max(100, RUNS / 5) },
+      );
+      expect(rejected).toBeGreaterThan(0);
+    },
+    PROPERTY_TIMEOUT,
+  );
 
   it('the stub specializes the sample values with the staged pipeline', () => {
     if (!sample) return;
