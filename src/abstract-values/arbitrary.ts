@@ -14,7 +14,7 @@
 import fc from 'fast-check';
 import { Map as IMap, Set as ISet } from 'immutable';
 import { meet } from './lattice.js';
-import { buildCtor, type CtorTable, conforms, isPrimValue, withPrelude } from './member.js';
+import { buildCtor, type CtorTable, conforms, isPrimValue, mustIndex, withPrelude } from './member.js';
 import { type AbsValue, assertNever, childrenOf, type Fix, inhabited, size } from './value.js';
 
 export interface MemberOptions {
@@ -140,7 +140,9 @@ function gen(v: AbsValue, memo: Memo, env: readonly Fix[], depth: number, ctx: C
             );
       return fc.tuple(must, extra).map(([ms, es]) => {
         let m = IMap<unknown, unknown>();
-        for (const [k, x] of es) if (isPrimValue(k)) m = m.set(k, x);
+        // an extra entry on a must key would be overwritten, and Immutable.js keeps the old value
+        // when the new one is SameValueZero-equal (0 over -0), so such entries are not drawn
+        for (const [k, x] of es) if (isPrimValue(k) && mustIndex(v.must, k) < 0) m = m.set(k, x);
         v.must.forEach(([k], i) => {
           m = m.set(k, ms[i]);
         });

@@ -29,7 +29,7 @@
  *   `widen`, then to skeletons with numeric leaves `1`, then to `1`, each a bounded number of
  *   times (src/partial-eval/pe.ts, `grow`).
  */
-import { mustIndex, primIn } from './member.js';
+import { mustIndex, primIn, primMember } from './member.js';
 import {
   type AbsMap,
   type AbsSet,
@@ -123,14 +123,14 @@ function leqA(a: AbsValue, b: AbsValue, asm: Assumptions): boolean {
   }
   if (a.kind === 'union') return a.alts.every((x) => leqA(x, b, asm));
   if (b.kind === 'union') {
-    if (a.kind === 'consts') return a.values.every((p) => primIn(p, b));
+    if (a.kind === 'consts') return a.values.every((p) => primMember(p, b));
     if (a.kind === 'base') return flatAlts(b).some((y) => y.kind === 'base' && baseLeq(a, y));
     if (equals(a, b)) return true;
     return b.alts.some((y) => tryBranch(asm, () => leqA(a, y, asm)));
   }
   switch (a.kind) {
     case 'consts':
-      return a.values.every((p) => primIn(p, b));
+      return a.values.every((p) => primMember(p, b));
     case 'base':
       return b.kind === 'base' && baseLeq(a, b);
     case 'rec':
@@ -500,8 +500,13 @@ export function shapeJoin(old: AbsValue, next: AbsValue): AbsValue {
       return base(all.every((p) => inBase(p, 'Int')) ? 'Int' : 'Float');
     return union([old, next]);
   }
-  if (old.kind === 'base' && next.kind === 'consts' && next.values.every((p) => typeof p === 'number')) {
-    return next.values.every((p) => inBase(p, 'Int')) && old.base === 'Int' ? old : base('Float');
+  if (
+    old.kind === 'base' &&
+    old.base !== 'Str' &&
+    next.kind === 'consts' &&
+    next.values.every((p) => typeof p === 'number')
+  ) {
+    return old.base === 'Float' || next.values.every((p) => inBase(p, 'Int')) ? old : base('Float');
   }
   if (old.kind === 'map' && next.kind === 'map' && sameMustKeys(old, next)) {
     return absMap(

@@ -91,6 +91,11 @@ export function conforms(t: unknown, v: AbsValue, ctors?: CtorTable): boolean {
   return conf(t, v, [], new Set(), withPrelude(ctors));
 }
 
+/** Whether the constant `p` itself (SameValue: -0 is not 0) is a member of `v`. */
+export function primMember(p: Prim, v: AbsValue): boolean {
+  return conf(p, v, [], new Set(), PRELUDE_CTORS);
+}
+
 /**
  * Whether primitive `p` may equal a member of `v` as a map key or set element (SameValueZero: 0
  * and -0 are one key).

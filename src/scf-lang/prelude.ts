@@ -55,6 +55,9 @@ export function mapEmpty<K extends Prim, V>(): PMap<K, V> {
 }
 
 export function mapInsert<K extends Prim, V>(m: PMap<K, V>, key: K, value: V): PMap<K, V> {
+  // Immutable.js keeps the old value when the new one is SameValueZero-equal to it, so -0 over 0
+  // (or 0 over -0) would be lost; iteration order is never observable (setToList sorts)
+  if (value === 0 && m.get(key) === 0 && !Object.is(m.get(key), value)) return m.delete(key).set(key, value);
   return m.set(key, value);
 }
 

@@ -75,6 +75,15 @@ describe('desugaring runs as TypeScript would', () => {
     }`;
     expect([run(src, 'f', 'a'), run(src, 'f', 'b')]).toEqual([101, 99]);
   });
+  it('a map keeps -0 written over 0, natively and interpreted', () => {
+    const src = `export function f(z: number): number {
+      const m: PMap<string, number> = mapInsert(mapInsert(mapEmpty(), 'a', 0), 'a', z);
+      return getOr(mapFind(m, 'a'), 7);
+    }`;
+    expect(Object.is(run(src, 'f', -0), -0)).toBe(true);
+    const m = prelude.mapInsert(prelude.mapInsert(prelude.mapEmpty<string, number>(), 'a', -0), 'a', 0);
+    expect(Object.is(prelude.getOr(prelude.mapFind(m, 'a'), 7), 0)).toBe(true);
+  });
   it('literal constants are inlined', () => {
     const src = `const LIMIT = 64;\nexport function f(x: number): boolean { return x < LIMIT; }`;
     expect(run(src, 'f', 3)).toBe(true);
