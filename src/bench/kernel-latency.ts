@@ -36,13 +36,14 @@ import {
   listToArray,
   type Program as KernelProgram,
 } from '../kernel/index.js';
-import { findPass, type Pass, runPipeline } from '../optimizers/index.js';
+import { runPipeline } from '../optimizers/index.js';
 import {
   loadConfig,
-  type StageConfig,
   type StagedConfig,
   stageConfig,
   writeStaged,
+  configPasses,
+  importStub,
 } from '../stager/index.js';
 import {
   compileKernelJs,
@@ -80,7 +81,7 @@ export async function importStaged(
       bind: staged.config.bind,
       origin: path.relative(ROOT, staged.config.file),
     });
-    const stub = (await import(pathToFileURL(written.stub).href)) as Stub;
+    const stub = await importStub(written.stub);
     // the first stage's module exports the admission check the stub runs before the staged passes
     const first = (await import(pathToFileURL(written.modules[0] as string).href)) as {
       admit: (input: unknown[]) => void;
@@ -98,9 +99,7 @@ export function replaceFun(program: KernelProgram, fun: Fun): KernelProgram {
 }
 
 /** The config's passes, as the unstaged pipeline runs them. */
-export function configPasses(config: StageConfig): Pass[] {
-  return config.pipeline.map((p) => findPass(p) as Pass);
-}
+export { configPasses };
 
 /** Coefficients as the stub's values: `{c0: …, …, c8: …}`. */
 export function coefValues(coef: readonly number[]): Record<string, number> {

@@ -46,6 +46,8 @@ import {
   type StageConfig,
   stageConfig,
   writeStaged,
+  importStub,
+  type LoadedStub,
 } from '../stager/index.js';
 import { compileKernelJs } from '../target/index.js';
 import { kernelArgs } from './kernel-args.js';
@@ -156,14 +158,7 @@ export const METHOD =
   'speed-ups are ratios of those medians; instruction counts from the Core interpreter.';
 
 /** What the stub `writeStaged` writes exports (src/stager/write.ts). */
-export interface Stub {
-  readonly FUN: Fun;
-  readonly PIPELINE: readonly string[];
-  formalsOf(values: Bindings): LatticeVal[];
-  stagedPipeline(formals: readonly LatticeVal[]): Fun;
-  unstagedPipeline(formals: readonly LatticeVal[]): Fun;
-  specialize(values: Bindings, warn?: (message: string) => void): { fun: Fun; staged: boolean };
-}
+export type Stub = LoadedStub;
 
 /** The configs of `dir` (sorted by file name) with their ids. */
 export function listConfigs(dir = TABLE2_DIR): { file: string; config: StageConfig }[] {
@@ -211,7 +206,7 @@ async function benchConfig(
   const staged = await stageConfig(config);
   const stagingSeconds = (performance.now() - t0) / 1000;
   const written = writeStaged(staged.stages, { outDir: dir, fun: staged.fun, bind: config.bind });
-  const stub = (await import(written.stub)) as Stub;
+  const stub = await importStub(written.stub);
   const formals = stub.formalsOf((config.sample ?? {}) as Bindings);
   const outStaged = stub.stagedPipeline(formals);
   const outUnstaged = stub.unstagedPipeline(formals);

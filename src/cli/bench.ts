@@ -7,7 +7,6 @@
  */
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import {
   type BenchProgress,
@@ -17,7 +16,7 @@ import {
   speedupChartSvg,
 } from '../bench/index.js';
 import { ConfigError } from '../stager/index.js';
-import { type CliIo, EXIT_BAD_INPUT } from './io.js';
+import { type CliIo, EXIT_BAD_INPUT, parseCommandArgs, UsageError } from './io.js';
 
 const HELP = `Usage: scf bench [--json] [--dir DIR] [--config N ...] [--budget MS] [--chart FILE.svg] [--save FILE.json]
 
@@ -30,16 +29,21 @@ Options:
   --dir DIR         benchmark the configuration files in DIR (default: configs/table2)
   -c, --config N    run configuration N only (repeatable; default: all)
   --budget MS       timing budget per comparison in milliseconds (default 600)
-  --chart FILE      also write the speed-up chart (SVG) to FILE
+  --chart FILE      also write the speed-up chart (SVG) to FILE (needs the optional packages
+                    'vega' and 'vega-lite'; without them the chart is skipped with a note)
   --save FILE       also write the JSON report to FILE
   -h, --help        show this help`;
+
+/** What `scf bench --chart` prints, on stderr, when Vega or Vega-Lite is not installed. */
+export const CHART_SKIPPED = "scf bench: chart skipped: install 'vega' and 'vega-lite' to draw it";
 
 export async function benchCommand(argv: string[], io: CliIo): Promise<number> {
   let args: ReturnType<typeof parse>;
   try {
     args = parse(argv);
   } catch (e) {
-    io.err(`scf bench: ${(e as Error).message}\n\n${HELP}`);
+    if (!(e instanceof UsageError)) throw e;
+    io.err(`scf bench: ${e.message}`);
     return EXIT_BAD_INPUT;
   }
   if (args.values.help) {
@@ -102,7 +106,10 @@ export async function benchCommand(argv: string[], io: CliIo): Promise<number> {
   if (args.values.chart) {
     mkdirSync(path.dirname(path.resolve(args.values.chart)), { recursive: true });
     const title = `Late-stage speed-ups, staged vs unstaged (${report.machine.cpus} × ${report.machine.cpuModel.trim()})`;
-    writeFileSync(args.values.chart, await speedupChartSvg(report.configs, title));
+    const svg = await speedupChartSvg(report.configs, title);
+    // Vega and Vega-Lite are optional: without them the report is still printed.
+    if (svg === null) io.err(CHART_SKIPPED);
+    else writeFileSync(args.values.chart, svg);
   }
   io.out(args.values.json ? JSON.stringify(report, null, 2) : formatTable(report));
   return 0;
@@ -142,18 +149,13 @@ function progressDisplay(io: CliIo, total: number): Progress {
 }
 
 function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      json: { type: 'boolean' },
-      dir: { type: 'string' },
-      config: { type: 'string', short: 'c', multiple: true },
-      budget: { type: 'string' },
-      chart: { type: 'string' },
-      save: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+  return parseCommandArgs('bench', argv, {
+    json: { type: 'boolean' },
+    dir: { type: 'string' },
+    config: { type: 'string', short: 'c', multiple: true },
+    budget: { type: 'string' },
+    chart: { type: 'string' },
+    save: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
   });
 }

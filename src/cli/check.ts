@@ -1,67 +1,130 @@
 /**
- * `scf check FILE.ts [--core] [--labels]`: checks an optimizer (and the modules it imports)
- * against the SCF-lang subset. Diagnostics print as `FILE:LINE:COL: error SCFnnnn: message`
- * with a code frame; exit status 1 on any error. `--core` prints the desugared Core program.
+ * `scf check FILE.ts... [--core] [--labels] [--no-frame] [--json]`: checks optimizers (and the
+ * modules they import) against the SCF-lang subset. Diagnostics print as
+ * `FILE:LINE:COL: error SCFnnnn: message` with a code frame; `--core` prints the desugared Core
+ * program; `--json` prints `{ files: [{ file, ok, diagnostics: [{ code, message, file, line, col,
+ * severity }] }] }` instead.
+ *
+ * Exit status: 0 every file is in the subset; 1 some file has an error; 2 bad input — a bad flag,
+ * no file, or a file that cannot be read (missing, a folder, no permission), reported before
+ * anything is checked as `scf check: cannot read 'F': no such file`.
  */
-import { parseArgs } from 'node:util';
-import { compileFile, formatDiagnostic, printProgram } from '../scf-lang/index.js';
-import type { CliIo } from './io.js';
+import { accessSync, constants, statSync } from 'node:fs';
+import { compileFile, type Diagnostic, formatDiagnostic, lineCol, printProgram } from '../scf-lang/index.js';
+import { type CliIo, EXIT_BAD_INPUT, parseCommandArgs, UsageError } from './io.js';
 
-export const CHECK_HELP = `Usage: scf check FILE.ts [--core] [--labels] [--no-frame]
+export const CHECK_HELP = `Usage: scf check FILE.ts... [--core] [--labels] [--no-frame] [--json]
 
-Checks an optimizer written in SCF-lang (a pure, first-order subset of TypeScript), and every
-SCF-lang module it imports. Prints diagnostics as FILE:LINE:COL: error SCFnnnn: message.
+Checks optimizers written in SCF-lang (a pure, first-order subset of TypeScript), and every
+SCF-lang module they import. Prints diagnostics as FILE:LINE:COL: error SCFnnnn: message.
 
 Options:
-  --core       print the program desugared to Core SCF
+  --core       print the programs desugared to Core SCF
   --labels     with --core, show every node's label
   --no-frame   print diagnostics without code frames
+  --json       print {"files": [{"file", "ok", "diagnostics": [{"code", "message", "file",
+               "line", "col", "severity"}]}]} instead (line and col 1-based, null when unknown)
   -h, --help   show this help
 
-Exit status: 0 when the file is in the subset, 1 on any error.`;
+Exit status: 0 when every file is in the subset, 1 on any error, 2 on bad input (a bad flag,
+a file that cannot be read).`;
+
+/** One diagnostic of `scf check --json`. */
+export interface JsonDiagnostic {
+  readonly code: string;
+  readonly message: string;
+  readonly file: string | null;
+  readonly line: number | null;
+  readonly col: number | null;
+  readonly severity: 'error';
+}
+
+/** One file of `scf check --json`. */
+export interface JsonFileResult {
+  readonly file: string;
+  readonly ok: boolean;
+  readonly diagnostics: readonly JsonDiagnostic[];
+}
 
 export function checkCommand(argv: readonly string[], io: CliIo): number {
-  let parsed: ReturnType<typeof parse>;
   try {
-    parsed = parse(argv);
+    return run(argv, io);
   } catch (e) {
-    io.err(`scf check: ${(e as Error).message}\n\n${CHECK_HELP}`);
-    return 1;
+    if (!(e instanceof UsageError)) throw e;
+    io.err(`scf check: ${e.message}`);
+    return EXIT_BAD_INPUT;
   }
-  const { values, positionals } = parsed;
+}
+
+function run(argv: readonly string[], io: CliIo): number {
+  const { values, positionals: files } = parseCommandArgs('check', argv, {
+    core: { type: 'boolean' },
+    labels: { type: 'boolean' },
+    'no-frame': { type: 'boolean' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help) {
     io.out(CHECK_HELP);
     return 0;
   }
-  if (positionals.length !== 1) {
-    io.err(`scf check: expected one FILE.ts, got ${positionals.length}\n\n${CHECK_HELP}`);
-    return 1;
+  if (files.length === 0) throw new UsageError("expected FILE.ts\nRun 'scf check --help' for its options.");
+  if (values.json && values.core) throw new UsageError('--core and --json cannot be combined');
+  for (const file of files) assertReadable(file);
+
+  const results: JsonFileResult[] = [];
+  let errors = 0;
+  for (const file of files) {
+    const r = compileFile(file);
+    errors += r.diagnostics.length;
+    if (values.json) {
+      results.push({
+        file,
+        ok: r.program !== null,
+        diagnostics: r.diagnostics.map((d) => jsonDiagnostic(d, r.sources)),
+      });
+      continue;
+    }
+    for (const d of r.diagnostics) io.err(formatDiagnostic(d, r.sources, !values['no-frame']));
+    if (r.program === null) continue;
+    if (values.core) io.out(printProgram(r.program, { labels: values.labels ?? false }).trimEnd());
+    else {
+      const mods = r.sources.size;
+      io.out(`${file}: ok (${r.program.funs.size} functions in ${mods} module${mods === 1 ? '' : 's'})`);
+    }
   }
-  const file = positionals[0] as string;
-  const r = compileFile(file);
-  for (const d of r.diagnostics) io.err(formatDiagnostic(d, r.sources, !values['no-frame']));
-  if (r.program === null) {
-    const n = r.diagnostics.length;
-    io.err(`${n} error${n === 1 ? '' : 's'}`);
-    return 1;
-  }
-  if (values.core) io.out(printProgram(r.program, { labels: values.labels ?? false }).trimEnd());
-  else {
-    const mods = r.sources.size;
-    io.out(`${file}: ok (${r.program.funs.size} functions in ${mods} module${mods === 1 ? '' : 's'})`);
-  }
-  return 0;
+  if (values.json) io.out(JSON.stringify({ files: results }, null, 2));
+  else if (errors > 0) io.err(`${errors} error${errors === 1 ? '' : 's'}`);
+  return errors > 0 ? 1 : 0;
 }
 
-function parse(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    options: {
-      core: { type: 'boolean' },
-      labels: { type: 'boolean' },
-      'no-frame': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+/** A UsageError unless `file` is a file this process may read. */
+function assertReadable(file: string): void {
+  try {
+    if (statSync(file).isDirectory()) throw new UsageError(`cannot read '${file}': is a directory`);
+    accessSync(file, constants.R_OK);
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    const code = (e as { code?: string }).code;
+    const why =
+      code === 'ENOENT' || code === 'ENOTDIR'
+        ? 'no such file'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : (code ?? String(e));
+    throw new UsageError(`cannot read '${file}': ${why}`);
+  }
+}
+
+function jsonDiagnostic(d: Diagnostic, sources: ReadonlyMap<string, string>): JsonDiagnostic {
+  const text = d.span === null ? undefined : sources.get(d.span.file);
+  const at = d.span === null || text === undefined ? null : lineCol(text, d.span.start);
+  return {
+    code: d.code,
+    message: d.message,
+    file: d.span?.file ?? null,
+    line: at?.line ?? null,
+    col: at?.col ?? null,
+    severity: 'error',
+  };
 }

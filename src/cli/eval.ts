@@ -7,7 +7,6 @@
  * one-line `scf eval: ...` message, with exit code 1; never a stack trace. NaN and infinities, which
  * JSON cannot express, are written (and may be given) as the strings "NaN", "Infinity", "-Infinity".
  */
-import { parseArgs } from 'node:util';
 import {
   type ArgValue,
   evaluate,
@@ -18,7 +17,7 @@ import {
   type Param,
 } from '../kernel/index.js';
 import { BindError, type BindValue, runPipeline } from '../optimizers/index.js';
-import { type CliIo as CommandIO, EXIT_BAD_INPUT, EXIT_INTERNAL } from './io.js';
+import { type CliIo as CommandIO, EXIT_BAD_INPUT, EXIT_INTERNAL, parseCommandArgs } from './io.js';
 import { loadKernelFunction, parsePasses, UsageError } from './kernel-input.js';
 
 const HELP = `Usage: scf eval FILE.c [--function F] [--args JSON] [--bind NAME=VALUE ...] [--fuel N]
@@ -57,13 +56,14 @@ export async function evalCommand(argv: string[], io: CommandIO): Promise<number
 }
 
 async function run(argv: string[], io: CommandIO): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (e) {
-    throw new UsageError(`${e instanceof Error ? e.message : String(e)} (see --help)`);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommandArgs('eval', argv, {
+    function: { type: 'string', short: 'f' },
+    args: { type: 'string', short: 'a' },
+    bind: { type: 'string', short: 'b', multiple: true },
+    fuel: { type: 'string' },
+    passes: { type: 'string', short: 'p' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help) {
     io.out(HELP);
     return 0;
@@ -150,22 +150,6 @@ export function resultJson(result: number | readonly number[] | undefined, fun: 
   if (result === undefined) return null;
   if (Array.isArray(result)) return result.map((x) => jsonValue(x, fun.ret.slice(0, -2)));
   return jsonValue(result as number, fun.ret);
-}
-
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      function: { type: 'string', short: 'f' },
-      args: { type: 'string', short: 'a' },
-      bind: { type: 'string', short: 'b', multiple: true },
-      fuel: { type: 'string' },
-      passes: { type: 'string', short: 'p' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
 }
 
 const SPECIAL: Record<string, number> = {

@@ -1,3 +1,10 @@
+/**
+ * What every CLI command shares: where it writes, its exit statuses, and how it reads its flags.
+ * This module is loaded by `scf --help` and `scf --version` too, so it imports nothing heavier
+ * than node:util.
+ */
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+
 /** Where a CLI command writes: injected so tests run commands in-process and read their output. */
 export interface CliIo {
   readonly out: (s: string) => void;
@@ -8,3 +15,54 @@ export interface CliIo {
 export const EXIT_BAD_INPUT = 2;
 /** Exit status for an internal error (a bug in scf, reported without a stack trace). */
 export const EXIT_INTERNAL = 3;
+
+/**
+ * Bad input to a command: printed as `scf CMD: MESSAGE` (the message may span lines), exit
+ * status 2. The `scf` dispatcher reports one that a command lets escape the same way.
+ */
+export class UsageError extends Error {}
+
+/** A command's flags, as node's `parseArgs` takes them. */
+export type CommandOptions = NonNullable<ParseArgsConfig['options']>;
+
+/** What `parseCommandArgs` returns for options `O`: parseArgs' result, typed per flag. */
+export type ParsedCommandArgs<O extends CommandOptions> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>
+>;
+
+/**
+ * Parses a command's flags with node's `parseArgs` in strict mode (positionals allowed), and
+ * turns its errors into one uniform `UsageError`:
+ *
+ *     scf check: unknown option '--foo'
+ *     Run 'scf check --help' for its options.
+ *
+ * `cmd` is the command's name as typed after `scf`.
+ */
+export function parseCommandArgs<const O extends CommandOptions>(
+  cmd: string,
+  argv: readonly string[],
+  options: O,
+): ParsedCommandArgs<O> {
+  try {
+    return parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError(`${parseArgsProblem(e)}\nRun 'scf ${cmd} --help' for its options.`);
+  }
+}
+
+/**
+ * parseArgs' error as one short clause: `unknown option '--foo'` (without node's advice on
+ * positionals that start with '-'), `option '--out <value>' argument missing`, ….
+ */
+function parseArgsProblem(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const code = (e as { code?: string }).code;
+  const quoted = /'([^']*)'/.exec(e.message)?.[1];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && quoted !== undefined) return `unknown option '${quoted}'`;
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL' && quoted !== undefined)
+    return `unexpected argument '${quoted}'`;
+  // The first sentence, lower-cased to follow `scf CMD: `.
+  const first = e.message.split(/\.(?:\s|$)/)[0] ?? e.message;
+  return first.charAt(0).toLowerCase() + first.slice(1);
+}

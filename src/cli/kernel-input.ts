@@ -13,11 +13,11 @@ import {
   parseKernel,
   type Program,
 } from '../kernel/index.js';
-import { allPasses, defaultPipeline, findPass, type Pass } from '../optimizers/index.js';
-import type { CliIo } from './io.js';
+import { defaultPipeline, type Pass, PassError, resolvePass } from '../optimizers/index.js';
+import { type CliIo, UsageError } from './io.js';
 
-/** Bad input to a command: printed as one line, exit status 2. */
-export class UsageError extends Error {}
+/** Bad input to a command (exit status 2); defined in io.ts, which every command loads. */
+export { UsageError };
 
 export interface KernelInput {
   readonly file: string;
@@ -60,7 +60,11 @@ export async function loadKernelFunction(
   return { file, program, fnName: name, fun, spans: parsed.spans };
 }
 
-/** A comma-separated pass list (default: the default pipeline). */
+/**
+ * A comma-separated pass list (default: the default pipeline): built-in pass names, or paths of
+ * a user's SCF-lang optimizers (relative to the working directory). A pass that cannot be loaded
+ * (unknown name, no such file, not valid SCF-lang: its diagnostics with FILE:LINE:COL) is bad input.
+ */
 export function parsePasses(text: string | undefined): readonly Pass[] {
   if (text === undefined) return defaultPipeline;
   return text
@@ -68,8 +72,11 @@ export function parsePasses(text: string | undefined): readonly Pass[] {
     .map((s) => s.trim())
     .filter((s) => s !== '')
     .map((n) => {
-      const p = findPass(n);
-      if (!p) throw new UsageError(`unknown pass '${n}' (known: ${allPasses.map((q) => q.name).join(', ')})`);
-      return p;
+      try {
+        return resolvePass(n);
+      } catch (e) {
+        if (e instanceof PassError) throw new UsageError(e.message);
+        throw e;
+      }
     });
 }

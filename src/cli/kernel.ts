@@ -21,7 +21,6 @@
  * the reason; a kernel's run-time error found by the reference evaluator (KernelRuntimeError) —
  * exit 1, as `scf eval`.
  */
-import { parseArgs } from 'node:util';
 import { type Fun, findFun, KernelArgumentError, KernelRuntimeError, listToArray } from '../kernel/index.js';
 import { BindError, defaultPipeline } from '../optimizers/index.js';
 import {
@@ -34,7 +33,7 @@ import {
   ShaderRejected,
 } from '../target/index.js';
 import { parseArgsJson, resultJson } from './eval.js';
-import { type CliIo, EXIT_BAD_INPUT, EXIT_INTERNAL } from './io.js';
+import { type CliIo, EXIT_BAD_INPUT, EXIT_INTERNAL, parseCommandArgs } from './io.js';
 import { loadKernelFunction, parsePasses, UsageError } from './kernel-input.js';
 import { optimizeUnstaged, parseBinds } from './opt.js';
 
@@ -76,13 +75,16 @@ export async function kernelCommand(argv: string[], io: CliIo): Promise<number> 
 }
 
 async function run(argv: string[], io: CliIo): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (e) {
-    return usage(e instanceof Error ? e.message : String(e), io);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommandArgs('kernel', argv, {
+    function: { type: 'string', short: 'f' },
+    emit: { type: 'string', short: 'e' },
+    bind: { type: 'string', short: 'b', multiple: true },
+    passes: { type: 'string', short: 'p' },
+    run: { type: 'boolean', short: 'r' },
+    args: { type: 'string', short: 'a' },
+    backend: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help) {
     io.out(HELP);
     return 0;
@@ -180,22 +182,4 @@ function isJsInputCheck(e: unknown): e is Error {
 function usage(message: string, io: CliIo): number {
   io.err(`scf kernel: ${message}\n\n${HELP}`);
   return EXIT_BAD_INPUT;
-}
-
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      function: { type: 'string', short: 'f' },
-      emit: { type: 'string', short: 'e' },
-      bind: { type: 'string', short: 'b', multiple: true },
-      passes: { type: 'string', short: 'p' },
-      run: { type: 'boolean', short: 'r' },
-      args: { type: 'string', short: 'a' },
-      backend: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
 }

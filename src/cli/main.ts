@@ -6,67 +6,166 @@
  * Exit statuses: 0 success; 1 the input was examined and found wanting (`scf check`
  * diagnostics, a kernel's runtime error); 2 bad input (unreadable or malformed files, bad
  * flags, arguments or bindings); 3 internal error.
+ *
+ * The commands are one table, `COMMANDS`, from which both the dispatch and `scf --help` are
+ * made, so the help cannot drift from what runs. Each command's module is imported only when
+ * that command runs: `scf --help` and `scf --version` load this file and io.ts alone (the
+ * stager, the kernel parser and Dawn take most of a second to load).
  */
-import { benchCommand } from './bench.js';
-import { checkCommand } from './check.js';
-import { evalCommand } from './eval.js';
-import { type CliIo, EXIT_BAD_INPUT, EXIT_INTERNAL } from './io.js';
-import { kernelCommand } from './kernel.js';
-import { optCommand } from './opt.js';
-import { stageCommand } from './stage.js';
-import { GpuRuntime } from '../target/index.js';
+import { readFileSync } from 'node:fs';
+import { type CliIo, EXIT_BAD_INPUT, EXIT_INTERNAL, UsageError } from './io.js';
+
+type Command = (argv: string[], io: CliIo) => number | Promise<number>;
+
+interface CommandEntry {
+  readonly name: string;
+  /** The arguments after the name, for the help's one-line synopsis. */
+  readonly usage: string;
+  /** What the command does, one sentence (wrapped in the help). */
+  readonly description: string;
+  readonly load: () => Promise<Command>;
+  /** Whether it may run GPU kernels, so that `mustExit` must ask the WebGPU runtime afterwards. */
+  readonly runsGpu?: boolean;
+}
+
+/** Every command, in the order of `scf --help`. */
+const COMMANDS: readonly CommandEntry[] = [
+  {
+    name: 'check',
+    usage: 'FILE.ts... [--json]',
+    description: 'check optimizers against the SCF-lang subset',
+    load: async () => (await import('./check.js')).checkCommand,
+  },
+  {
+    name: 'eval',
+    usage: 'FILE.c --function F --args JSON',
+    description: 'run a kernel function on the reference evaluator',
+    load: async () => (await import('./eval.js')).evalCommand,
+  },
+  {
+    name: 'opt',
+    usage: 'FILE.c --function F [--bind v=c …] [--passes P1,P2,…] [--staged DIR]',
+    description: 'optimize a kernel function with the unstaged (or a staged) pipeline; prints C',
+    load: async () => (await import('./opt.js')).optCommand,
+  },
+  {
+    name: 'kernel',
+    usage: 'FILE.c --function F --emit wgsl|js [--bind v=c …] [--run --args JSON]',
+    description:
+      'generate WGSL or JavaScript for a kernel function; with --run, run it on WebGPU or the JS back end',
+    load: async () => (await import('./kernel.js')).kernelCommand,
+    runsGpu: true,
+  },
+  {
+    name: 'stage',
+    usage: 'CONFIG.json --out DIR',
+    description:
+      'stage an optimizer pipeline for an early-stage description; writes staged optimizers and a stub, prints I2, I3, …',
+    load: async () => (await import('./stage.js')).stageCommand,
+  },
+  {
+    name: 'bench',
+    usage: '[--json] [--config N]',
+    description: "staged vs unstaged pipelines on SCF Table 2's configurations",
+    load: async () => (await import('./bench.js')).benchCommand,
+  },
+];
+
+/** Column where the help's descriptions start, and the width it wraps them to. */
+const DESCRIPTION_COL = 36;
+const HELP_WIDTH = 100;
+
+function commandHelp(c: CommandEntry): string {
+  const synopsis = `  ${c.name} ${c.usage}`;
+  const indent = ' '.repeat(DESCRIPTION_COL);
+  const lines: string[] = [];
+  let line = '';
+  for (const word of c.description.split(' ')) {
+    if (line !== '' && DESCRIPTION_COL + line.length + 1 + word.length > HELP_WIDTH) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  lines.push(line);
+  const text = lines.join(`\n${indent}`);
+  return synopsis.length < DESCRIPTION_COL - 1
+    ? `${synopsis.padEnd(DESCRIPTION_COL)}${text}`
+    : `${synopsis}\n${indent}${text}`;
+}
 
 const HELP = `scf — a staged compilation framework
 
 Usage: scf <command> [options]
 
 Commands:
-  check FILE.ts                     check an optimizer against the SCF-lang subset
-  eval FILE.c --function F --args JSON
-                                    run a kernel function on the reference evaluator
-  opt FILE.c --function F [--bind v=c …] [--passes const-prop,copy-prop,dae]
-                                    optimize a kernel function (unstaged pipeline); prints C
-  kernel FILE.c --function F --emit wgsl|js [--bind v=c …] [--run --args JSON]
-                                    generate WGSL or JavaScript for a kernel function; with
-                                    --run, run it on WebGPU or the JS back end
-  stage CONFIG.json --out DIR       stage an optimizer pipeline for an early-stage description;
-                                    writes staged optimizers and a stub, prints I2, I3, …
-  bench [--json] [--config N]       staged vs unstaged pipelines on SCF Table 2's configurations
+${COMMANDS.map(commandHelp).join('\n')}
+
+Options:
+  -h, --help                        show this help
+  -V, --version                     print scf's version
 
 Run 'scf <command> --help' for a command's options.`;
 
-type Command = (argv: string[], io: CliIo) => number | Promise<number>;
+/**
+ * scf's version, from its package.json: two folders up from this module both as
+ * src/cli/main.ts (run by tsx) and as a compiled dist/cli/main.js.
+ */
+export function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version?: unknown;
+  };
+  return String(pkg.version);
+}
 
-const COMMANDS: Record<string, Command> = {
-  bench: benchCommand,
-  check: checkCommand,
-  eval: evalCommand,
-  kernel: kernelCommand,
-  opt: optCommand,
-  stage: stageCommand,
-};
+/** Set when a command that runs GPU kernels abandoned one; see `mustExit`. */
+let gpuAbandoned = false;
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    io.out(HELP);
-    return name === undefined ? EXIT_BAD_INPUT : 0;
-  }
-  const cmd = COMMANDS[name];
-  if (cmd === undefined) {
-    io.err(`scf: unknown command '${name}'\n\n${HELP}`);
+  if (name === undefined) {
+    io.err(HELP);
     return EXIT_BAD_INPUT;
   }
+  if (name === '--help' || name === '-h' || name === 'help') {
+    io.out(HELP);
+    return 0;
+  }
+  if (name === '--version' || name === '-V') {
+    io.out(`scf ${version()}`);
+    return 0;
+  }
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (entry === undefined) {
+    io.err(
+      name.startsWith('-')
+        ? `scf: unknown option '${name}'\nRun 'scf --help' for its options.`
+        : `scf: unknown command '${name}'\nRun 'scf --help' for the commands.`,
+    );
+    return EXIT_BAD_INPUT;
+  }
+  let loaded = false;
   try {
+    const cmd = await entry.load();
+    loaded = true;
     return await cmd(rest, io);
   } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`scf ${name}: ${e.message}`);
+      return EXIT_BAD_INPUT;
+    }
     io.err(`scf ${name}: internal error: ${e instanceof Error ? e.message : String(e)}`);
     if (process.env.SCF_DEBUG) io.err(String(e instanceof Error ? e.stack : e));
     return EXIT_INTERNAL;
+  } finally {
+    if (entry.runsGpu && loaded) {
+      // The command's module loaded the runtime already, so this import costs nothing.
+      const { GpuRuntime } = await import('../target/index.js');
+      gpuAbandoned ||= GpuRuntime.anyAbandoned;
+    }
   }
 }
 
-const isEntry = process.argv[1] !== undefined && /[\\/]main\.ts$/.test(process.argv[1]);
+const isEntry = process.argv[1] !== undefined && /[\\/]cli[\\/]main\.[jt]s$/.test(process.argv[1]);
 if (isEntry) {
   process.exitCode = await main(process.argv.slice(2), {
     out: (s) => process.stdout.write(`${s}\n`),
@@ -81,5 +180,5 @@ if (isEntry) {
  * and pipes are synchronous on Linux, so nothing printed is lost).
  */
 export function mustExit(): boolean {
-  return GpuRuntime.anyAbandoned;
+  return gpuAbandoned;
 }

@@ -9,8 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
+import { importStub } from '../stager/index.js';
 import { type Fun, printFun } from '../kernel/index.js';
 import {
   allPasses,
@@ -33,14 +32,14 @@ Options:
   -b, --bind N=V       formal N is the constant V (repeatable): an int or float literal
                        (3, -2, 0.5, 1.5f), true/false, or an array [1,2,1] for an array formal
   -p, --passes LIST    comma-separated passes, in order (default: ${defaultPipeline.map((p) => p.name).join(',')})
-  -s, --staged DIR     run the staged pipeline of DIR/F.stub.ts (from 'scf stage'); bindings outside
+  -s, --staged DIR     run the staged pipeline of DIR/F.stub.mjs (from 'scf stage'); bindings outside
                        its early description fall back to the unstaged pipeline with a warning
   -h, --help           show this help
 
 Passes:
 ${allPasses.map((p) => `  ${p.name.padEnd(11)} ${p.description}`).join('\n')}`;
 
-import { type CliIo, EXIT_BAD_INPUT, EXIT_INTERNAL } from './io.js';
+import { type CliIo, EXIT_BAD_INPUT, EXIT_INTERNAL, parseCommandArgs } from './io.js';
 import { type KernelInput, loadKernelFunction, parsePasses, UsageError } from './kernel-input.js';
 
 export async function optCommand(
@@ -63,12 +62,7 @@ async function run(
   argv: string[],
   io: { out: (s: string) => void; err: (s: string) => void },
 ): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (e) {
-    throw new UsageError(`${e instanceof Error ? e.message : String(e)} (see --help)`);
-  }
+  const parsed = parse(argv);
   const { values, positionals } = parsed;
   if (values.help) {
     io.out(HELP);
@@ -130,16 +124,12 @@ async function runStaged(
   binds: Record<string, BindValue>,
   io: { out: (s: string) => void; err: (s: string) => void },
 ): Promise<number> {
-  const stubFile = path.resolve(dir, `${fun.name}.stub.ts`);
+  const stubFile = path.resolve(dir, `${fun.name}.stub.mjs`);
   if (!existsSync(stubFile))
     throw new UsageError(
-      `${dir} has no staged pipeline for '${fun.name}' (no ${fun.name}.stub.ts; run 'scf stage' first)`,
+      `${dir} has no staged pipeline for '${fun.name}' (no ${fun.name}.stub.mjs; run 'scf stage' first)`,
     );
-  const stub = (await import(pathToFileURL(stubFile).href)) as {
-    FUN: Fun;
-    PIPELINE: readonly string[];
-    specialize: (v: Record<string, BindValue>, warn: (m: string) => void) => { fun: Fun; staged: boolean };
-  };
+  const stub = await importStub(stubFile);
   if (!equal(stub.FUN, fun)) {
     throw new UsageError(`${stubFile} was staged for a different version of '${fun.name}'; stage it again`);
   }
@@ -154,17 +144,12 @@ async function runStaged(
 }
 
 function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      function: { type: 'string', short: 'f' },
-      bind: { type: 'string', short: 'b', multiple: true },
-      passes: { type: 'string', short: 'p' },
-      staged: { type: 'string', short: 's' },
-      help: { type: 'boolean', short: 'h' },
-    },
+  return parseCommandArgs('opt', argv, {
+    function: { type: 'string', short: 'f' },
+    bind: { type: 'string', short: 'b', multiple: true },
+    passes: { type: 'string', short: 'p' },
+    staged: { type: 'string', short: 's' },
+    help: { type: 'boolean', short: 'h' },
   });
 }
 

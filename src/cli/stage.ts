@@ -8,7 +8,7 @@
  * unknown pass, kernel parse errors, an optimizer outside SCF-lang) is reported as
  * `FILE:LINE:COL: error: …` where the position is known, exit 2; never a stack trace.
  */
-import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
 import {
   ConfigError,
   describeStages,
@@ -19,7 +19,7 @@ import {
   stageReport,
   writeStaged,
 } from '../stager/index.js';
-import { type CliIo, EXIT_BAD_INPUT } from './io.js';
+import { type CliIo, EXIT_BAD_INPUT, parseCommandArgs } from './io.js';
 import { UsageError } from './kernel-input.js';
 
 const HELP = `Usage: scf stage CONFIG.json --out DIR [--k N] [--quiet] [--explain] [--json]
@@ -60,12 +60,7 @@ export async function stageCommand(argv: string[], io: CliIo): Promise<number> {
 }
 
 async function run(argv: string[], io: CliIo): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (e) {
-    throw new UsageError(`${e instanceof Error ? e.message : String(e)} (see --help)`);
-  }
+  const parsed = parse(argv);
   const { values, positionals } = parsed;
   if (values.help) {
     io.out(HELP);
@@ -86,28 +81,28 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     fun: result.fun,
     bind: config.bind,
     origin: config.file,
+    config: config.file,
   });
-  if (values.json) io.out(JSON.stringify({ config: config.file, ...stageReport(result.stages) }, null, 2));
-  else {
+  if (values.json) {
+    const manifest = JSON.parse(readFileSync(files.manifest, 'utf8')) as unknown;
+    io.out(JSON.stringify({ config: config.file, manifest, ...stageReport(result.stages) }, null, 2));
+  } else {
     if (!values.quiet) io.out(describeStages(result.stages).trimEnd());
     if (values.explain) io.out(explainStages(result.stages).trimEnd());
   }
-  io.err(`wrote ${[...files.modules, files.stub, files.descriptions].join(', ')}`);
+  io.err(
+    `wrote ${[...files.modules, files.stub, files.types, files.manifest, files.descriptions].join(', ')}`,
+  );
   return 0;
 }
 
 function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      out: { type: 'string', short: 'o' },
-      k: { type: 'string', short: 'k' },
-      quiet: { type: 'boolean', short: 'q' },
-      explain: { type: 'boolean', short: 'e' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
+  return parseCommandArgs('stage', argv, {
+    out: { type: 'string', short: 'o' },
+    k: { type: 'string', short: 'k' },
+    quiet: { type: 'boolean', short: 'q' },
+    explain: { type: 'boolean', short: 'e' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
   });
 }

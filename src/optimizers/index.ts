@@ -1,22 +1,32 @@
 /**
- * The demo compiler's pass registry and pipeline runner (ordinary TypeScript, not SCF-lang).
+ * The pass registry and pipeline runner (ordinary TypeScript, not SCF-lang): one record per pass,
+ * shared by the unstaged pipeline, the CLI and the stager.
  *
- * Each optimizer is an SCF-lang module (const-prop.ts, copy-prop.ts, dae.ts, fusion.ts) whose `optimize` is
- * called here natively. A pass is a record `{ name, description, run }`; the pass name doubles as
- * the `--passes` flag value of `scf opt`. `runPipeline` runs a list of passes over one function of a
- * program; the bindings (constants for scalar formals, constant arrays for array formals) become
- * the formals' lattice values given to constant propagation, as in SCF §2.2.1.
+ * A pass is a record `{ name, description, file, entry, takesFormals, builtin, run }`: `file` is
+ * its SCF-lang source (what the stager partially evaluates), `entry` the Core name of its
+ * `optimize`, `takesFormals` whether `optimize` also takes the formals' lattice values, and `run`
+ * the pass itself. The built-in optimizers (const-prop.ts, copy-prop.ts, dae.ts, fusion.ts) run
+ * natively; a user's optimizer, named by a path (`./passes/strength.ts`), is checked against the
+ * subset and run by the SCF-lang interpreter (user.ts). The pass name doubles as the `--passes`
+ * value of `scf opt`. `runPipeline` runs a list of passes over one function of a program; the
+ * bindings (constants for scalar formals, constant arrays for array formals) become the formals'
+ * lattice values given to constant propagation, as in SCF §2.2.1.
  *
  * With `SCF_PASS_DEBUG=1`, the function is validated after every pass (labels unique, bound by the
  * name of the pass that broke it).
  */
+import path from 'node:path';
 import type { Fun, Program } from '../kernel/ast.js';
 import { article, findFun, listFromArray, listToArray } from '../kernel/util.js';
+import { SOURCE_ROOT } from '../runtime/paths.js';
 import { optimize as constPropOptimize } from './const-prop.js';
 import { optimize as copyPropOptimize } from './copy-prop.js';
 import { optimize as daeOptimize } from './dae.js';
 import { optimize as fusionOptimize } from './fusion.js';
 import type { LatticeVal } from './lattice.js';
+import { isPassPath, loadUserPass, PassError } from './user.js';
+
+export { isPassPath, loadUserPass, PassError, userPassProgram } from './user.js';
 
 export type { LatticeVal } from './lattice.js';
 
@@ -32,41 +42,71 @@ export interface PassContext {
 export interface Pass {
   readonly name: string;
   readonly description: string;
+  /** Absolute path of the pass's SCF-lang source (what the stager specializes). */
+  readonly file: string;
+  /** Core name of its entry function (`const-prop.optimize`). */
+  readonly entry: string;
+  /** Whether the entry takes the formals' lattice values after the function (const-prop does). */
+  readonly takesFormals: boolean;
+  /** A pass shipped with scf (run natively), or a user's (run by the SCF-lang interpreter). */
+  readonly builtin: boolean;
   readonly run: (f: Fun, ctx: PassContext) => Fun;
 }
 
+const builtin = (name: string, takesFormals: boolean) => ({
+  name,
+  file: path.join(SOURCE_ROOT, 'optimizers', `${name}.ts`),
+  entry: `${name}.optimize`,
+  takesFormals,
+  builtin: true,
+});
+
 export const constProp: Pass = {
-  name: 'const-prop',
+  ...builtin('const-prop', true),
   description:
     'constant propagation and folding (C semantics), algebraic identities, known branches, complete unrolling of loops with a known trip count (at most 64)',
   run: (f, ctx) => constPropOptimize(f, listFromArray([...ctx.formals])),
 };
 
 export const copyProp: Pass = {
-  name: 'copy-prop',
+  ...builtin('copy-prop', false),
   description: 'copy propagation: after x = y, uses of x become y while neither is reassigned',
   run: (f) => copyPropOptimize(f),
 };
 
 export const dae: Pass = {
-  name: 'dae',
+  ...builtin('dae', false),
   description: 'dead-assignment elimination (SCF Fig. 3): removes assignments to scalars that are never read',
   run: (f) => daeOptimize(f),
 };
 
 export const fusion: Pass = {
-  name: 'fusion',
+  ...builtin('fusion', false),
   description:
     'loop fusion of combinators (L0 ch. 7): map-map, map-reduce/scan into redomap/scanomap, filter-filter, filter-reduce, iota into consumers, without duplicating work; horizontal fusion of independent maps or reductions over the same length',
   run: (f) => fusionOptimize(f),
 };
 
+/** The built-in passes. */
 export const allPasses: readonly Pass[] = [constProp, copyProp, dae, fusion];
 export const defaultPipeline: readonly Pass[] = [constProp, copyProp, dae];
 
-/** The registered pass called `name`, if any. */
+/** The built-in pass called `name`, if any. */
 export function findPass(name: string): Pass | undefined {
   return allPasses.find((p) => p.name === name);
+}
+
+/**
+ * The pass a pipeline entry names: a built-in pass by name, or a user's optimizer by path
+ * (relative to `baseDir`). Throws `PassError`.
+ */
+export function resolvePass(spec: string, baseDir: string = process.cwd()): Pass {
+  const known = findPass(spec);
+  if (known) return known;
+  if (isPassPath(spec)) return loadUserPass(path.resolve(baseDir, spec));
+  throw new PassError(
+    `unknown pass '${spec}' (built-in: ${allPasses.map((p) => p.name).join(', ')}; or the path of your own optimizer, e.g. ./passes/mine.ts)`,
+  );
 }
 
 /** Bad bindings (unknown formal, array for a scalar, non-integer for an int, …). */

@@ -4,7 +4,8 @@
  * Algorithm
  * 1. Parse the entry file with oxc-parser and follow its relative imports, transitively.
  *    Imports of the prelude (`scf/prelude`, or a relative path to this package's prelude) bind
- *    prelude names; any other import is rejected.
+ *    prelude names; `scf/kernel` names the kernel AST and the built-in optimizers' shared helpers
+ *    (for a user's optimizer outside this package); any other import is rejected.
  * 2. Collect each module's top-level declarations: functions, type aliases, interfaces,
  *    literal constants, imports. Everything else at the top level is a diagnostic.
  * 3. Resolve type syntax to `Type`s. A type naming an interface with a `kind: 'lit'` field is
@@ -19,7 +20,6 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   type Function as FunctionNode,
   type ImportDeclaration,
@@ -31,12 +31,24 @@ import {
   type TSType,
   type TSTypeAliasDeclaration,
 } from 'oxc-parser';
+import { SOURCE_ROOT } from '../runtime/paths.js';
 import type { Span } from './core.js';
 import { type DiagnosticLog, diag } from './diagnostics.js';
 import { BOOL, type DataType, NUM, STR, substitute, type Type, UNKNOWN } from './types.js';
 
 export const PRELUDE_SPECIFIER = 'scf/prelude';
-export const PRELUDE_PATH = fileURLToPath(new URL('./prelude.ts', import.meta.url));
+
+/** `scf/kernel`: the kernel AST and the helpers shared by the built-in optimizers, for a user's optimizer. */
+export const KERNEL_SPECIFIER = 'scf/kernel';
+
+/** The SCF-lang modules `scf/kernel` names, searched in this order (see src/kernel/public.ts). */
+export const KERNEL_MODULES: readonly string[] = [
+  'kernel/ast.ts',
+  'optimizers/kernel-walk.ts',
+  'kernel/expr-info.ts',
+  'optimizers/lattice.ts',
+].map((f) => path.join(SOURCE_ROOT, f));
+export const PRELUDE_PATH = path.join(SOURCE_ROOT, 'scf-lang/prelude.ts');
 
 export interface ConstDecl {
   readonly value: number | string | boolean;
@@ -308,6 +320,10 @@ export class Declarations {
     const spec = stmt.source.value;
     const sp = this.span(m, stmt.source);
     let target: Module | 'prelude' | null = null;
+    if (spec === KERNEL_SPECIFIER) {
+      this.collectKernelImport(m, stmt, sp);
+      return;
+    }
     if (spec === PRELUDE_SPECIFIER) target = 'prelude';
     else if (spec.startsWith('./') || spec.startsWith('../')) {
       const abs = resolveRelative(m.path, spec);
@@ -332,6 +348,36 @@ export class Declarations {
       const local = s.local.name;
       if (!this.declare(m, local, s.local)) continue;
       m.imports.set(local, { from: target, name: imported, span: this.span(m, s) });
+    }
+  }
+
+  /**
+   * `import { … } from 'scf/kernel'`: each name comes from the first of the kernel's SCF-lang
+   * modules (`KERNEL_MODULES`: the AST types and the helpers the built-in optimizers share) that
+   * exports it; a name none exports is reported against the first, as an unknown export.
+   */
+  private collectKernelImport(m: Module, stmt: ImportDeclaration, sp: Span): void {
+    const mods: Module[] = [];
+    for (const file of KERNEL_MODULES) {
+      const k = this.load(file, { module: m, span: sp });
+      if (k === null) {
+        for (const s of stmt.specifiers) m.brokenImports.add(s.local.name);
+        return;
+      }
+      mods.push(k);
+    }
+    for (const s of stmt.specifiers) {
+      if (s.type !== 'ImportSpecifier') {
+        this.log.add(
+          diag('SCF1004', this.span(m, s), 'a default or namespace import (import names: { a, b })'),
+        );
+        continue;
+      }
+      const imported = s.imported.type === 'Identifier' ? s.imported.name : String(s.imported.value);
+      const local = s.local.name;
+      if (!this.declare(m, local, s.local)) continue;
+      const from = mods.find((k) => k.exports.has(imported)) ?? (mods[0] as Module);
+      m.imports.set(local, { from, name: imported, span: this.span(m, s) });
     }
   }
 

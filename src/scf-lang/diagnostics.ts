@@ -12,7 +12,7 @@ export const MESSAGES = {
   SCF1001: (msg: string) => `syntax error: ${msg}`,
   SCF1002: (path: string, why: string) => `cannot read module '${path}': ${why}`,
   SCF1003: (spec: string) =>
-    `import of '${spec}' is not allowed: SCF-lang modules import only other SCF-lang modules (relative paths) and the prelude ('scf/prelude')`,
+    `import of '${spec}' is not allowed: SCF-lang modules import only other SCF-lang modules (relative paths), the prelude ('scf/prelude') and the kernel AST ('scf/kernel')`,
   SCF1004: (what: string) =>
     `${what} is not allowed at the top level of an SCF-lang module (only functions, types, interfaces, imports and literal constants)`,
   SCF1005: (name: string) => `'${name}' is not exported by that module`,

@@ -701,7 +701,7 @@ export interface AdmissionOptions {
 }
 
 /**
- * TypeScript source of `function NAME(args: readonly unknown[]): void`, plus the helper
+ * JavaScript source of `function NAME(args)` (it returns nothing, or throws `InputNotAdmitted`), plus the helper
  * constants and functions it needs (all named `NAME_…`), which throws `InputNotAdmitted` unless
  * every `args[i]` is a member of `desc[i]`. The code refers to the runtime exports listed in
  * `ADMISSION_RUNTIME_IMPORTS`, which the enclosing module must import from `runtime.ts`.
@@ -804,14 +804,10 @@ class AdmissionEmitter {
     this.plan.args.forEach((e, i) => {
       if (e.k === 'any') return;
       const a = `a${i}`;
-      body.push(`  const ${a}: any = args[${i}];`);
+      body.push(`  const ${a} = args[${i}];`);
       this.checkEntry(e, a, { base: null, suffix: `$[${i}]` }, body, '  ', fn);
     });
-    const main = [
-      `${exported ? 'export ' : ''}function ${this.name}(args: readonly unknown[]): void {`,
-      ...body,
-      '}',
-    ].join('\n');
+    const main = [`${exported ? 'export ' : ''}function ${this.name}(args) {`, ...body, '}'].join('\n');
     return [...this.decls, main].join('\n\n');
   }
 
@@ -868,7 +864,7 @@ class AdmissionEmitter {
     if (!this.boolDefs.has(def)) {
       this.boolDefs.add(def);
       const expr = this.boolExpr(this.def(def), 't', 0);
-      this.decls.push(`function ${fn}(t: any): boolean {\n  return ${expr};\n}`);
+      this.decls.push(`function ${fn}(t) {\n  return ${expr};\n}`);
     }
     return fn;
   }
@@ -896,7 +892,7 @@ class AdmissionEmitter {
   private boolHelper(e: Entry): string {
     const fn = this.helper('b');
     const expr = this.boolExpr(e, 't', 0);
-    this.decls.push(`function ${fn}(t: any): boolean {\n  return ${expr};\n}`);
+    this.decls.push(`function ${fn}(t) {\n  return ${expr};\n}`);
     return fn;
   }
 
@@ -1001,7 +997,7 @@ class AdmissionEmitter {
   /** Boolean test of an object leaf whose fields come from the value itself. */
   private objHelper(m: ObjLeaf): string {
     const fn = this.helper('o');
-    const lines = [`function ${fn}(t: any): boolean {`, '  const f = ctorFields(t);'];
+    const lines = [`function ${fn}(t) {`, '  const f = ctorFields(t);'];
     lines.push(`  if (f.length !== ${m.args.length}) return false;`);
     m.args.forEach((a, i) => {
       if (a.k === 'any') return;
@@ -1032,7 +1028,7 @@ class AdmissionEmitter {
 
   private mapHelper(m: MapLeaf): string {
     const fn = this.helper('map');
-    const lines = [`function ${fn}(t: any): boolean {`];
+    const lines = [`function ${fn}(t) {`];
     m.must.forEach(([k, y], i) => {
       lines.push(`  if (!t.has(${primJs(k)})) return false;`);
       if (y.k === 'any') return;
@@ -1053,7 +1049,7 @@ class AdmissionEmitter {
 
   private setHelper(m: SetLeaf): string {
     const fn = this.helper('set');
-    const lines = [`function ${fn}(t: any): boolean {`];
+    const lines = [`function ${fn}(t) {`];
     for (const p of m.must) lines.push(`  if (!t.has(${primJs(p)})) return false;`);
     const may = this.boolExpr(m.may, 'x', 0);
     if (may !== 'true') {
@@ -1076,7 +1072,7 @@ class AdmissionEmitter {
       this.checkDefs.add(def);
       const body: string[] = [];
       this.checkEntry(this.def(def), 't', { base: 'path', suffix: '' }, body, '  ', { nodes: 0 });
-      this.decls.push([`function ${fn}(t: any, path: string): void {`, ...body, '}'].join('\n'));
+      this.decls.push([`function ${fn}(t, path) {`, ...body, '}'].join('\n'));
     }
     return fn;
   }
@@ -1126,7 +1122,7 @@ class AdmissionEmitter {
       const d = this.helper('d');
       const body: string[] = [];
       this.checkEntry(e, 't', { base: 'path', suffix: '' }, body, '  ', { nodes: 0 });
-      this.decls.push([`function ${d}(t: any, path: string): void {`, ...body, '}'].join('\n'));
+      this.decls.push([`function ${d}(t, path) {`, ...body, '}'].join('\n'));
       out.push(`${ind}${d}(${x}, ${pathJs(path)});`);
       return;
     }
@@ -1135,7 +1131,7 @@ class AdmissionEmitter {
       const part = this.helper('p');
       const body: string[] = [];
       this.checkEntry(e, 't', path, body, '  ', { nodes: 0 });
-      this.decls.push([`function ${part}(t: any): void {`, ...body, '}'].join('\n'));
+      this.decls.push([`function ${part}(t) {`, ...body, '}'].join('\n'));
       out.push(`${ind}${part}(${x});`);
       return;
     }

@@ -7,7 +7,8 @@
  *     "bind": { "a": "'Int" }, "sample": { "a": 1 } }
  *
  * - `input` is relative to the config file; `function` names a function of it;
- * - `pipeline` lists pass names of src/optimizers (`KNOWN_PASSES`), in order, at least one;
+ * - `pipeline` lists passes in order, at least one: names of built-in passes (`KNOWN_PASSES`) or
+ *   paths of a user's SCF-lang optimizers, relative to the config file (`./passes/mine.ts`);
  * - `bind` maps staged formals to descriptions: a string in the description syntax (`'Int`,
  *   `0|1`, `[0,1,7]`, `'Array[9]`, see abstract-values/describe.ts), or a JSON number, boolean
  *   or array as a literal (array elements may again be description strings). Formals not in
@@ -43,6 +44,7 @@ import { type Fun, findFun, listToArray, type Program, parseKernel } from '../ke
 import {
   allPasses,
   BindError,
+  isPassPath,
   type BindValue,
   formalsFromBindings,
   type LatticeVal,
@@ -258,7 +260,11 @@ export function parseConfig(text: string, file: string): StageConfig {
   (pipeNode.children ?? []).forEach((p, i) => {
     if (p.type !== 'string') fail(p, 'a pass name must be a string');
     const name = p.value as string;
-    if (!KNOWN_PASSES.includes(name)) fail(p, `unknown pass '${name}' (known: ${KNOWN_PASSES.join(', ')})`);
+    if (!KNOWN_PASSES.includes(name) && !isPassPath(name))
+      fail(
+        p,
+        `unknown pass '${name}' (built-in: ${KNOWN_PASSES.join(', ')}; or the path of your own optimizer, relative to this file)`,
+      );
     at(`pipeline[${i}]`, p);
     pipeline.push(name);
   });

@@ -1,6 +1,6 @@
 /**
- * The code emitter: a residual Core SCF program becomes a readable, fast TypeScript module — the
- * `*.staged.ts` of SCF §2.2 (Fig. 4's ".staged.scf-ml" files; Fig. 7 shows what such code looks
+ * The code emitter: a residual Core SCF program becomes a readable, fast JavaScript ES module —
+ * the `*.staged.mjs` of SCF §2.2 (Fig. 4's ".staged.scf-ml" files; Fig. 7 shows what such code looks
  * like: one straight-line fragment per input node, case tests folded away).
  *
  * Algorithm. One TypeScript function per Core function reachable from the entry, compiled by one
@@ -38,11 +38,10 @@
  * is named `exportName`. Locals never take a reserved word, a global the code uses, an import,
  * a constant (`K0`…) or a function name, so nothing is shadowed.
  *
- * Types. The module starts with `// @ts-nocheck` and carries no annotations: Core is untyped,
- * and residual code is type-correct by construction rather than in a way TypeScript infers (a
- * `const` bound to either of two constructors has a union type without a literal `kind`, so
- * TypeScript would reject reading a field after a `kind` test). Annotating every local `any`
- * would say the same thing less readably. The staging stub gives the export its real type.
+ * Types. The module is plain JavaScript (it runs under node and bundlers with no TypeScript
+ * loader) and carries no annotations: Core is untyped, and residual code is type-correct by
+ * construction rather than in a way TypeScript infers. `scf stage` writes a `.d.mts` beside it;
+ * the staging stub's declarations give the pipeline its real types.
  */
 import { Map as IMap, Set as ISet } from 'immutable';
 import type { AbsValue, CtorTable } from '../abstract-values/index.js';
@@ -95,7 +94,7 @@ export interface EmitMeta {
   readonly constants: number;
 }
 
-/** The TypeScript module for `program`, exporting `opts.exportName` (= the entry) and `meta`. */
+/** The JavaScript module for `program`, exporting `opts.exportName` (= the entry) and `meta`. */
 export function emitModule(program: Program, opts: EmitOptions): string {
   return new ModuleEmitter(program, opts).emit();
 }
@@ -397,7 +396,7 @@ class ModuleEmitter {
     parts.push(
       `/** Sizes of this module. */\nexport const meta = {\n` +
         `  entry: ${jsString(meta.entry)},\n  functions: ${meta.functions},\n` +
-        `  coreNodes: ${meta.coreNodes},\n  constants: ${meta.constants},\n} as const;`,
+        `  coreNodes: ${meta.coreNodes},\n  constants: ${meta.constants},\n};`,
     );
     return `${parts.join('\n\n')}\n`;
   }
@@ -413,18 +412,24 @@ class ModuleEmitter {
       'of two constructors that TypeScript would see as unrelated object types.',
     ];
     const body = lines.map((l) => ` *${l === '' ? '' : ` ${commentText(l).replaceAll('*/', '* /')}`}`);
-    return `// @ts-nocheck\n/**\n${body.join('\n')}\n */`;
+    return `/**\n${body.join('\n')}\n */`;
   }
 
   private importLines(): string[] {
     const out: string[] = [];
     const prelude = [...this.preludeUsed].sort();
-    if (prelude.length > 0)
-      out.push(`import { ${prelude.join(', ')} } from ${jsString(this.opts.imports.prelude)};`);
     const runtime = new Set(this.runtimeUsed);
     if (this.admitName !== undefined) for (const n of ADMISSION_RUNTIME_IMPORTS) runtime.add(n);
+    const { prelude: preludeFrom, runtime: runtimeFrom } = this.opts.imports;
+    if (preludeFrom === runtimeFrom) {
+      // one module (`scf/runtime`) provides both
+      const all = [...new Set([...prelude, ...runtime])].sort();
+      if (all.length > 0) out.push(`import { ${all.join(', ')} } from ${jsString(runtimeFrom)};`);
+      return out;
+    }
+    if (prelude.length > 0) out.push(`import { ${prelude.join(', ')} } from ${jsString(preludeFrom)};`);
     if (runtime.size > 0) {
-      out.push(`import { ${[...runtime].sort().join(', ')} } from ${jsString(this.opts.imports.runtime)};`);
+      out.push(`import { ${[...runtime].sort().join(', ')} } from ${jsString(runtimeFrom)};`);
     }
     return out;
   }

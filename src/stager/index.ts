@@ -13,7 +13,7 @@ export {
   planAdmission,
 } from './admit.js';
 export { type MinimizeResult, mergeEqualFunctions } from './minimize.js';
-export { type StagedConfig, stageConfig } from './stage-config.js';
+export { configPasses, type StagedConfig, stageConfig } from './stage-config.js';
 export {
   ConfigError,
   configError,
@@ -49,6 +49,7 @@ export {
   findStageablePass,
   OptimizerError,
   optimizerProgram,
+  optimizerSources,
   type PipelineProgress,
   type PipelineStage,
   STAGEABLE_PASSES,
@@ -58,9 +59,12 @@ export {
   stage,
   stagePipeline,
 } from './stage.js';
+export { importStub, type LoadedStub } from './load.js';
 export {
   describeStages,
   explainStages,
+  RUNTIME_SPECIFIER,
+  stageManifest,
   stageReport,
   type WriteOptions,
   type WrittenFiles,

@@ -5,7 +5,9 @@
  */
 import type { AbsValue } from '../abstract-values/index.js';
 import type { Fun, Program as KernelProgram } from '../kernel/ast.js';
-import { ConfigError, configPipelineInput, loadConfigInput, type StageConfig } from './config.js';
+import path from 'node:path';
+import { PassError, resolvePass } from '../optimizers/index.js';
+import { configError, configPipelineInput, loadConfigInput, type StageConfig } from './config.js';
 import {
   findStageablePass,
   optimizerProgram,
@@ -32,21 +34,17 @@ export async function stageConfig(
     readonly onProgress?: (p: PipelineProgress) => void;
   } = {},
 ): Promise<StagedConfig> {
-  for (const [i, name] of config.pipeline.entries()) {
-    const pass = findStageablePass(name);
-    if (!pass) throw new ConfigError(config.file, 1, 1, `pass '${name}' (pipeline[${i}]) cannot be staged`);
-    optimizerProgram(pass); // reports an optimizer outside SCF-lang before any work
-  }
+  const passes = configPasses(config);
+  for (const pass of passes) optimizerProgram(pass); // reports an optimizer outside SCF-lang before any work
   const { program, fun } = await loadConfigInput(config);
-  // every pass was found above; the first one's constructor table has the kernel AST's, the
-  // first one taking the formals has the lattice's (const-prop's when none does: then the
-  // formals are described, and checked against the samples, but no stage reads them)
-  const passes = config.pipeline.map((name) => findStageablePass(name) as StageablePass);
+  // the first pass's constructor table has the kernel AST's, the first one taking the formals
+  // has the lattice's (const-prop's when none does: then the formals are described, and checked
+  // against the samples, but no stage reads them)
   const ctors = optimizerProgram(passes[0] as StageablePass).ctors;
   const formalPass = passes.find((p) => p.takesFormals) ?? (findStageablePass('const-prop') as StageablePass);
   const formalCtors = optimizerProgram(formalPass).ctors;
   const [funAbs, formalsAbs] = configPipelineInput(config, fun, ctors, formalCtors) as [AbsValue, AbsValue];
-  const stages = stagePipeline(funAbs, formalsAbs, config.pipeline, {
+  const stages = stagePipeline(funAbs, formalsAbs, passes, {
     pe: { k: opts.k ?? 2, ...config.pe },
     onProgress: (p) => {
       opts.onProgress?.(p);
@@ -62,4 +60,19 @@ export async function stageConfig(
     },
   });
   return { config, program, fun, stages };
+}
+
+/**
+ * The passes of a config's pipeline: built-in names, or paths of a user's optimizers relative to
+ * the config's folder. A pass that cannot be loaded is a `ConfigError` at its entry.
+ */
+export function configPasses(config: StageConfig): StageablePass[] {
+  return config.pipeline.map((spec, i) => {
+    try {
+      return resolvePass(spec, path.dirname(path.resolve(config.file)));
+    } catch (e) {
+      if (e instanceof PassError) throw configError(config, `pipeline[${i}]`, e.message);
+      throw e;
+    }
+  });
 }

@@ -27,6 +27,8 @@ import {
   type PeStop,
   partialEvaluate,
 } from '../partial-eval/index.js';
+import { allPasses, findPass, type Pass } from '../optimizers/index.js';
+import { SOURCE_ROOT } from '../runtime/paths.js';
 import { mergeEqualFunctions } from './minimize.js';
 import {
   type CtorDecl,
@@ -37,43 +39,14 @@ import {
   programSize,
 } from '../scf-lang/index.js';
 
-const OPTIMIZERS = path.resolve(import.meta.dirname, '../optimizers');
+/** A pass as the stager sees it: the registry's record (src/optimizers), built-in or a user's. */
+export type StageablePass = Pass;
 
-/** How a registered pass is staged: its SCF-lang source, entry, and how its arguments are described. */
-export interface StageablePass {
-  readonly name: string;
-  /** Absolute path of the SCF-lang source. */
-  readonly file: string;
-  /** Core name of the entry function. */
-  readonly entry: string;
-  /** Whether the entry takes the formals' lattice values after the function (const-prop does). */
-  readonly takesFormals: boolean;
-}
-
-export const STAGEABLE_PASSES: readonly StageablePass[] = [
-  {
-    name: 'const-prop',
-    file: path.join(OPTIMIZERS, 'const-prop.ts'),
-    entry: 'const-prop.optimize',
-    takesFormals: true,
-  },
-  {
-    name: 'copy-prop',
-    file: path.join(OPTIMIZERS, 'copy-prop.ts'),
-    entry: 'copy-prop.optimize',
-    takesFormals: false,
-  },
-  { name: 'dae', file: path.join(OPTIMIZERS, 'dae.ts'), entry: 'dae.optimize', takesFormals: false },
-  {
-    name: 'fusion',
-    file: path.join(OPTIMIZERS, 'fusion.ts'),
-    entry: 'fusion.optimize',
-    takesFormals: false,
-  },
-];
+/** The built-in passes (every one can be staged). */
+export const STAGEABLE_PASSES: readonly StageablePass[] = allPasses;
 
 export function findStageablePass(name: string): StageablePass | undefined {
-  return STAGEABLE_PASSES.find((p) => p.name === name);
+  return findPass(name);
 }
 
 /** An optimizer's source does not compile (it is outside SCF-lang). */
@@ -81,22 +54,36 @@ export class OptimizerError extends Error {
   override readonly name = 'OptimizerError';
 }
 
-const compiled = new Map<string, Program>();
+const compiled = new Map<string, { program: Program; sources: ReadonlyMap<string, string> }>();
 
-/** The Core program of an optimizer, compiled once; an `OptimizerError` lists its diagnostics. */
-export function optimizerProgram(pass: StageablePass): Program {
-  let p = compiled.get(pass.file);
-  if (!p) {
-    const r = compileFile(pass.file);
+function compilePass(pass: StageablePass): { program: Program; sources: ReadonlyMap<string, string> } {
+  let c = compiled.get(pass.file);
+  if (!c) {
+    // built-in sources are named relative to the package's src/ (as the manifest records them)
+    const r = compileFile(pass.file, pass.builtin ? { cwd: SOURCE_ROOT } : {});
     if (!r.program) {
       throw new OptimizerError(
         `${pass.name}: the optimizer is not valid SCF-lang\n${r.diagnostics.map((d) => formatDiagnostic(d, r.sources)).join('\n')}`,
       );
     }
-    p = r.program;
-    compiled.set(pass.file, p);
+    c = { program: r.program, sources: r.sources };
+    compiled.set(pass.file, c);
   }
-  return p;
+  return c;
+}
+
+/** The Core program of an optimizer, compiled once; an `OptimizerError` lists its diagnostics. */
+export function optimizerProgram(pass: StageablePass): Program {
+  return compilePass(pass).program;
+}
+
+/**
+ * Every source file an optimizer is compiled from (its module and the modules it imports), as
+ * absolute paths: what a staged stub's manifest hashes.
+ */
+export function optimizerSources(pass: StageablePass): string[] {
+  const cwd = pass.builtin ? SOURCE_ROOT : process.cwd();
+  return [...compilePass(pass).sources.keys()].map((f) => path.resolve(cwd, f)).sort();
 }
 
 export interface StageOptions {
@@ -189,14 +176,15 @@ export interface PipelineProgress {
 export function stagePipeline(
   fun: AbsValue,
   formals: AbsValue,
-  passes: readonly string[],
+  passes: readonly (string | StageablePass)[],
   opts: StageOptions & { readonly onProgress?: (p: PipelineProgress) => void } = {},
 ): PipelineStage[] {
   const stages: PipelineStage[] = [];
   let current = fun;
-  passes.forEach((name, index) => {
-    const pass = findStageablePass(name);
-    if (!pass) throw new OptimizerError(`unknown pass '${name}'`);
+  passes.forEach((p, index) => {
+    const pass = typeof p === 'string' ? findStageablePass(p) : p;
+    if (!pass) throw new OptimizerError(`unknown pass '${String(p)}'`);
+    const name = pass.name;
     const program = optimizerProgram(pass);
     const input = pass.takesFormals ? [current, formals] : [current];
     opts.onProgress?.({ pass: name, index, total: passes.length, phase: 'start' });

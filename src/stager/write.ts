@@ -1,27 +1,35 @@
 /**
- * Writing a staged pipeline to disk: one readable module per staged optimizer
- * (`NAME.PASS.staged.ts`, emit.ts), and a stub (`NAME.stub.ts`) — SCF Fig. 5's run-time
- * interface — that takes the late-stage values, builds the pipeline's input, checks it against
- * the early description (admit.ts: `InputNotAdmitted` says what differed) and runs the staged
- * pipeline, falling back to the unstaged one with a warning when the input is not admitted.
+ * Writing a staged pipeline to disk as a portable folder of ES modules:
+ * - `NAME.PASS.staged.mjs` — one readable module per staged optimizer (emit.ts), the first also
+ *   exporting the admission check of the early description (admit.ts);
+ * - `NAME.stub.mjs` — SCF Fig. 5's run-time interface: `specialize(values)` takes the late-stage
+ *   values of the staged formals, builds the pipeline's input, checks it, and runs the staged
+ *   pipeline (runtime/stub.ts: `makeStub`); with `NAME.stub.d.mts`, whose `Values` type names the
+ *   staged formals, so a caller's `specialize({ a: 1 })` is type-checked;
+ * - `NAME.manifest.json` — what the folder was staged from: the config, the scf version, and a
+ *   SHA-256 of the kernel and of every optimizer source; embedded in the stub too, which checks
+ *   it on first use and falls back to the unstaged pipeline when stale;
+ * - `NAME.abstract.txt` — I1, I2, … in the Fig. 6 notation.
  *
- * The kernel function itself was known at build time, so the stub embeds it as data (Fig. 5's
- * remark: no parsing at run time). Imports of the project's modules are relative paths from the
- * output folder, so generated code runs wherever it is written (under tsx).
+ * The modules import only `scf/runtime` and each other (`./`), so the folder runs wherever it is
+ * moved, under plain node or a bundler, in any app that has scf installed. The kernel function was
+ * known at build time, so the stub embeds it as data (Fig. 5's remark: no parsing at run time).
  *
- * Invariants. `specialize(values)` returns exactly what the unstaged pipeline returns on the
- * same values: the staged path is only taken for admitted inputs (where staging is exact), and
- * every other input goes through the unstaged passes themselves.
+ * Invariants. `specialize(values)` returns exactly what the unstaged pipeline returns on the same
+ * values (see runtime/stub.ts).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AbsValue } from '../abstract-values/index.js';
-import type { Fun } from '../kernel/ast.js';
+import { type Fun, listToArray } from '../kernel/index.js';
+import { SOURCE_ROOT, scfVersion } from '../runtime/paths.js';
+import { kernelHash, type ManifestPass, type StageManifest, sha256 } from '../runtime/stub.js';
 import { emitModule } from './emit.js';
 import { printAbstractFun } from './print-kernel.js';
-import type { PipelineStage } from './stage.js';
+import { optimizerSources, type PipelineStage } from './stage.js';
 
-const SRC = path.resolve(import.meta.dirname, '..');
+/** The module specifier staged code imports its run-time support from. */
+export const RUNTIME_SPECIFIER = 'scf/runtime';
 
 export interface WriteOptions {
   readonly outDir: string;
@@ -33,17 +41,50 @@ export interface WriteOptions {
   readonly bind: Readonly<Record<string, { readonly text: string }>>;
   /** Text for the modules' headers (where the config came from). */
   readonly origin?: string;
+  /** The config file staged from (recorded in the manifest, relative to the folder). */
+  readonly config?: string;
 }
 
 export interface WrittenFiles {
   readonly modules: readonly string[];
   readonly stub: string;
+  readonly types: string;
+  readonly manifest: string;
   readonly descriptions: string;
 }
 
-function importPath(fromDir: string, file: string): string {
-  const rel = path.relative(fromDir, file).split(path.sep).join('/');
-  return rel.startsWith('.') ? rel : `./${rel}`;
+function posixRelative(fromDir: string, file: string): string {
+  return path.relative(fromDir, file).split(path.sep).join('/');
+}
+
+/** The manifest of a staged folder written to `dir` (see runtime/stub.ts). */
+export function stageManifest(
+  stages: readonly PipelineStage[],
+  dir: string,
+  opts: WriteOptions,
+): StageManifest {
+  const passes = stages.map((s): ManifestPass => {
+    const files = optimizerSources(s.pass);
+    const own = files.filter((f) => f === s.pass.file);
+    return {
+      name: s.pass.name,
+      builtin: s.pass.builtin,
+      entry: s.pass.entry,
+      takesFormals: s.pass.takesFormals,
+      files: [...own, ...files.filter((f) => f !== s.pass.file)].map((f) => ({
+        path: s.pass.builtin ? posixRelative(SOURCE_ROOT, f) : posixRelative(dir, f),
+        sha256: sha256(readFileSync(f, 'utf8')),
+      })),
+    };
+  });
+  return {
+    scf: scfVersion(),
+    function: opts.fun.name,
+    ...(opts.config ? { config: posixRelative(dir, path.resolve(opts.config)) } : {}),
+    bind: Object.fromEntries(Object.entries(opts.bind).map(([n, d]) => [n, d.text])),
+    kernel: kernelHash(opts.fun),
+    passes,
+  };
 }
 
 /** I1, I2, … in Fig. 6 notation, one block per stage. */
@@ -101,10 +142,8 @@ export function writeStaged(stages: readonly PipelineStage[], opts: WriteOptions
   const dir = path.resolve(opts.outDir);
   mkdirSync(dir, { recursive: true });
   const name = opts.name ?? opts.fun.name;
-  const imports = {
-    prelude: importPath(dir, path.join(SRC, 'scf-lang/prelude.ts')),
-    runtime: importPath(dir, path.join(SRC, 'stager/runtime.ts')),
-  };
+  const imports = { prelude: RUNTIME_SPECIFIER, runtime: RUNTIME_SPECIFIER };
+  const stems = moduleStems(stages, name);
   const modules: string[] = [];
   stages.forEach((s, i) => {
     const r = s.result;
@@ -121,98 +160,134 @@ export function writeStaged(stages: readonly PipelineStage[], opts: WriteOptions
       imports,
       ...(i === 0 ? { admission: { desc: s.input, name: 'admit', ctors: s.ctors } } : {}),
     });
-    const file = path.join(dir, `${name}.${s.pass.name}.staged.ts`);
+    const file = path.join(dir, `${stems[i]}.mjs`);
     writeFileSync(file, code);
+    writeFileSync(path.join(dir, `${stems[i]}.d.mts`), stagedTypes(i === 0));
     modules.push(file);
   });
-  const stub = path.join(dir, `${name}.stub.ts`);
-  writeFileSync(stub, stubSource(stages, name, dir, opts));
+  const manifest = stageManifest(stages, dir, opts);
+  const manifestFile = path.join(dir, `${name}.manifest.json`);
+  writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
+  const stub = path.join(dir, `${name}.stub.mjs`);
+  writeFileSync(stub, stubSource(stages, name, stems, manifest, opts));
+  const types = path.join(dir, `${name}.stub.d.mts`);
+  writeFileSync(types, stubTypes(name, opts));
   const descriptions = path.join(dir, `${name}.abstract.txt`);
   writeFileSync(descriptions, describeStages(stages));
-  return { modules, stub, descriptions };
+  return { modules, stub, types, manifest: manifestFile, descriptions };
 }
 
-function stubSource(stages: readonly PipelineStage[], name: string, dir: string, opts: WriteOptions): string {
-  const rel = (f: string) => importPath(dir, path.join(SRC, f));
+/** File stems of the staged modules: `NAME.PASS.staged`, numbered when two passes share a name. */
+function moduleStems(stages: readonly PipelineStage[], name: string): string[] {
+  const safe = stages.map((s) => s.pass.name.replace(/[^\w.-]/g, '_'));
+  return safe.map((p, i) =>
+    safe.indexOf(p) !== i || safe.lastIndexOf(p) !== i
+      ? `${name}.${i + 1}-${p}.staged`
+      : `${name}.${p}.staged`,
+  );
+}
+
+function stagedTypes(first: boolean): string {
+  return [
+    '// Generated by `scf stage`; do not edit.',
+    '/** The staged optimizer (its arguments as the unstaged pass takes them). */',
+    'export declare function optimize(...args: unknown[]): unknown;',
+    ...(first
+      ? [
+          '/** Throws `InputNotAdmitted` (scf/runtime) when the input is outside the early description. */',
+          'export declare function admit(input: unknown[]): void;',
+        ]
+      : []),
+    'export declare const meta: { readonly entry: string; readonly functions: number; readonly coreNodes: number; readonly constants: number };',
+    '',
+  ].join('\n');
+}
+
+/** The TypeScript type of a late-stage value of a formal. */
+function formalType(ty: string, isArray: boolean): string {
+  const scalar = ty === 'bool' ? 'number | boolean' : 'number';
+  return isArray ? `readonly (${scalar})[]` : scalar;
+}
+
+function stubTypes(name: string, opts: WriteOptions): string {
+  const params = listToArray(opts.fun.params);
+  const fields = Object.keys(opts.bind).map((n) => {
+    const p = params.find((q) => q.name === n);
+    return `  /** ${p ? `${p.isConst ? 'const ' : ''}${p.ty}${p.isArray ? '[]' : ''} ${n}` : n}, described early as ${opts.bind[n]?.text} */\n  readonly ${JSON.stringify(n)}: ${p ? formalType(p.ty, p.isArray) : 'number'};`;
+  });
+  return [
+    `// Types of ${name}.stub.mjs: generated by \`scf stage\`; do not edit.`,
+    "import type { Fun, LatticeVal, Specialized, StageManifest } from 'scf/runtime';",
+    '',
+    '/** The late-stage values of the staged formals. */',
+    fields.length > 0
+      ? `export interface Values {\n${fields.join('\n')}\n}`
+      : 'export type Values = Record<string, never>;',
+    '',
+    'export declare const MANIFEST: StageManifest;',
+    'export declare const FUNCTION: string;',
+    'export declare const PIPELINE: readonly string[];',
+    'export declare const BIND: Readonly<Record<string, string>>;',
+    '/** The kernel function, parsed at build time. */',
+    'export declare const FUN: Fun;',
+    '/** The lattice values of the formals for these late-stage values. */',
+    'export declare function formalsOf(values: Values): LatticeVal[];',
+    '/** The staged pipeline; throws `InputNotAdmitted` for inputs outside the early description. */',
+    'export declare function stagedPipeline(formals: readonly LatticeVal[]): Fun;',
+    '/** The unstaged pipeline (the current optimizers) on the same function. */',
+    'export declare function unstagedPipeline(formals: readonly LatticeVal[]): Fun;',
+    '/** Why the staged code may not run (its optimizers changed since staging), or undefined. */',
+    'export declare function staleness(): string | undefined;',
+    '/** Optimizes the function for the late-stage values of its staged formals. */',
+    'export declare function specialize(values: Values, warn?: (message: string) => void): Specialized;',
+    '',
+  ].join('\n');
+}
+
+function stubSource(
+  stages: readonly PipelineStage[],
+  name: string,
+  stems: readonly string[],
+  manifest: StageManifest,
+  opts: WriteOptions,
+): string {
   const passes = stages.map((s) => s.pass.name);
-  const bind = Object.fromEntries(Object.entries(opts.bind).map(([n, d]) => [n, d.text]));
-  const takesFormals = stages[0]?.pass.takesFormals ?? false;
   const lines: string[] = [];
   lines.push(
     '/**',
     ` * Run-time interface to the staged pipeline for ${name} (SCF Fig. 5): generated by \`scf stage\`; do not edit.`,
     ` * Pipeline: ${passes.join(' → ')}. Staged formals: ${
-      Object.entries(bind)
+      Object.entries(manifest.bind)
         .map(([k, v]) => `${k} = ${v}`)
         .join(', ') || 'none'
     }.`,
     ' * `specialize(values)` gives the late-stage values of the staged formals and returns the optimized',
-    ' * function; inputs outside the early description run the unstaged pipeline (with a warning).',
+    ' * function; inputs outside the early description, or a stub staged from optimizers that have',
+    ' * changed since, run the unstaged pipeline (with a warning).',
     ' */',
   );
-  stages.forEach((s, i) => {
+  stages.forEach((_, i) => {
     const what = i === 0 ? '{ admit, optimize as stage1 }' : `{ optimize as stage${i + 1} }`;
-    lines.push(`import ${what} from './${name}.${s.pass.name}.staged.ts';`);
+    lines.push(`import ${what} from './${stems[i]}.mjs';`);
   });
   lines.push(
-    `import type { Fun } from '${rel('kernel/ast.ts')}';`,
-    `import { listFromArray } from '${rel('kernel/util.ts')}';`,
-    `import { type Bindings, findPass, formalsFromBindings, type LatticeVal, type Pass } from '${rel('optimizers/index.ts')}';`,
-    `import { InputNotAdmitted } from '${rel('stager/runtime.ts')}';`,
+    `import { makeStub } from '${RUNTIME_SPECIFIER}';`,
     '',
+    `export const MANIFEST = ${JSON.stringify(manifest)};`,
     `export const FUNCTION = ${JSON.stringify(opts.fun.name)};`,
-    `export const PIPELINE: readonly string[] = ${JSON.stringify(passes)};`,
-    `export const BIND: Readonly<Record<string, string>> = ${JSON.stringify(bind)};`,
+    `export const PIPELINE = ${JSON.stringify(passes)};`,
+    'export const BIND = MANIFEST.bind;',
     '',
     '/** The kernel function, parsed at build time. */',
-    `export const FUN: Fun = JSON.parse(${JSON.stringify(JSON.stringify(opts.fun))});`,
+    `export const FUN = JSON.parse(${JSON.stringify(JSON.stringify(opts.fun))});`,
     '',
-    'const PASSES: readonly Pass[] = PIPELINE.map((p) => findPass(p) as Pass);',
+    `const stub = makeStub({ manifest: MANIFEST, fun: FUN, admit, stages: [${stages.map((_, i) => `stage${i + 1}`).join(', ')}], url: import.meta.url });`,
     '',
-    '/** The lattice values of the formals for these late-stage values (as the unstaged pipeline computes them). */',
-    'export function formalsOf(values: Bindings): LatticeVal[] {',
-    '  return formalsFromBindings(FUN, values);',
-    '}',
-    '',
-    '/** The staged pipeline; throws `InputNotAdmitted` for inputs outside the early description. */',
-    'export function stagedPipeline(formals: readonly LatticeVal[]): Fun {',
-    ...(stages.some((s) => s.pass.takesFormals) ? ['  const list = listFromArray(formals);'] : []),
-    `  const input: unknown[] = ${takesFormals ? '[FUN, list]' : '[FUN]'};`,
-    '  admit(input);',
-    `  let f: Fun = stage1(...input);`,
-  );
-  for (let i = 1; i < stages.length; i++) {
-    const s = stages[i] as PipelineStage;
-    lines.push(s.pass.takesFormals ? `  f = stage${i + 1}(f, list);` : `  f = stage${i + 1}(f);`);
-  }
-  lines.push(
-    '  return f;',
-    '}',
-    '',
-    '/** The unstaged pipeline on the same function (the reference, and the fallback). */',
-    'export function unstagedPipeline(formals: readonly LatticeVal[]): Fun {',
-    '  let f = FUN;',
-    '  for (const p of PASSES) f = p.run(f, { formals });',
-    '  return f;',
-    '}',
-    '',
-    'export interface Specialized {',
-    '  readonly fun: Fun;',
-    '  /** false when the input was not admitted and the unstaged pipeline ran. */',
-    '  readonly staged: boolean;',
-    '}',
-    '',
-    '/** Optimizes the function for the late-stage values of its staged formals. */',
-    'export function specialize(values: Bindings, warn: (message: string) => void = console.warn): Specialized {',
-    '  const formals = formalsOf(values);',
-    '  try {',
-    '    return { fun: stagedPipeline(formals), staged: true };',
-    '  } catch (e) {',
-    '    if (!(e instanceof InputNotAdmitted)) throw e;',
-    `    warn(\`scf: ${name}: \${e.message}; running the unstaged pipeline\`);`,
-    '    return { fun: unstagedPipeline(formals), staged: false };',
-    '  }',
-    '}',
+    'export const formalsOf = stub.formalsOf;',
+    'export const stagedPipeline = stub.stagedPipeline;',
+    'export const unstagedPipeline = stub.unstagedPipeline;',
+    'export const staleness = stub.staleness;',
+    'export const specialize = stub.specialize;',
     '',
   );
   return lines.join('\n');

@@ -31,15 +31,15 @@ describe('scf check', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'scf-'));
     const bin = path.join(dir, 'b.ts');
     writeFileSync(bin, Buffer.from([0, 255, 254, 1, 2, 3, 0x7b, 0x7b]));
-    for (const argv of [
-      ['check', 'nope.ts'],
-      ['check', bin],
-      ['check', '--bogus', 'x.ts'],
-      ['check'],
-      ['frobnicate'],
-    ]) {
+    for (const [code, ...argv] of [
+      [2, 'check', 'nope.ts'], // bad input: a file that cannot be read
+      [1, 'check', bin], // examined and found wanting: syntax errors
+      [2, 'check', '--bogus', 'x.ts'],
+      [2, 'check'],
+      [2, 'frobnicate'],
+    ] as const) {
       const r = await cli(...argv);
-      expect(r.code).toBe(argv[0] === 'check' ? 1 : 2); // check: 1 on any error; unknown command: bad input
+      expect(r.code, argv.join(' ')).toBe(code);
       expect(r.err).not.toMatch(/\n\s+at /);
       expect(r.err.length).toBeGreaterThan(0);
     }

@@ -86,7 +86,6 @@ describe('scf kernel: usage', () => {
   });
 
   it.each([
-    ['an unknown flag', ['--function', 'f', '--emit', 'js', '--fast'], /Unknown option '--fast'/],
     ['no --emit', ['--function', 'f'], /--emit wgsl\|js is required/],
     ['a bad --emit', ['--function', 'f', '--emit', 'spirv'], /--emit must be wgsl or js, got 'spirv'/],
     ['--args without --run', ['--function', 'f', '--emit', 'js', '--args', '[[1]]'], /--args needs --run/],

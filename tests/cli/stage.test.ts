@@ -1,5 +1,5 @@
 /** `scf stage` and `scf opt --staged` through the CLI entry, in-process. */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli } from './helpers.js';
@@ -23,10 +23,21 @@ describe('scf stage', () => {
     expect(r.code).toBe(0);
     expect(r.out).toContain("u = x | (x * 'Int);\n  w = (u | x) + y;");
     expect(r.err).toContain('[3/3] dae:');
-    expect(readFileSync(path.join(out, 'mul_add.dae.staged.ts'), 'utf8')).toContain(
+    expect(readFileSync(path.join(out, 'mul_add.dae.staged.mjs'), 'utf8')).toContain(
       'export function optimize(',
     );
-    expect(readFileSync(path.join(out, 'mul_add.stub.ts'), 'utf8')).toContain('export function specialize(');
+    expect(readFileSync(path.join(out, 'mul_add.stub.mjs'), 'utf8')).toContain('export const specialize');
+    // the folder is portable: it imports nothing but scf/runtime and its own modules
+    for (const f of readdirSync(out).filter((f) => f.endsWith('.mjs'))) {
+      const specs = [
+        ...readFileSync(path.join(out, f), 'utf8').matchAll(/^import .* from '([^']+)';$/gm),
+      ].map((m) => m[1]);
+      for (const s of specs) expect(s === 'scf/runtime' || /^\.\/[\w.-]+\.mjs$/.test(s as string)).toBe(true);
+    }
+    expect(readFileSync(path.join(out, 'mul_add.stub.d.mts'), 'utf8')).toContain('readonly "a": number;');
+    const manifest = JSON.parse(readFileSync(path.join(out, 'mul_add.manifest.json'), 'utf8'));
+    expect(manifest.passes.map((p: { name: string }) => p.name)).toEqual(['const-prop', 'copy-prop', 'dae']);
+    expect(manifest.passes[0].files[0].path).toBe('optimizers/const-prop.ts');
 
     const staged = await cli('opt', MUL_ADD, '--bind', 'a=1', '--staged', out);
     expect(staged.code).toBe(0);

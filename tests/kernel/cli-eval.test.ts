@@ -77,7 +77,6 @@ describe('scf eval', () => {
       [['--args', '{"x":1.5,"y":2,"a":3}'], /argument 'x' must be an int/],
       [['--bind', 'x'], /--bind expects NAME=VALUE/],
       [['-f', 'nope', '--args', '[]'], /has no function 'nope'/],
-      [['--frobnicate'], /Unknown option/],
     ] as const) {
       const r = await cli(MUL_ADD, ...args);
       expect(r.code).toBe(2);

@@ -268,8 +268,8 @@ describe('examples', () => {
   });
 
   it('emits straight-line code for concrete parts, functions for recursion', () => {
-    expect(code).toMatch(/function admit1_r\d+\(t: any\): boolean/);
-    expect(code).toMatch(/function admit1_r\d+_x\(t: any, path: string\): void/);
+    expect(code).toMatch(/function admit1_r\d+\(t\) \{/);
+    expect(code).toMatch(/function admit1_r\d+_x\(t, path\) \{/);
     expect(code).not.toMatch(/=>/);
   });
 });

@@ -500,7 +500,7 @@ describe('config errors: FILE:LINE:COL: error: message', () => {
 
   it('unknown passes', () => {
     const text = json({ ...GOOD, pipeline: ['const-prop', 'constprop', 'dae'] });
-    expectError(text, '"constprop"', /unknown pass 'constprop' \(known: const-prop, copy-prop, dae/);
+    expectError(text, '"constprop"', /unknown pass 'constprop' \(built-in: const-prop, copy-prop, dae/);
   });
 
   it('fusion is a known pass', () => {

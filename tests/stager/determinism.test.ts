@@ -59,7 +59,7 @@ describe('staging is deterministic', () => {
       stdio: 'pipe',
     });
     const fa = files(a);
-    expect([...fa.keys()].some((f) => f.endsWith('.staged.ts'))).toBe(true);
+    expect([...fa.keys()].some((f) => f.endsWith('.staged.mjs'))).toBe(true);
     for (const other of [files(b), files(c)]) {
       expect([...other.keys()]).toEqual([...fa.keys()]);
       for (const [name, text] of fa) expect(other.get(name), name).toBe(text);

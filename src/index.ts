@@ -1,0 +1,63 @@
+/**
+ * `scf`: the programmatic API — what the `scf` command does, for a build script or a bundler
+ * plugin (docs/api.md). Stage a config, write the staged folder, run pipelines, bring your own
+ * optimizer, parse and print kernels, and draw members of an early description to test with.
+ */
+export {
+  type AbsValue,
+  arbMember,
+  arbMembers,
+  conforms,
+  parseDescription,
+  printAbs,
+} from './abstract-values/index.js';
+export {
+  evaluate,
+  type Fun,
+  loadKernelParser,
+  parseKernel,
+  printFun,
+  printProgram,
+  type Program as KernelProgram,
+} from './kernel/index.js';
+export {
+  allPasses,
+  BindError,
+  type Bindings,
+  type BindValue,
+  defaultPipeline,
+  findPass,
+  formalsFromBindings,
+  type LatticeVal,
+  loadUserPass,
+  type Pass,
+  PassError,
+  type PipelineResult,
+  resolvePass,
+  runPipeline,
+} from './optimizers/index.js';
+export { scfVersion } from './runtime/paths.js';
+export { registerScfResolver } from './runtime/resolver.js';
+export type { Specialized, StageManifest, Stub } from './runtime/stub.js';
+export { checkManifest } from './runtime/stub.js';
+export { compileFile, formatDiagnostic as formatScfDiagnostic } from './scf-lang/index.js';
+export {
+  ConfigError,
+  configPasses,
+  explainStages,
+  importStub,
+  InputNotAdmitted,
+  loadConfig,
+  type LoadedStub,
+  OptimizerError,
+  parseConfig,
+  type StageConfig,
+  type StagedConfig,
+  stageConfig,
+  stageManifest,
+  stagePipeline,
+  stageReport,
+  type WriteOptions,
+  type WrittenFiles,
+  writeStaged,
+} from './stager/index.js';

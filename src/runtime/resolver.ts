@@ -1,0 +1,28 @@
+/**
+ * Makes `scf`, `scf/prelude`, `scf/runtime` and `scf/kernel` resolve to this installation in the
+ * running process, from any importing file (resolve-hook.mjs). The `scf` command and the
+ * benchmarks call it before they load staged modules or a user's optimizer, which may live
+ * anywhere; an app that installed scf needs nothing of this (node finds `scf` in node_modules).
+ */
+import { register } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { moduleUrl, SOURCE_ROOT } from './paths.js';
+
+/** The public entries, each the module that implements it. */
+export const PUBLIC_ENTRIES: Readonly<Record<string, string>> = {
+  scf: 'index',
+  'scf/prelude': 'scf-lang/prelude',
+  'scf/runtime': 'runtime/index',
+  'scf/kernel': 'kernel/public',
+};
+
+let registered = false;
+
+/** Registers the resolution hook once per process. */
+export function registerScfResolver(): void {
+  if (registered) return;
+  registered = true;
+  const entries = Object.fromEntries(Object.entries(PUBLIC_ENTRIES).map(([k, stem]) => [k, moduleUrl(stem)]));
+  register(pathToFileURL(path.join(SOURCE_ROOT, 'runtime/resolve-hook.mjs')).href, { data: { entries } });
+}

@@ -1,0 +1,161 @@
+/**
+ * scf as a user gets it: the package is packed (`npm pack`, which builds dist/), installed from
+ * the tarball into a temporary app outside the repository, and used there under plain node — the
+ * CLI, the API, a staged Table 2 config, and a user's own optimizer, staged and made stale.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import {
+  appendFileSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const APP = mkdtempSync(path.join(tmpdir(), 'scf-app-'));
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+/** The environment of a user's shell: none of the test runner's or tsx's loaders. */
+function userEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const k of Object.keys(env)) if (k.startsWith('VITEST') || k === 'NODE_OPTIONS') delete env[k];
+  return env;
+}
+
+function run(cmd: string, args: string[]): { code: number; out: string; err: string } {
+  const r = spawnSync(cmd, args, { cwd: APP, env: userEnv(), encoding: 'utf8', timeout: 120_000 });
+  return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
+}
+
+const scf = (...args: string[]) => run(path.join(APP, 'node_modules/.bin/scf'), args);
+const node = (...args: string[]) => run(process.execPath, args);
+
+beforeAll(() => {
+  const packs = path.join(APP, 'packs');
+  mkdirSync(packs);
+  execFileSync(NPM, ['pack', '--pack-destination', packs], { cwd: ROOT, env: userEnv(), stdio: 'pipe' });
+  const tgz = readdirSync(packs).find((f) => f.endsWith('.tgz')) as string;
+  writeFileSync(
+    path.join(APP, 'package.json'),
+    JSON.stringify({ name: 'app', private: true, type: 'module' }),
+  );
+  execFileSync(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', path.join(packs, tgz)], {
+    cwd: APP,
+    env: userEnv(),
+    stdio: 'pipe',
+  });
+  copyFileSync(path.join(ROOT, 'benchmarks/inputs/mul_add.c'), path.join(APP, 'mul_add.c'));
+  writeFileSync(
+    path.join(APP, 'mul_add.json'),
+    JSON.stringify({
+      input: './mul_add.c',
+      function: 'mul_add',
+      pipeline: ['const-prop', 'copy-prop', 'dae'],
+      bind: { a: "'Int" },
+    }),
+  );
+  mkdirSync(path.join(APP, 'passes'));
+  copyFileSync(path.join(ROOT, 'tests/package/fixtures/add-zero.ts'), path.join(APP, 'passes/add-zero.ts'));
+  copyFileSync(path.join(ROOT, 'tests/package/fixtures/kernel.c'), path.join(APP, 'kernel.c'));
+  writeFileSync(
+    path.join(APP, 'add-zero.json'),
+    JSON.stringify({
+      input: './kernel.c',
+      function: 'f',
+      pipeline: ['./passes/add-zero.ts', 'dae'],
+      bind: { a: '0|1|2' },
+    }),
+  );
+}, 300_000);
+
+afterAll(() => {
+  rmSync(APP, { recursive: true, force: true });
+});
+
+/** A module of the app that loads a stub and prints `specialize`'s result per value of `a`. */
+function runStub(stub: string, values: number[]): { staged: boolean; fun: string }[] {
+  const file = path.join(APP, `run-${path.basename(stub)}-${values.join('_')}.mjs`);
+  writeFileSync(
+    file,
+    [
+      `import { specialize } from ${JSON.stringify(stub)};`,
+      "import { printFun } from 'scf';",
+      `const out = ${JSON.stringify(values)}.map((a) => specialize({ a }, (m) => console.error(m)));`,
+      'console.log(JSON.stringify(out.map((r) => ({ staged: r.staged, fun: printFun(r.fun) }))));',
+    ].join('\n'),
+  );
+  const r = node(file);
+  expect(r.err.includes('Error'), r.err).toBe(false);
+  expect(r.code, r.err).toBe(0);
+  return JSON.parse(r.out);
+}
+
+describe('the packed package, installed in an app', () => {
+  it('runs the CLI and the API under plain node', () => {
+    const v = scf('--version');
+    expect(v.code).toBe(0);
+    expect(v.out.trim()).toMatch(/^scf \d+\.\d+\.\d+/);
+    const api = node(
+      '--input-type=module',
+      '-e',
+      "const m = await import('scf'); const k = await import('scf/kernel'); const p = await import('scf/prelude'); const r = await import('scf/runtime'); console.log(typeof m.stageConfig, typeof m.runPipeline, typeof k.mkSeq, typeof p.mapInsert, typeof r.makeStub);",
+    );
+    expect(api.err).toBe('');
+    expect(api.out.trim()).toBe('function function function function function');
+  });
+
+  it('stages a Table 2 config; its stub under plain node and scf opt --staged equal the unstaged pipeline', () => {
+    expect(scf('stage', 'mul_add.json', '--out', 'staged', '-q').code).toBe(0);
+    const values = [0, 1, 2, 3, -7];
+    const unstaged = values.map((a) => scf('opt', 'mul_add.c', '--bind', `a=${a}`).out);
+    const viaStub = runStub('./staged/mul_add.stub.mjs', values);
+    expect(viaStub.map((r) => r.fun)).toEqual(unstaged.map((s) => s.trim()));
+    expect(viaStub.every((r) => r.staged)).toBe(true);
+    for (const [i, a] of values.entries())
+      expect(scf('opt', 'mul_add.c', '--bind', `a=${a}`, '--staged', 'staged').out).toBe(unstaged[i]);
+    // the folder still works after a move (it imports only scf/runtime and itself)
+    mkdirSync(path.join(APP, 'moved/deeper'), { recursive: true });
+    for (const f of readdirSync(path.join(APP, 'staged')))
+      copyFileSync(path.join(APP, 'staged', f), path.join(APP, 'moved/deeper', f));
+    expect(runStub('./moved/deeper/mul_add.stub.mjs', values).map((r) => r.fun)).toEqual(
+      viaStub.map((r) => r.fun),
+    );
+  });
+
+  it("a user's optimizer in the app is checked, run, staged, and its stub falls back when the pass changes", () => {
+    const check = scf('check', 'passes/add-zero.ts');
+    expect(check.code, check.err).toBe(0);
+    const values = [0, 1, 2];
+    const unstaged = values.map((a) =>
+      scf('opt', 'kernel.c', '--passes', './passes/add-zero.ts,dae', '--bind', `a=${a}`),
+    );
+    for (const u of unstaged) expect(u.code, u.err).toBe(0);
+    expect(unstaged[0]?.out).toContain('w = x;');
+    expect(scf('stage', 'add-zero.json', '--out', 'zstaged', '-q').code).toBe(0);
+    const staged = runStub('./zstaged/f.stub.mjs', values);
+    expect(staged.map((r) => r.fun)).toEqual(unstaged.map((u) => u.out.trim()));
+    expect(staged.every((r) => r.staged)).toBe(true);
+    // after an edit the stub warns once and runs the unstaged pipeline — the current pass
+    appendFileSync(path.join(APP, 'passes/add-zero.ts'), '\n// edited after staging\n');
+    const file = path.join(APP, 'stale.mjs');
+    writeFileSync(
+      file,
+      "import { specialize } from './zstaged/f.stub.mjs';\nconst r = specialize({ a: 1 });\nconsole.log(JSON.stringify({ staged: r.staged }));\n",
+    );
+    const r = node(file);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(
+      /staged from an older pipeline \(add-zero's source .*add-zero\.ts changed\); re-stage/,
+    );
+    expect(JSON.parse(r.out)).toEqual({ staged: false });
+    const opt = scf('opt', 'kernel.c', '--bind', 'a=1', '--staged', 'zstaged');
+    expect(opt.code).toBe(0);
+    expect(opt.out).toBe(unstaged[1]?.out);
+  });
+});
