@@ -24,7 +24,7 @@
  * const-prop's output to 'Any. The config's `"pe": { "growCap": 1024 }` raises it (const-prop and
  * copy-prop then reach their fixpoints).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -64,8 +64,7 @@ export const CONV_CONFIG = path.join(ROOT, 'configs/kernel/01-conv.json');
 export const COEF_NAMES = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8'] as const;
 /**
  * Writes the staged modules and the stub into a fresh folder under the OS's temporary folder
- * (with a package.json making them ES modules; their imports of the project are relative paths,
- * resolved by tsx) and imports the stub, and the admission check of the first staged module (what
+ * (they import only `scf/runtime`, which `importStub` resolves to this installation) and imports the stub, and the admission check of the first staged module (what
  * `stagedPipeline` runs before the staged passes). `dispose` removes the folder.
  */
 export async function importStaged(
@@ -74,7 +73,6 @@ export async function importStaged(
   const dir = mkdtempSync(path.join(os.tmpdir(), 'scf-staged-'));
   const dispose = () => rmSync(dir, { recursive: true, force: true });
   try {
-    writeFileSync(path.join(dir, 'package.json'), '{ "type": "module" }\n');
     const written = writeStaged(staged.stages, {
       outDir: dir,
       fun: staged.fun,

@@ -11,6 +11,7 @@ export function initialize(data) {
 
 export async function resolve(specifier, context, next) {
   const url = Object.hasOwn(entries, specifier) ? entries[specifier] : undefined;
-  if (url !== undefined) return { url, shortCircuit: true };
-  return next(specifier, context);
+  // the mapped URL goes on down the chain, so a TypeScript loader before this hook (tsx, when scf
+  // runs from its sources) still sees, and loads, the file
+  return next(url ?? specifier, context);
 }
