@@ -2,12 +2,14 @@
  * What every `scf` command does alike, through the CLI entry (in-process, and as the real binary
  * where the process itself matters): `--version`; `--help` of scf and of every command it lists;
  * one uniform answer to an unknown command or flag (exit 2); `scf check`'s bad input and its
- * `--json` report; and the optional packages: `--help` loads no dependency at all, and a missing
- * 'webgpu' is a one-line note or error, never a stack trace. Packages are made to look uninstalled
+ * `--json` report; and the optional packages: `--help` loads no dependency at all, `scf bench`
+ * without 'vega' skips its chart with a note, and a missing 'webgpu' is a one-line note or
+ * error, never a stack trace. Packages are made to look uninstalled
  * by tests/cli/hide-packages.mjs.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli } from './helpers.js';
@@ -23,9 +25,6 @@ const PKG = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as
 const GOOD = 'src/optimizers/fig3/dae.ts';
 const BAD = 'tests/fixtures/scf-lang/reject/many-errors/input.ts'; // 4 errors
 const MAP_MAP_REDUCE = 'tests/fusion/programs/map_map_reduce.c'; // float f(const float xs[])
-
-/** Commands whose flags are not yet read with parseCommandArgs (io.ts); remove once they are. */
-const UNIFORM_PENDING = new Set(['opt', 'stage']);
 
 /** `node bin/scf.js ARGS…` in the repository root, with the packages `hide` made to look uninstalled. */
 function scf(args: readonly string[], hide: readonly string[] = []) {
@@ -101,7 +100,7 @@ describe('unknown commands and flags: one answer, exit 2', () => {
   });
 
   for (const name of ['check', 'eval', 'opt', 'kernel', 'stage', 'bench']) {
-    it.skipIf(UNIFORM_PENDING.has(name))(`an unknown flag of scf ${name}`, async () => {
+    it(`an unknown flag of scf ${name}`, async () => {
       for (const flag of ['--no-such-flag', '-Z']) {
         expect(await cli(name, 'x', flag)).toEqual({
           code: 2,
@@ -181,6 +180,27 @@ describe('scf check: bad input and --json', () => {
     expect(text.out).toBe(`${GOOD}: ok (9 functions in 2 modules)`);
     expect(text.err.split('\n').at(-1)).toBe('4 errors');
   });
+});
+
+describe("without the optional 'vega' and 'vega-lite' packages", () => {
+  it('scf bench --chart prints its report and one line saying it skipped the chart, exit 0', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'scf-chart-'));
+    try {
+      const chart = path.join(dir, 'chart.svg');
+      const r = scf(
+        ['bench', '--json', '--config', '1', '--budget', '20', '--chart', chart],
+        ['vega', 'vega-lite'],
+      );
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.out).configs).toHaveLength(1);
+      expect(r.err.split('\n').filter((l) => l.includes('chart'))).toEqual([
+        "scf bench: chart skipped: install 'vega' and 'vega-lite' to draw it",
+      ]);
+      expect(existsSync(chart)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
 
 describe("without the optional 'webgpu' package", () => {
