@@ -40,6 +40,7 @@ export { scfVersion } from './runtime/paths.js';
 export { registerScfResolver } from './runtime/resolver.js';
 export type { Specialized, StageManifest, Stub } from './runtime/stub.js';
 export { checkManifest } from './runtime/stub.js';
+export { type CompiledKernel, compileKernelJs, emitKernelJs, emitKernelWgsl } from './target/index.js';
 export { compileFile, formatDiagnostic as formatScfDiagnostic } from './scf-lang/index.js';
 export {
   ConfigError,

@@ -191,7 +191,12 @@ export class GpuRuntime {
   /** Opens the default adapter and a device; a NoAdapter when there is none. */
   static async open(options: { timeoutMs?: number } = {}): Promise<GpuRuntime | NoAdapter> {
     const d = await loadDawn();
-    if (typeof d === 'string') return { kind: 'no-adapter', reason: d, install: SOFTWARE_DRIVER_HINT };
+    if (typeof d === 'string')
+      return {
+        kind: 'no-adapter',
+        reason: d,
+        install: "install the optional package 'webgpu' (npm install webgpu) beside scf",
+      };
     const adapter = await d.gpu.requestAdapter();
     if (!adapter)
       return {

@@ -7,6 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import {
   appendFileSync,
   copyFileSync,
+  cpSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -74,6 +75,14 @@ beforeAll(() => {
   );
 }, 300_000);
 
+/** Copies a folder of the repository into the app (what `git clone` of an example would give). */
+function copyInto(from: string, to: string): void {
+  cpSync(path.join(ROOT, from), path.join(APP, to), {
+    recursive: true,
+    filter: (f) => !/node_modules|generated/.test(path.relative(ROOT, f)),
+  });
+}
+
 afterAll(() => {
   rmSync(APP, { recursive: true, force: true });
 });
@@ -119,6 +128,38 @@ describe('the packed package, installed in an app', () => {
     expect(viaStub.every((r) => r.staged)).toBe(true);
     for (const [i, a] of values.entries())
       expect(scf('opt', 'mul_add.c', '--bind', `a=${a}`, '--staged', 'staged').out).toBe(unstaged[i]);
+    // the staged folder's declarations and scf's own pass tsc --strict in the app; specialize is
+    // typed by the staged formals
+    writeFileSync(
+      path.join(APP, 'typed.ts'),
+      [
+        "import { specialize } from './staged/mul_add.stub.mjs';",
+        "import { type Pass, resolvePass } from 'scf';",
+        "import type { Fun } from 'scf/kernel';",
+        'const fun: Fun = specialize({ a: 3 }).fun;',
+        "const pass: Pass = resolvePass('dae');",
+        '// @ts-expect-error b is not a staged formal',
+        'specialize({ b: 3 });',
+        'export const used = [fun, pass];',
+      ].join('\n'),
+    );
+    writeFileSync(
+      path.join(APP, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          module: 'nodenext',
+          target: 'es2022',
+          noEmit: true,
+          skipLibCheck: false,
+          types: [],
+        },
+        include: ['typed.ts', 'staged/*.d.mts'],
+      }),
+    );
+    const tsc = run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', APP]);
+    expect(tsc.out + tsc.err).toBe('');
+    expect(tsc.code).toBe(0);
     // the folder still works after a move (it imports only scf/runtime and itself)
     mkdirSync(path.join(APP, 'moved/deeper'), { recursive: true });
     for (const f of readdirSync(path.join(APP, 'staged')))
@@ -157,5 +198,17 @@ describe('the packed package, installed in an app', () => {
     const opt = scf('opt', 'kernel.c', '--bind', 'a=1', '--staged', 'zstaged');
     expect(opt.code).toBe(0);
     expect(opt.out).toBe(unstaged[1]?.out);
+  });
+
+  it('the example app stages with the API at build time and runs the specialized kernel', () => {
+    copyInto('examples/dot-app', 'dot');
+    const build = node(path.join(APP, 'dot/scripts/stage.mjs'));
+    expect(build.code, build.err).toBe(0);
+    const start = node(path.join(APP, 'dot/src/main.mjs'), '[2,0,5]');
+    expect(start.code, start.err).toBe(0);
+    expect(start.out).toContain('// specialized by the staged pipeline');
+    expect(start.out).toContain('int dotproduct(');
+    // v1 = [1, 2, 3]: 1*2 + 2*0 + 3*5
+    expect(start.out.trim().split('\n').at(-1)).toBe(JSON.stringify({ v1: [1, 2, 3], result: 17 }));
   });
 });
