@@ -119,7 +119,7 @@ describe('the packed package, installed in an app', () => {
     expect(api.out.trim()).toBe('function function function function function');
   });
 
-  it('stages a Table 2 config; its stub under plain node and scf opt --staged equal the unstaged pipeline', () => {
+  it('stages a Table 2 config; its stub under plain node, bundled, and scf opt --staged equal the unstaged pipeline', async () => {
     expect(scf('stage', 'mul_add.json', '--out', 'staged', '-q').code).toBe(0);
     const values = [0, 1, 2, 3, -7];
     const unstaged = values.map((a) => scf('opt', 'mul_add.c', '--bind', `a=${a}`).out);
@@ -160,6 +160,25 @@ describe('the packed package, installed in an app', () => {
     const tsc = run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', APP]);
     expect(tsc.out + tsc.err).toBe('');
     expect(tsc.code).toBe(0);
+    // a bundler takes the folder as it is (plain ES modules, relative imports): esbuild bundles
+    // the app's module with the stub and the staged modules into one file, scf left installed
+    const { build } = await import('esbuild');
+    writeFileSync(
+      path.join(APP, 'bundle-entry.mjs'),
+      "import { specialize } from './staged/mul_add.stub.mjs';\nimport { printFun } from 'scf';\nconsole.log(printFun(specialize({ a: 1 }).fun));\n",
+    );
+    await build({
+      entryPoints: [path.join(APP, 'bundle-entry.mjs')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      packages: 'external',
+      outfile: path.join(APP, 'bundled/app.mjs'),
+      logLevel: 'silent',
+    });
+    const bundled = node(path.join(APP, 'bundled/app.mjs'));
+    expect(bundled.code, bundled.err).toBe(0);
+    expect(bundled.out).toBe(unstaged[1]);
     // the folder still works after a move (it imports only scf/runtime and itself)
     mkdirSync(path.join(APP, 'moved/deeper'), { recursive: true });
     for (const f of readdirSync(path.join(APP, 'staged')))
