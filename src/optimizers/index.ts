@@ -7,7 +7,7 @@
  * `optimize`, `takesFormals` whether `optimize` also takes the formals' lattice values, and `run`
  * the pass itself. The built-in optimizers (const-prop.ts, copy-prop.ts, dae.ts, fusion.ts) run
  * natively; a user's optimizer, named by a path (`./passes/strength.ts`), is checked against the
- * subset and run by the SCF-lang interpreter (user.ts). The pass name doubles as the `--passes`
+ * subset and compiled to JavaScript by the stager's code emitter (user.ts). The pass name doubles as the `--passes`
  * value of `scf opt`. `runPipeline` runs a list of passes over one function of a program; the
  * bindings (constants for scalar formals, constant arrays for array formals) become the formals'
  * lattice values given to constant propagation, as in SCF §2.2.1.
@@ -48,7 +48,7 @@ export interface Pass {
   readonly entry: string;
   /** Whether the entry takes the formals' lattice values after the function (const-prop does). */
   readonly takesFormals: boolean;
-  /** A pass shipped with scf (run natively), or a user's (run by the SCF-lang interpreter). */
+  /** A pass shipped with scf, or a user's (compiled from its Core by the code emitter). */
   readonly builtin: boolean;
   readonly run: (f: Fun, ctx: PassContext) => Fun;
 }

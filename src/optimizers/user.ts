@@ -3,15 +3,20 @@
  * `optimize(f: Fun): Fun` — or `optimize(f: Fun, formals: List<LatticeVal>): Fun` — is the pass.
  *
  * The module is checked against the subset (the same front end as `scf check`; its diagnostics,
- * with FILE:LINE:COL, make a `PassError`) and run by the SCF-lang interpreter, so it runs the same
- * under plain node as under tsx, with no TypeScript loader. The stager specializes the same
- * source (`Pass.file`), exactly as it does the built-in passes.
+ * with FILE:LINE:COL, make a `PassError`), desugared to Core, and compiled to JavaScript by the
+ * stager's code emitter (`emitModule`, function form) — so it runs natively, at the speed of
+ * the staged code's own emitted JavaScript, under plain node with no TypeScript loader (emitted
+ * code ≡ the Core interpreter ≡ the native optimizer is what tests/stager/emit.test.ts checks).
+ * The stager specializes the same source (`Pass.file`), exactly as it does the built-in passes.
  */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Fun } from '../kernel/ast.js';
 import { listFromArray } from '../kernel/util.js';
-import { compileFile, formatDiagnostic, Interpreter, type Program } from '../scf-lang/index.js';
+import * as prelude from '../scf-lang/prelude.js';
+import { compileFile, formatDiagnostic, type Program } from '../scf-lang/index.js';
+import { emitModule } from '../stager/emit.js';
+import * as stagedRuntime from '../stager/runtime.js';
 import type { Pass } from './index.js';
 
 /** A pass named on the command line or in a config could not be loaded. */
@@ -58,7 +63,15 @@ export function loadUserPass(file: string, cwd: string = process.cwd()): Pass {
   }
   const program = r.program;
   const takesFormals = def.params.length === 2;
-  const interp = new Interpreter(program);
+  const body = emitModule(program, {
+    entry,
+    exportName: 'optimize',
+    imports: { prelude: 'scf/runtime', runtime: 'scf/runtime' },
+    form: 'function',
+  });
+  const native = new Function('$scf', body)({ ...prelude, ...stagedRuntime }) as (
+    ...args: unknown[]
+  ) => unknown;
   const pass: Pass = {
     name: path.basename(abs).replace(/\.[cm]?ts$/, ''),
     description: `${path.relative(cwd, abs) || abs} (a user's optimizer)`,
@@ -66,8 +79,7 @@ export function loadUserPass(file: string, cwd: string = process.cwd()): Pass {
     entry,
     takesFormals,
     builtin: false,
-    run: (f, ctx) =>
-      interp.run(entry, takesFormals ? [f, listFromArray([...ctx.formals])] : [f]).value as Fun,
+    run: (f, ctx) => (takesFormals ? native(f, listFromArray([...ctx.formals])) : native(f)) as Fun,
   };
   loaded.set(abs, { pass, program });
   return pass;

@@ -70,6 +70,13 @@ export interface EmitOptions {
   readonly comments?: ReadonlyMap<string, string>;
   /** Module specifiers of the prelude (`scf/prelude`) and of `runtime.ts`. */
   readonly imports: { readonly prelude: string; readonly runtime: string };
+  /**
+   * `'module'` (default): an ES module. `'function'`: the body of a function of one parameter,
+   * `$scf` (an object holding the prelude and runtime functions the module would import), that
+   * returns the entry — for `new Function('$scf', body)`, to run a Core program natively in the
+   * running process (a user's optimizer, src/optimizers/user.ts). No admission in this form.
+   */
+  readonly form?: 'module' | 'function';
   /** Emit checked projections that throw `StagedRuntimeError` on the wrong constructor (debugging). */
   readonly checked?: boolean;
   /**
@@ -376,6 +383,10 @@ class ModuleEmitter {
     if (this.constDecls.length > 0) parts.push(this.constDecls.join('\n'));
     parts.push(...fns);
     const entryJs = this.fnName.get(this.opts.entry) as string;
+    if (this.opts.form === 'function') {
+      parts.push(`return ${entryJs};`);
+      return `${parts.join('\n\n')}\n`;
+    }
     if (entryJs !== this.opts.exportName) parts.push(`export { ${entryJs} as ${this.opts.exportName} };`);
     const adm = this.opts.admission;
     if (adm !== undefined && this.admitName !== undefined) {
@@ -407,9 +418,9 @@ class ModuleEmitter {
       '',
       ...(this.opts.header !== undefined ? [...this.opts.header.split('\n'), ''] : []),
       'Values are SCF-lang native values (constructor objects, arrays, Immutable maps and sets).',
-      'Type checking is off: Core is untyped, and the code is type-correct by construction (the',
-      'front end checked the optimizer), not in a way TypeScript infers — a variable may hold either',
-      'of two constructors that TypeScript would see as unrelated object types.',
+      'Plain JavaScript without types: Core is untyped, and the code is type-correct by construction',
+      '(the front end checked the optimizer), not in a way TypeScript infers — a variable may hold',
+      'either of two constructors that TypeScript would see as unrelated object types.',
     ];
     const body = lines.map((l) => ` *${l === '' ? '' : ` ${commentText(l).replaceAll('*/', '* /')}`}`);
     return `/**\n${body.join('\n')}\n */`;
@@ -421,6 +432,11 @@ class ModuleEmitter {
     const runtime = new Set(this.runtimeUsed);
     if (this.admitName !== undefined) for (const n of ADMISSION_RUNTIME_IMPORTS) runtime.add(n);
     const { prelude: preludeFrom, runtime: runtimeFrom } = this.opts.imports;
+    if (this.opts.form === 'function') {
+      const all = [...new Set([...prelude, ...runtime])].sort();
+      if (all.length > 0) out.push(`const { ${all.join(', ')} } = $scf;`);
+      return out;
+    }
     if (preludeFrom === runtimeFrom) {
       // one module (`scf/runtime`) provides both
       const all = [...new Set([...prelude, ...runtime])].sort();
@@ -490,7 +506,10 @@ class ModuleEmitter {
     const doc: string[] = [`// ${f.name}`];
     const comment = this.opts.comments?.get(f.name);
     if (comment !== undefined) for (const l of comment.split('\n')) doc.push(`// ${commentText(l)}`);
-    const exported = f.name === this.opts.entry && name === this.opts.exportName ? 'export ' : '';
+    const exported =
+      this.opts.form !== 'function' && f.name === this.opts.entry && name === this.opts.exportName
+        ? 'export '
+        : '';
     const sig = `${exported}function ${name}(${params.join(', ')}) {`;
     return [...doc, sig, ...out, '}'].join('\n');
   }
