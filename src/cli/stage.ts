@@ -25,11 +25,13 @@ import { UsageError } from './kernel-input.js';
 const HELP = `Usage: scf stage CONFIG.json --out DIR [--k N] [--quiet] [--explain] [--json]
 
 Stages the optimizer pipeline of CONFIG for what it says is known early about the function's
-formals, writes one staged optimizer per pass (NAME.PASS.staged.ts), a stub (NAME.stub.ts, whose
-specialize(values) runs the staged pipeline) and NAME.abstract.txt into DIR, and prints the
-abstract programs I1, I2, ... (SCF Fig. 6 notation).
+formals, writes into DIR one staged optimizer per pass (NAME.PASS.staged.mjs), a stub
+(NAME.stub.mjs, whose specialize(values) runs the staged pipeline; typed by NAME.stub.d.mts),
+a manifest of what it was staged from (NAME.manifest.json) and NAME.abstract.txt, and prints
+the abstract programs I1, I2, ... (SCF Fig. 6 notation). The modules import only scf/runtime.
 
 CONFIG is JSON: { "input": "file.c", "function": "mul_add", "pipeline": ["const-prop","copy-prop","dae"],
+                  (a pipeline entry may be the path of your own optimizer: "./passes/mine.ts")
                   "bind": { "a": "'Int" }, "sample": { "a": 1 } }
   bind values: 'Int, 'Float, 'Bool, literals (3, 1.5), unions (0|1), arrays ([0,1,7]), 'Array, 'Array[3]
 
@@ -40,7 +42,8 @@ Options:
   -e, --explain     list, per pass, every loss of precision of the partial evaluator: each
                     specialization parameter or result cut to a skeleton or widened to 1, and each
                     specialization given up, with the function, what it handled and the reason
-      --json        print a JSON report instead (per pass: stop, reason, stats, sizes, events)
+      --json        print a JSON report instead (the manifest; per pass: stop, reason, stats,
+                    sizes, events)
   -h, --help        show this help`;
 
 export async function stageCommand(argv: string[], io: CliIo): Promise<number> {
