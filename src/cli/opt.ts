@@ -32,6 +32,7 @@ Options:
   -b, --bind N=V       formal N is the constant V (repeatable): an int or float literal
                        (3, -2, 0.5, 1.5f), true/false, or an array [1,2,1] for an array formal
   -p, --passes LIST    comma-separated passes, in order (default: ${defaultPipeline.map((p) => p.name).join(',')})
+                       an entry may be the path of your own SCF-lang optimizer (./passes/mine.ts)
   -s, --staged DIR     run the staged pipeline of DIR/F.stub.mjs (from 'scf stage'); bindings outside
                        its early description fall back to the unstaged pipeline with a warning
   -h, --help           show this help

@@ -31,9 +31,9 @@ a manifest of what it was staged from (NAME.manifest.json) and NAME.abstract.txt
 the abstract programs I1, I2, ... (SCF Fig. 6 notation). The modules import only scf/runtime.
 
 CONFIG is JSON: { "input": "file.c", "function": "mul_add", "pipeline": ["const-prop","copy-prop","dae"],
-                  (a pipeline entry may be the path of your own optimizer: "./passes/mine.ts")
                   "bind": { "a": "'Int" }, "sample": { "a": 1 } }
   bind values: 'Int, 'Float, 'Bool, literals (3, 1.5), unions (0|1), arrays ([0,1,7]), 'Array, 'Array[3]
+  pipeline entries: built-in passes, or paths of your own SCF-lang optimizers ("./passes/mine.ts")
 
 Options:
   -o, --out DIR     where to write the staged modules (required)
