@@ -34,13 +34,18 @@
  * top of the function, assigned a fresh typed array each time the combinator runs. A function
  * returning an array returns its typed array; `run` gives the entry's as a plain number[].
  *
- * Storage. Scalars are JS locals (`v_` + the C name); arrays are typed arrays (`a_` + the C name):
- * Int32Array for int, Float32Array for float, Uint8Array for bool, which hold every value of their
- * C type exactly (binary32 values are stored unchanged, -0 and NaN included, and NaN compares as
- * NaN whatever its payload). Array parameters are passed by reference, as in the evaluator; `run`
- * copies each argument array into a fresh typed array first and returns the non-const array
- * parameters as `outputs`. Functions are `f_` + the C name; the prefixes keep every name clear of
- * JavaScript's reserved words and of the globals the code uses (`Math`, typed array constructors).
+ * Storage. Scalars are JS locals; arrays are typed arrays: Int32Array for int, Float32Array for
+ * float, Uint8Array for bool, which hold every value of their C type exactly (binary32 values are
+ * stored unchanged, -0 and NaN included, and NaN compares as NaN whatever its payload). Array
+ * parameters are passed by reference, as in the evaluator; `run` copies each argument array into a
+ * fresh typed array first and returns the non-const array parameters as `outputs`.
+ *
+ * Names. Every identifier of the source comes from one `NameSupply` (names.ts): functions are
+ * `f_` + the C name, a function's scalars `v_` + the C name and its arrays `a_` + the C name (C
+ * keeps scalars and arrays apart), a loop's temporaries and lambda bindings fresh names in the
+ * loop's scope — each made unique, so no user identifier (`g__in_b`, `acc`, `constructor`, `$x`,
+ * `café`: mangled to ASCII) can meet a generated name, a JavaScript reserved word or a global the
+ * code uses (`Math`, the typed array constructors).
  *
  * Invariants and assumptions.
  * - The program is well-formed, as `parseKernel` produces and the optimizers preserve: every name
@@ -88,6 +93,7 @@ import {
   soacCommands,
   soacKind,
 } from '../kernel/index.js';
+import { NameSupply } from './names.js';
 
 /** A kernel function compiled to JavaScript. */
 export interface CompiledKernel {
@@ -189,7 +195,14 @@ export function kernelCall(fun: Fun): {
       const result = returnsArray ? Array.from(returned as TypedArray) : (returned as number | undefined);
       const outputs: Record<string, number[]> = {};
       params.forEach((p, i) => {
-        if (p.isArray && !p.isConst) outputs[p.name] = Array.from(actuals[i] as TypedArray);
+        // An own property even for a parameter named `__proto__` (assignment would set the prototype).
+        if (p.isArray && !p.isConst)
+          Object.defineProperty(outputs, p.name, {
+            value: Array.from(actuals[i] as TypedArray),
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
       });
       return { result, outputs };
     },
@@ -228,14 +241,6 @@ function internal(message: string): never {
   throw new Error(`internal error: ${message}`);
 }
 
-const C_IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-/** `prefix` + a C name (checked): the back ends' names for kernel variables and functions. */
-export function ident(prefix: string, name: string): string {
-  if (!C_IDENT.test(name)) internal(`'${name}' is not a C identifier`);
-  return prefix + name;
-}
-
 /** `s` without one pair of parentheses around all of it (emitted expressions have no strings to skip). */
 export function bare(s: string): string {
   if (!s.startsWith('(') || !s.endsWith(')')) return s;
@@ -247,10 +252,6 @@ export function bare(s: string): string {
   }
   return s.slice(1, -1);
 }
-
-const jsFun = (name: string): string => ident('f_', name);
-const jsScalar = (name: string): string => ident('v_', name);
-const jsArray = (name: string): string => ident('a_', name);
 
 function typedArrayCtor(ty: string): string {
   switch (ty) {
@@ -290,17 +291,21 @@ function emitProgram(
   const funs = new Map<string, Fun>();
   for (const f of listToArray(program)) if (!funs.has(f.name)) funs.set(f.name, f);
   const out: string[] = ['"use strict";'];
+  // One supply for the whole source: kernel functions are named in it, each function's body in
+  // a scope of its own (names.ts).
+  const names = NameSupply.program('js');
+  const funName = (name: string): string => names.user('f_', name);
   const emitted = new Set<string>([entry.name]);
   const work: Fun[] = [entry];
   for (let f = work.shift(); f; f = work.shift()) {
-    const callees = new FunEmitter(f, funs, out, f === entry ? launch : undefined).emit();
+    const callees = new FunEmitter(f, funs, out, f === entry ? launch : undefined, names, funName).emit();
     for (const c of callees) {
       if (emitted.has(c.name)) continue;
       emitted.add(c.name);
       work.push(c);
     }
   }
-  out.push('', `return ${jsFun(entry.name)};`, '');
+  out.push('', `return ${funName(entry.name)};`, '');
   return out.join('\n');
 }
 
@@ -317,6 +322,16 @@ function soacArrayDests(c: Cmd): string[] {
       if (ARRAY_OPS.has(s.op) && !dests.includes(s.dest)) dests.push(s.dest);
   }
   return dests;
+}
+
+/** Every combinator `dest` in `c` (arrays and fold scalars), in order. */
+function soacDests(c: Cmd): { readonly name: string; readonly isArray: boolean }[] {
+  return soacCommands(c).flatMap((cmd) =>
+    (cmd.kind === 'soac' ? [cmd] : listToArray(cmd.members)).map((s) => ({
+      name: s.dest,
+      isArray: ARRAY_OPS.has(s.op),
+    })),
+  );
 }
 
 /** A lambda for a comment: the function it only calls (`sq` for `(x) => sq(x)`), else `(x, …) => …`. */
@@ -355,21 +370,6 @@ export function soacText(s: Soac): string {
   if (s.ne.kind === 'some') operands.push(printExpr(s.ne.value));
   for (const a of args) operands.push(soacArgText(a));
   return `${s.dest} = ${s.op}(${operands.join(', ')})`;
-}
-
-/**
- * A source of fresh names for one loop's temporaries (`acc`, `kept`, `k`, `old_…`) and lambda
- * bindings (`l_` + the kernel name). None can be the JS name of a kernel variable, array or function
- * (those start `v_`, `a_`, `f_`), and the loop index `i` is taken.
- */
-function freshNames(): (base: string) => string {
-  const used = new Set<string>(['i']);
-  return (base) => {
-    let name = base;
-    for (let k = 2; used.has(name); k++) name = `${base}${k}`;
-    used.add(name);
-    return name;
-  };
 }
 
 /** `${js}` inside an emitted template literal, or the number itself when `js` is an int literal. */
@@ -418,21 +418,40 @@ class FunEmitter {
    * and whether it is an array). Lambdas are closed, so inside one no other name resolves.
    */
   private lamScope: Map<string, { readonly js: string; readonly isArray: boolean }> | undefined;
+  /** The function's scope of the program's name supply. */
+  private readonly names: NameSupply;
 
   constructor(
     private readonly fun: Fun,
     private readonly funs: ReadonlyMap<string, Fun>,
     private readonly out: string[],
     private readonly launch: ((c: Soac | Hfused) => LaunchCall) | undefined,
-  ) {}
+    program: NameSupply,
+    private readonly funName: (name: string) => string,
+  ) {
+    this.names = program.scope();
+  }
+
+  /** The JS name of the function's scalar `name` (`v_` + the C name, unless that is taken). */
+  private jsScalar(name: string): string {
+    return this.names.user('v_', name);
+  }
+
+  /** The JS name of the function's array `name` (`a_` + the C name, unless that is taken). */
+  private jsArray(name: string): string {
+    return this.names.user('a_', name);
+  }
 
   emit(): ReadonlySet<Fun> {
     const f = this.fun;
     const params = listToArray(f.params);
     const locals = listToArray(f.locals);
     for (const p of params) (p.isArray ? this.arrays : this.scalars).add(p.name);
-    const jsParams = params.map((p) => (p.isArray ? jsArray(p.name) : jsScalar(p.name)));
-    const header = `${this.launch ? 'async ' : ''}function ${jsFun(f.name)}(${jsParams.join(', ')}) {`;
+    const jsParams = params.map((p) => (p.isArray ? this.jsArray(p.name) : this.jsScalar(p.name)));
+    // Every user identifier of the function is named before any temporary is drawn.
+    for (const d of locals) void (d.size.kind === 'some' ? this.jsArray(d.name) : this.jsScalar(d.name));
+    for (const d of soacDests(f.body)) void (d.isArray ? this.jsArray(d.name) : this.jsScalar(d.name));
+    const header = `${this.launch ? 'async ' : ''}function ${this.funName(f.name)}(${jsParams.join(', ')}) {`;
     this.out.push('', `// ${signature(f)}`, header);
     // A name declared twice (never by the front end) is one JS binding, reset at each declaration as
     // the evaluator resets it; only then, or when a combinator makes it, does a local array need
@@ -447,18 +466,18 @@ class FunEmitter {
         const init = `new ${typedArrayCtor(d.ty)}(${d.size.value})`;
         const decl = this.arrays.has(d.name) ? '' : reused(d.name) ? 'let ' : 'const ';
         this.arrays.add(d.name);
-        this.line(1, `${decl}${jsArray(d.name)} = ${init};`);
+        this.line(1, `${decl}${this.jsArray(d.name)} = ${init};`);
       } else {
         // Locals start at 0: reading one before assigning it is undefined behaviour.
         const decl = this.scalars.has(d.name) ? '' : 'let ';
         this.scalars.add(d.name);
-        this.line(1, `${decl}${jsScalar(d.name)} = 0;`);
+        this.line(1, `${decl}${this.jsScalar(d.name)} = 0;`);
       }
     }
     for (const name of dests) {
       if (this.arrays.has(name)) continue;
       this.arrays.add(name);
-      this.line(1, `let ${jsArray(name)};`);
+      this.line(1, `let ${this.jsArray(name)};`);
     }
     this.cmd(f.body, 1);
     this.out.push('}');
@@ -481,11 +500,14 @@ class FunEmitter {
         return;
       case 'assign':
         this.scalar(c.name);
-        this.line(depth, `${jsScalar(c.name)} = ${bare(this.value(c.rhs))};`);
+        this.line(depth, `${this.jsScalar(c.name)} = ${bare(this.value(c.rhs))};`);
         return;
       case 'store':
         this.array(c.array);
-        this.line(depth, `${jsArray(c.array)}[${bare(this.value(c.index))}] = ${bare(this.value(c.rhs))};`);
+        this.line(
+          depth,
+          `${this.jsArray(c.array)}[${bare(this.value(c.index))}] = ${bare(this.value(c.rhs))};`,
+        );
         return;
       case 'if': {
         this.line(depth, `if (${bare(this.cond(c.cond))}) {`);
@@ -570,7 +592,10 @@ class FunEmitter {
    * the loop would read `undefined` past an end), and, in a fused loop, members of different lengths.
    */
   private loop(members: readonly Soac[], depth: number): void {
-    const fresh = freshNames();
+    // The loop's block: its temporaries, the loop index `i` and the lambdas' bindings.
+    const scope = this.names.scope();
+    scope.reserve('i');
+    const fresh = (base: string): string => scope.fresh(base);
     const infos = members.map((s) => ({ s, mapped: this.mappedArgs(s) }));
     this.checkIndependent(members);
     if (members.length === 1) {
@@ -629,7 +654,7 @@ class FunEmitter {
       for (const a of listToArray(s.args)) {
         const e = a.kind === 'argIota' ? a.len : a.kind === 'argScalar' ? a.value : undefined;
         if (e?.kind !== 'var' || !written.has(e.name) || saved.has(e.name)) continue;
-        const name = fresh(ident('old_', e.name));
+        const name = fresh(`old_${e.name}`);
         saved.set(e.name, name);
         before.push(`const ${name} = ${this.scalarJs(e.name)};`);
       }
@@ -741,7 +766,7 @@ class FunEmitter {
       if (a.kind === 'argArray') {
         this.array(a.name);
         if (p.isArray) return;
-        const arr = jsArray(a.name);
+        const arr = this.jsArray(a.name);
         mapped.push({ what: `'${a.name}'`, arg: a, len: () => `${arr}.length`, elem: `${arr}[i]` });
       } else if (a.kind === 'argIota') {
         mapped.push({ what: 'iota', arg: a, len: (read) => read(a.len), elem: 'i' });
@@ -804,7 +829,7 @@ class FunEmitter {
       if (p.isArray || !hasBinds || isSimple(a.js)) {
         scope.set(p.name, a);
       } else {
-        const name = fresh(ident('l_', p.name));
+        const name = fresh(`l_${p.name}`);
         lines.push(`const ${name} = ${a.js};`);
         scope.set(p.name, { js: name, isArray: false });
       }
@@ -814,7 +839,7 @@ class FunEmitter {
     try {
       for (const b of listToArray(lam.binds)) {
         const rhs = bare(this.value(b.rhs));
-        const name = fresh(ident('l_', b.name));
+        const name = fresh(`l_${b.name}`);
         lines.push(`const ${name} = ${rhs};`);
         scope.set(b.name, { js: name, isArray: false });
       }
@@ -962,7 +987,7 @@ class FunEmitter {
       return bare(this.value(a));
     });
     this.callees.add(callee);
-    return `${jsFun(name)}(${js.join(', ')})`;
+    return `${this.funName(name)}(${js.join(', ')})`;
   }
 
   private scalar(name: string): void {
@@ -977,7 +1002,7 @@ class FunEmitter {
   private scalarJs(name: string): string {
     if (!this.lamScope) {
       this.scalar(name);
-      return jsScalar(name);
+      return this.jsScalar(name);
     }
     const b = this.lamScope.get(name);
     if (!b || b.isArray)
@@ -989,7 +1014,7 @@ class FunEmitter {
   private arrayJs(name: string): string {
     if (!this.lamScope) {
       this.array(name);
-      return jsArray(name);
+      return this.jsArray(name);
     }
     const b = this.lamScope.get(name);
     if (!b?.isArray) return internal(`a lambda in '${this.fun.name}' reads '${name}', not its own array`);

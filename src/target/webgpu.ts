@@ -454,7 +454,7 @@ class Run {
       const v = scalars[o.scalar] as number;
       if (!Number.isFinite(v))
         this.fail(
-          `${site.text.join('; ')}: the operand '${o.field.slice(2)}' is ${v}, and WGSL override constants must be finite (plan with scalars: 'uniform')`,
+          `${site.text.join('; ')}: the operand '${operandName(site, o.scalar)}' is ${v}, and WGSL override constants must be finite (plan with scalars: 'uniform')`,
         );
     }
     const W = site.workgroupSize;
@@ -599,6 +599,12 @@ class Run {
       return arr;
     });
   }
+}
+
+/** The C name of site scalar `k` (a host variable; its field's name may differ). */
+function operandName(site: KernelSite, k: number): string {
+  const e = site.scalars[k]?.expr;
+  return e?.kind === 'var' ? e.name : String(k);
 }
 
 /**

@@ -41,6 +41,13 @@
  * - C ternaries without calls become `select` (both sides evaluated: they are pure, and WGSL makes
  *   out-of-range loads and integer division by zero harmless); with calls they become an `if` on a
  *   temporary, so a called function runs only when C would run it.
+ * - Names: every identifier of the plan's shaders comes from one `NameSupply` (names.ts). A site's
+ *   module-level names (buffers `in_` + the C name, uniform fields and overrides `s_` + the C
+ *   name) are shared by its passes; each pass's module names its device functions (`f_` + the
+ *   function and its buffers, `f_g__in_b`), each function its parameters and locals (`a_`, `v_` +
+ *   the C name) and temporaries; the templates' fixed names (`main`, `params`, `e`, `out_0`, …)
+ *   are reserved first. So no user identifier can meet a generated name, a WGSL keyword, reserved
+ *   word or builtin, and two helpers never share a name.
  * - Non-finite float literals (an optimizer may fold to them) are built at run time from their
  *   bits: WGSL rejects them as constants.
  * - What cannot run on the GPU is reported as `GpuUnsupported` naming the host function and the
@@ -67,7 +74,8 @@ import {
   type Soac,
   soacCommands,
 } from '../kernel/index.js';
-import { bare, emitHostJs, ident, type LaunchCall, lamText, soacText } from './js.js';
+import { bare, emitHostJs, type LaunchCall, lamText, soacText } from './js.js';
+import { NameSupply } from './names.js';
 import {
   type DispatchSize,
   type GpuPlan,
@@ -106,8 +114,14 @@ export function planKernelWgsl(program: Program, fnName: string, options: WgslOp
   const sites = new Map<Soac | Hfused, KernelSite>();
   const hostReads = new Set<string>();
   hostArrayUses(fun.body, hostReads);
+  // One name supply for the plan: each site's module-level names in a scope of its own, each
+  // pass's shader module and each function of it in scopes below (names.ts).
+  const names = NameSupply.program('wgsl');
   commands.forEach((c, index) => {
-    sites.set(c, new SiteBuilder(fun, funs, c, index, { wg, groups, mode }, hostReads).build());
+    sites.set(
+      c,
+      new SiteBuilder(fun, funs, c, index, { wg, groups, mode }, hostReads, names.scope()).build(),
+    );
   });
   const hostSource = emitHostJs(program, fnName, (c): LaunchCall => {
     const site = sites.get(c);
@@ -240,9 +254,16 @@ function floatLiteral(v: number): string {
   return v < 0 ? `(${text}f)` : `${text}f`;
 }
 
-/** WGSL rejects non-finite constants: the bits are or-ed with a run-time zero (`params.n & 0u`). */
+/**
+ * A module-scope `var<private>` that is never written, so it holds 0: reading it makes an
+ * expression a run-time one, which WGSL does not evaluate (or reject) when creating the shader.
+ * Its name is reserved in every site's scope; `pass` declares it where it is used.
+ */
+const ZERO = 'zero';
+
+/** WGSL rejects non-finite constants: the bits are or-ed with the run-time zero. */
 function nonFinite(bits: string): string {
-  return `bitcast<f32>(${bits} | (params.n & 0u))`;
+  return `bitcast<f32>(${bits} | ${ZERO})`;
 }
 
 /** The WGSL of a literal atom; undefined for anything else. */
@@ -284,18 +305,22 @@ class DeviceFunctions {
   constructor(
     private readonly host: string,
     readonly funs: ReadonlyMap<string, Fun>,
+    /** The shader module's scope: function names here, each function's names in a scope below. */
+    private readonly names: NameSupply,
   ) {}
 
   /** The WGSL name of `name` with its array parameters bound to `arrays` (storage buffer names). */
   use(name: string, arrays: readonly string[]): string {
     const fun = this.funs.get(name);
     if (!fun) throw new Error(`internal error: unknown function '${name}'`);
-    const key = [name, ...arrays].join('__');
+    // A list, not a joined string: `g` with buffer `in_b` and a function named `g__in_b` differ.
+    const key = JSON.stringify([name, ...arrays]);
     const known = this.done.get(key);
     if (known !== undefined) return known;
     if (this.active.has(name))
       throw new GpuUnsupported(this.host, `'${name}' is recursive, and WGSL has no recursion`);
-    const wgslName = ident('f_', key);
+    // Readable: `f_g__in_b` for g with buffer in_b, unless that name is taken (the supply decides).
+    const wgslName = this.names.fresh(`f_${[name, ...arrays].join('__')}`);
     this.active.add(name);
     try {
       this.texts.push(this.emit(fun, arrays, wgslName));
@@ -307,6 +332,7 @@ class DeviceFunctions {
   }
 
   private emit(fun: Fun, arrays: readonly string[], wgslName: string): string {
+    const scope = this.names.scope();
     const names = new Map<string, Binding>();
     const params = listToArray(fun.params);
     const wgslParams: string[] = [];
@@ -321,14 +347,16 @@ class DeviceFunctions {
           );
         names.set(p.name, { wgsl: arrays[k++] as string, isArray: true, global: true });
       } else {
-        wgslParams.push(`${ident('a_', p.name)}: ${wgslType(p.ty)}`);
-        lines.push(`  var ${ident('v_', p.name)}: ${wgslType(p.ty)} = ${ident('a_', p.name)};`);
-        names.set(p.name, { wgsl: ident('v_', p.name), isArray: false, global: false });
+        const arg = scope.user('a_', p.name);
+        const v = scope.user('v_', p.name);
+        wgslParams.push(`${arg}: ${wgslType(p.ty)}`);
+        lines.push(`  var ${v}: ${wgslType(p.ty)} = ${arg};`);
+        names.set(p.name, { wgsl: v, isArray: false, global: false });
       }
     }
     for (const d of listToArray(fun.locals)) {
       const ty = wgslType(d.ty);
-      const v = ident('v_', d.name);
+      const v = scope.user('v_', d.name);
       if (d.size.kind === 'some') {
         if (!names.has(d.name)) lines.push(`  var ${v}: array<${ty}, ${d.size.value}>;`);
         names.set(d.name, { wgsl: v, isArray: true, global: false });
@@ -337,7 +365,12 @@ class DeviceFunctions {
         names.set(d.name, { wgsl: v, isArray: false, global: false });
       }
     }
-    const ex = new ExprEmitter(this.host, this, (n) => names.get(n), freshNames());
+    const ex = new ExprEmitter(
+      this.host,
+      this,
+      (n) => names.get(n),
+      (base) => scope.fresh(base),
+    );
     ex.cmd(fun.body, 1, lines, fun);
     // WGSL wants a return on every path; C lets a run fall off the end (undefined behaviour if
     // the value is used), so a function that may do so gets a final `return 0`.
@@ -354,17 +387,6 @@ class DeviceFunctions {
       '}',
     ].join('\n');
   }
-}
-
-/** A source of fresh WGSL names for temporaries and lambda bindings. */
-function freshNames(): (base: string) => string {
-  const used = new Set<string>();
-  return (base) => {
-    let name = base;
-    for (let k = 2; used.has(name); k++) name = `${base}_${k}`;
-    used.add(name);
-    return name;
-  };
 }
 
 /**
@@ -672,7 +694,7 @@ class ExprEmitter {
       if (p.isArray || /^[A-Za-z_][\w.]*$|^\(?-?[\d.]+[if]?\)?$/.test(a.wgsl)) {
         scope.set(p.name, a);
       } else {
-        const name = this.fresh(ident('l_', p.name));
+        const name = this.fresh(`l_${p.name}`);
         lines.push(`let ${name} = ${bare(a.wgsl)};`);
         scope.set(p.name, { wgsl: name, isArray: false, global: false });
       }
@@ -681,7 +703,7 @@ class ExprEmitter {
     for (const b of listToArray(lam.binds)) {
       const rhs = bare(inner.value(b.rhs));
       lines.push(...inner.takePre());
-      const name = this.fresh(ident('l_', b.name));
+      const name = this.fresh(`l_${b.name}`);
       lines.push(`let ${name}: ${wgslType(b.ty)} = ${rhs};`);
       scope.set(b.name, { wgsl: name, isArray: false, global: false });
     }
@@ -727,6 +749,28 @@ interface MemberPlan {
   readonly elem: string;
 }
 
+/** The locals and builtin parameters the entry points' templates declare (`e`, `i`, `gid`, …). */
+const TEMPLATE_LOCALS = [
+  'e',
+  'i',
+  'stride',
+  'start',
+  'end',
+  's',
+  'd',
+  'k',
+  'run',
+  'left',
+  'tmp',
+  'first',
+  'kept',
+  'acc',
+  'gid',
+  'lid',
+  'wid',
+  'nwg',
+];
+
 class SiteBuilder {
   private readonly arrays: SiteArray[] = [];
   private readonly scalars: SiteScalar[] = [];
@@ -742,9 +786,17 @@ class SiteBuilder {
     private readonly index: number,
     private readonly opts: SiteOptions,
     private readonly hostReads: ReadonlySet<string>,
+    /** The site's scope of the plan's name supply: the names every pass's module shares. */
+    private readonly names: NameSupply,
   ) {
     const soacs = command.kind === 'soac' ? [command] : listToArray(command.members);
     if (soacs.length === 0) throw new Error('internal error: a fused group without members');
+    // The shader templates' fixed names, reserved before any other name is drawn: module-level
+    // ones, the members' buffers and workgroup arrays, and the entry point's locals.
+    names.reserve('main', 'params', 'Params', 'n', 'chunk', ZERO, 'sh', 'counts');
+    names.reserve(...TEMPLATE_LOCALS);
+    for (let k = 0; k < soacs.length; k++)
+      names.reserve(`out_${k}`, `res_${k}`, `partials_${k}`, `sh_${k}`, `acc_${k}`);
     this.text = soacs.map(soacText);
     const kinds = new Set(soacs.map((s) => siteKind(s.op)));
     if (kinds.size !== 1) throw new Error(`internal error: a fused group mixing ${[...kinds].join(' and ')}`);
@@ -790,6 +842,11 @@ class SiteBuilder {
     };
   }
 
+  /** The storage buffer of site input array `name`: `in_` + the C name, unless that is taken. */
+  private buffer(name: string): string {
+    return this.names.user('in_', name);
+  }
+
   private arrayIndex(name: string, ty: string): number {
     const k = this.arrays.findIndex((a) => a.name === name);
     if (k >= 0) return k;
@@ -800,7 +857,7 @@ class SiteBuilder {
   /** Registers a scalar operand; returns its index and its WGSL (a literal, a field or an override). */
   private scalar(e: Expr): { index: number; wgsl: string } {
     if (e.kind === 'var') {
-      const field = ident('s_', e.name);
+      const field = this.names.user('s_', e.name);
       let k = this.scalars.findIndex((s) => s.field === field);
       if (k < 0) {
         this.scalars.push({ expr: e, ty: e.ty, field });
@@ -828,7 +885,7 @@ class SiteBuilder {
       switch (a.kind) {
         case 'argArray': {
           const k = this.arrayIndex(a.name, a.ty);
-          const buf = ident('in_', a.name);
+          const buf = this.buffer(a.name);
           if (p.isArray) {
             actuals.push({ wgsl: buf, isArray: true, global: true });
           } else {
@@ -908,7 +965,8 @@ class SiteBuilder {
     dispatch: DispatchSize,
     scratch: ReadonlyMap<string, { ty: string; words: PassBinding & { kind: 'scratch' } }>,
   ): void {
-    const body = [...device.texts, ...workgroupVars, ...main].join('\n');
+    // Comments are left out: they quote the C program, whose names may look like ours.
+    const body = [...device.texts, ...workgroupVars, ...main].join('\n').replace(/\/\/.*$/gm, '');
     const uses = (id: string): boolean => new RegExp(`\\b${id}\\b`).test(body);
     const decls: string[] = [];
     const bindings: PassBinding[] = [];
@@ -930,7 +988,7 @@ class SiteBuilder {
     const struct = uses('params') ? ['struct Params {', ...fields, '}'] : [];
     if (uses('params')) bind({ kind: 'uniform' }, 'var<uniform> params: Params;');
     this.arrays.forEach((a, index) => {
-      const buf = ident('in_', a.name);
+      const buf = this.buffer(a.name);
       if (uses(buf)) bind({ kind: 'input', index }, `var<storage, read> ${buf}: array<${wgslType(a.ty)}>;`);
     });
     this.members.forEach((m, member) => {
@@ -941,15 +999,17 @@ class SiteBuilder {
     for (const [id, s] of scratch) {
       if (uses(id)) bind(s.words, `var<storage, read_write> ${id}: array<${s.ty}>;`);
     }
-    this.members.forEach((m, member) => {
+    this.members.forEach((_m, member) => {
       const res = `res_${member}`;
       if (uses(res)) bind({ kind: 'result', member }, `var<storage, read_write> ${res}: array<u32, 2>;`);
     });
+    const zero = uses(ZERO) ? [`var<private> ${ZERO}: u32;`] : [];
     const wgsl = [
       ...this.header(name, k, of),
       ...struct,
       ...overrideDecls,
       ...decls,
+      ...zero,
       '',
       ...(device.texts.length ? [device.texts.join('\n\n'), ''] : []),
       ...workgroupVars,
@@ -966,27 +1026,17 @@ class SiteBuilder {
     });
   }
 
+  /** One pass's emitters: its shader module's scope, its device functions, `main`'s expressions. */
   private emitters(): { device: DeviceFunctions; ex: ExprEmitter } {
-    const device = new DeviceFunctions(this.fun.name, this.funs);
-    const fresh = freshNames();
-    for (const reserved of [
-      'e',
-      'i',
-      'stride',
-      'start',
-      'end',
-      's',
-      'd',
-      'k',
-      'run',
-      'left',
-      'tmp',
-      'first',
-      'kept',
-      'acc',
-    ])
-      fresh(reserved);
-    const ex = new ExprEmitter(this.fun.name, device, () => undefined, fresh);
+    const module = this.names.scope();
+    const device = new DeviceFunctions(this.fun.name, this.funs, module);
+    const main = module.scope();
+    const ex = new ExprEmitter(
+      this.fun.name,
+      device,
+      () => undefined,
+      (base) => main.fresh(base),
+    );
     return { device, ex };
   }
 
