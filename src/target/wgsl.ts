@@ -48,8 +48,17 @@
  *   the C name) and temporaries; the templates' fixed names (`main`, `params`, `e`, `out_0`, …)
  *   are reserved first. So no user identifier can meet a generated name, a WGSL keyword, reserved
  *   word or builtin, and two helpers never share a name.
- * - Non-finite float literals (an optimizer may fold to them) are built at run time from their
- *   bits: WGSL rejects them as constants.
+ * - Constants: WGSL evaluates const-expressions when it creates a shader and rejects any that
+ *   overflows or is not finite, where C is defined (`1.0f / 0.0f` is inf, `(1 << 30) * 2` wraps
+ *   under the evaluator's -fwrapv semantics). So every literal-only subexpression is folded with
+ *   the evaluator's semantics (fold.ts) and written as its value: a finite literal, or inf/NaN
+ *   built from their bits or-ed with a run-time zero (`bitcast<f32>(0x7f800000u | zero)`, `zero`
+ *   a never-written `var<private>`); a constant that makes an operation undefined in C (`x / 0`,
+ *   `x << 40`, `(int)1e10f`) is or-ed with the run-time zero too, so the shader is accepted and
+ *   the run — meaningless in C — gives some value. No const-expression larger than a literal is
+ *   left. (With `scalars: 'override'`, arithmetic on an override constant inside `main` would be an
+ *   override-expression; lambdas only reach overrides through calls, whose parameters are run-time
+ *   values, so none is emitted today.)
  * - What cannot run on the GPU is reported as `GpuUnsupported` naming the host function and the
  *   reason: a host function without combinators, recursion, combinators inside a lambda's callees,
  *   a callee writing an array parameter or passed a local array.
@@ -74,6 +83,7 @@ import {
   type Soac,
   soacCommands,
 } from '../kernel/index.js';
+import { constantMakesUb, constValue } from './fold.js';
 import { bare, emitHostJs, type LaunchCall, lamText, soacText } from './js.js';
 import { NameSupply } from './names.js';
 import {
@@ -280,6 +290,30 @@ function literal(e: Expr): string | undefined {
   }
 }
 
+/** The WGSL of a folded constant of kernel type `ty` (constValue's value). */
+function constantLiteral(v: number, ty: string): string {
+  switch (ty) {
+    case 'int':
+      return intLiteral(v);
+    case 'bool':
+      return v !== 0 ? '1i' : '0i';
+    case 'float':
+      return floatLiteral(v);
+    default:
+      throw new Error(`internal error: a constant of type '${ty}'`);
+  }
+}
+
+/**
+ * `wgsl` (of kernel type `ty`) as a run-time value: the same bits or-ed with the run-time zero,
+ * so WGSL neither evaluates nor rejects it when creating the shader.
+ */
+function atRunTime(wgsl: string, ty: string): string {
+  return wgslType(ty) === 'f32'
+    ? `bitcast<f32>(bitcast<u32>(${bare(wgsl)}) | ${ZERO})`
+    : `(${wgsl} | bitcast<i32>(${ZERO}))`;
+}
+
 function zeroOf(ty: string): string {
   return wgslType(ty) === 'f32' ? '0.0f' : '0i';
 }
@@ -422,7 +456,17 @@ class ExprEmitter {
     return b;
   }
 
+  /**
+   * `e` as a WGSL value. A literal-only subexpression is folded with C's semantics (fold.ts) and
+   * written as its value, so no shader holds a const-expression that WGSL could reject (`1.0f /
+   * 0.0f`, `1e38f * 10.0f`: inf in C, shader-creation errors in WGSL); a constant that makes the
+   * operation undefined behaviour (`x / 0`, `x << 40`) is hidden behind the run-time zero.
+   */
   value(e: Expr): string {
+    if (e.kind !== 'intLit' && e.kind !== 'floatLit' && e.kind !== 'boolLit') {
+      const k = constValue(e);
+      if (k !== undefined) return constantLiteral(k, exprType(e));
+    }
     switch (e.kind) {
       case 'var':
         return this.scalar(e.name);
@@ -434,7 +478,9 @@ class ExprEmitter {
         const { op } = e;
         if (op === '&&' || op === '||' || COMPARISONS.has(op)) return `select(0i, 1i, ${bare(this.cond(e))})`;
         const l = this.value(e.left);
-        const r = this.value(e.right);
+        const r = constantMakesUb(e)
+          ? atRunTime(this.value(e.right), exprType(e.right))
+          : this.value(e.right);
         if (op === '<<' || op === '>>') return `(${l} ${op} u32(${bare(r)}))`;
         return `(${l} ${op} ${r})`;
       }
@@ -486,6 +532,8 @@ class ExprEmitter {
   }
 
   cond(e: Expr): string {
+    const k = constValue(e);
+    if (k !== undefined) return k !== 0 ? 'true' : 'false';
     switch (e.kind) {
       case 'boolLit':
         return e.value ? 'true' : 'false';
@@ -522,8 +570,12 @@ class ExprEmitter {
         return `select(0i, 1i, ${bare(this.cond(arg))})`;
       case 'float':
         return `f32(${bare(this.value(arg))})`;
-      case 'int':
-        return from === 'float' ? `i32(${bare(this.value(arg))})` : this.value(arg);
+      case 'int': {
+        if (from !== 'float') return this.value(arg);
+        // (int)1e10f: undefined in C, a shader-creation error in WGSL as a constant
+        const v = this.value(arg);
+        return `i32(${bare(constValue(arg) === undefined ? v : atRunTime(v, 'float'))})`;
+      }
       default:
         throw new Error(`internal error: conversion to '${to}'`);
     }

@@ -13,6 +13,14 @@
  *    names. The renamed program must give the evaluator's result on the JS back end (bit for bit)
  *    and on WebGPU (within the generator's derived tolerance, ints exactly).
  *
+ * 2. Constants. Valid C constant expressions inside a combinator's function that WGSL would reject
+ *    as const-expressions (`1.0f / 0.0f`, `1e38f * 10.0f`, `(1 << 30) * 2`, `-INT_MIN`, …): fixed
+ *    kernels through `scf kernel --emit wgsl --run --backend webgpu` and `--emit js --run`, and a
+ *    property over random constant expressions built from int32/binary32 edge values, where the
+ *    evaluator's value must come back bit for bit from both back ends (WGSL runs them at run time
+ *    or folds them exactly as C does). An expression with undefined behaviour must still give a
+ *    shader the device accepts (any result: C gives the run no meaning).
+ *
  * GPU runs need an adapter (tests/target/gpu-setup.ts: skipped without one, failed in CI).
  * SCF_HOSTILE_RUNS (default 150) sets the JS properties' runs; the GPU property runs a fifth.
  */
@@ -24,6 +32,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ArgValue,
   evaluate,
+  formatFloat32Magnitude,
   KernelRuntimeError,
   loadKernelParser,
   type Program,
@@ -34,6 +43,7 @@ import {
   emitKernelWgsl,
   GpuUnsupported,
   runKernel,
+  ShaderRejected,
 } from '../../src/target/index.js';
 import { cli } from '../cli/helpers.js';
 import { generate } from '../kernel/gen.js';
@@ -372,6 +382,169 @@ describe('names: user identifiers that are the back ends’ generated names', ()
           },
         ),
         { numRuns: GPU_RUNS, endOnFailure: true }, // shrinking would run the GPU for minutes
+      );
+    }, 600_000);
+  });
+});
+
+// ---- 2. constants ------------------------------------------------------------------------------
+
+/** Kernels whose mapped function holds a constant WGSL would reject as a const-expression. */
+const CONSTANTS = `float inf1(float x) { return x + 1.0f / 0.0f; }
+float ovf(float x) { return x * 0.0f + 1e38f * 10.0f; }
+float nan1(float x) { return x * 0.0f + 0.0f / 0.0f; }
+float neginf(float x) { return x - 3.4028235e38f * 2.0f; }
+int wrap(int x) { return x + (1 << 30) * 2; }
+int wrap2(int x) { return x + (2147483647 + 1) + -(-2147483647 - 1) + 65536 * 65536; }
+int cvt(float x) { return (int)x + (int)2147483520.0f + (int)(-2147483647.0f - 1.0f); }
+float *f_inf(const float xs[]) { float ys[] = map(inf1, xs); return ys; }
+float *f_ovf(const float xs[]) { float ys[] = map(ovf, xs); return ys; }
+float *f_nan(const float xs[]) { float ys[] = map(nan1, xs); return ys; }
+float *f_neginf(const float xs[]) { float ys[] = map(neginf, xs); return ys; }
+int *f_wrap(const int xs[]) { int ys[] = map(wrap, xs); return ys; }
+int *f_wrap2(const int xs[]) { int ys[] = map(wrap2, xs); return ys; }
+int *f_cvt(const float xs[]) { int ys[] = map(cvt, xs); return ys; }
+`;
+const CONSTANT_CASES: readonly (readonly [string, string])[] = [
+  ['f_inf', '[[1.5, -2]]'],
+  ['f_ovf', '[[1, 2]]'],
+  ['f_nan', '[[1, 2]]'],
+  ['f_neginf', '[[1, 2]]'],
+  ['f_wrap', '[[1, -5, 2147483647]]'],
+  ['f_wrap2', '[[1, -5]]'],
+  ['f_cvt', '[[1.5, -3.75]]'],
+];
+
+/** The shared check: `scf kernel … --run` prints the result `scf eval` prints, exit 0. */
+async function expectKernelLikeEval(
+  f: string,
+  fn: string,
+  args: string,
+  ...backend: string[]
+): Promise<void> {
+  const expected = await cli('eval', f, '--function', fn, '--args', args);
+  expect(expected.code, expected.err).toBe(0);
+  const r = await cli('kernel', f, '--function', fn, ...backend, '--run', '--args', args);
+  expect(r.err, `${fn} ${backend.join(' ')}`).not.toMatch(/rejected|internal error/);
+  expect(r.code, `${fn} ${backend.join(' ')}: ${r.err}`).toBe(0);
+  expect(JSON.parse(r.out).result, `${fn} ${backend.join(' ')}`).toEqual(JSON.parse(expected.out).result);
+}
+
+describe('constants WGSL would reject, inside a combinator’s function', () => {
+  it('scf kernel --emit js --run equals scf eval', async () => {
+    const f = file('constants.c', CONSTANTS);
+    for (const [fn, args] of CONSTANT_CASES) await expectKernelLikeEval(f, fn, args, '--emit', 'js');
+  });
+
+  it('the WGSL holds no literal-only operation: folded values, inf and NaN from their bits at run time', async () => {
+    const f = file('constants.c', CONSTANTS);
+    const r = await cli('kernel', f, '--function', 'f_inf', '--emit', 'wgsl');
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain('bitcast<f32>(0x7f800000u | zero)');
+    expect(r.out).not.toMatch(/1\.0f \/ 0\.0f/);
+    const w = await cli('kernel', f, '--function', 'f_wrap', '--emit', 'wgsl');
+    expect(w.out).toContain('(-2147483648)'); // (1 << 30) * 2, wrapped as the evaluator wraps
+  });
+
+  describe.skipIf(gpu.skip)(gpu.title('on WebGPU'), () => {
+    it('scf kernel --emit wgsl --run --backend webgpu equals scf eval', async () => {
+      gpu.runtime();
+      const f = file('constants.c', CONSTANTS);
+      for (const [fn, args] of CONSTANT_CASES)
+        await expectKernelLikeEval(f, fn, args, '--emit', 'wgsl', '--backend', 'webgpu');
+    });
+  });
+
+  /** Constant expressions (C text) of one type over the edges of int32 and binary32. */
+  const INT_EDGES = [
+    '0',
+    '1',
+    '-1',
+    '2',
+    '31',
+    '32',
+    '30',
+    '65536',
+    '2147483647',
+    '(-2147483647 - 1)',
+    '1000000',
+  ];
+  const FLOAT_EDGES = [
+    0, 1, 0.5, 0.1, 3, 1e-45, 1.1754943508222875e-38, 3.4028234663852886e38, 1e38, 16777217, 1e10,
+  ].map((v) => `${formatFloat32Magnitude(Math.fround(v))}f`);
+  const { int: intExpr, float: floatExpr } = fc.letrec<{ int: string; float: string }>((tie) => ({
+    int: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.constantFrom(...INT_EDGES),
+      fc
+        .tuple(tie('int'), fc.constantFrom('+', '-', '*', '/', '%', '&', '|', '^', '<<', '>>'), tie('int'))
+        .map(([a, op, b]) => `(${a} ${op} ${b})`),
+      fc.tuple(fc.constantFrom('-', '~', '!'), tie('int')).map(([op, a]) => `(${op} ${a})`),
+      tie('float').map((a) => `((int)${a})`),
+      fc
+        .tuple(tie('float'), fc.constantFrom('<', '==', '!='), tie('float'))
+        .map(([a, op, b]) => `(${a} ${op} ${b})`),
+    ),
+    float: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.constantFrom(...FLOAT_EDGES),
+      fc
+        .tuple(tie('float'), fc.constantFrom('+', '-', '*', '/'), tie('float'))
+        .map(([a, op, b]) => `(${a} ${op} ${b})`),
+      tie('float').map((a) => `(- ${a})`),
+      tie('int').map((a) => `((float)${a})`),
+      fc.tuple(tie('int'), tie('float'), tie('float')).map(([c, a, b]) => `(${c} ? ${a} : ${b})`),
+    ),
+  }));
+  const constantKernel = fc.oneof(
+    intExpr.map((e) => ({ ty: 'int', e })),
+    floatExpr.map((e) => ({ ty: 'float', e })),
+    // one binary32 operation on two edges, squared: overflows to inf, 0 / 0, underflow to 0
+    fc
+      .tuple(
+        fc.constantFrom(...FLOAT_EDGES),
+        fc.constantFrom('*', '/', '+', '-'),
+        fc.constantFrom(...FLOAT_EDGES),
+      )
+      .map(([a, op, b]) => ({ ty: 'float', e: `(${a} ${op} ${b}) * (${a} ${op} ${b})` })),
+  );
+  /** `T k(T x) { return x * 0 + CONSTANT; }` mapped over xs: the constant is the whole result. */
+  const kernelOf = (ty: string, e: string): string =>
+    `${ty} k(${ty} x) { return x * ${ty === 'int' ? '0' : '0.0f'} + ${e}; }\n${ty} *f(const ${ty} xs[]) { ${ty} ys[] = map(k, xs); return ys; }\n`;
+
+  it('random constant expressions at the edges of int32/binary32: the JS back end gives the evaluator’s value', () => {
+    fc.assert(
+      fc.property(constantKernel, ({ ty, e }) => {
+        const program = parseClean(kernelOf(ty, e), 'constant.c');
+        const expected = reference(program, 'f', [[1, 2]]);
+        if (expected instanceof KernelRuntimeError) return; // undefined behaviour: class 3's tests
+        const diff = difference(compileKernelJs(program, 'f').run([[1, 2]]), expected);
+        if (diff !== undefined) throw new Error(`${diff}\n${e}`);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  describe.skipIf(gpu.skip)(gpu.title('on WebGPU'), () => {
+    it(`random constant expressions at the edges of int32/binary32: WebGPU accepts the shader and gives the evaluator’s value (${GPU_RUNS} programs)`, async () => {
+      const rt = gpu.runtime();
+      await fc.assert(
+        fc.asyncProperty(constantKernel, async ({ ty, e }) => {
+          const program = parseClean(kernelOf(ty, e), 'constant.c');
+          const expected = reference(program, 'f', [[1, 2]]);
+          let actual: Outcome;
+          try {
+            actual = await runKernel(program, 'f', [[1, 2]], { backend: 'webgpu', gpu: rt });
+          } catch (err) {
+            if (err instanceof ShaderRejected)
+              throw new Error(`${err.message}\n${e}\n${emitKernelWgsl(program, 'f')}`);
+            throw err;
+          }
+          if (expected instanceof KernelRuntimeError) return; // undefined behaviour: any result
+          const diff = difference(actual, expected);
+          if (diff !== undefined) throw new Error(`${diff}\n${e}\n${emitKernelWgsl(program, 'f')}`);
+        }),
+        { numRuns: GPU_RUNS, endOnFailure: true },
       );
     }, 600_000);
   });
