@@ -9,6 +9,7 @@
  */
 import {
   type ArgValue,
+  emptyRecord,
   evaluate,
   type Fun,
   KernelArgumentError,
@@ -75,8 +76,9 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
   const { program, fnName, fun } = input;
   const params = listToArray(fun.params);
 
-  const args = values.args === undefined ? {} : parseArgsJson(values.args, fnName, params);
-  const bindValues: Record<string, BindValue> = {};
+  const args =
+    values.args === undefined ? emptyRecord<ArgValue>() : parseArgsJson(values.args, fnName, params);
+  const bindValues = emptyRecord<BindValue>();
   for (const b of values.bind ?? []) {
     const eq = b.indexOf('=');
     if (eq <= 0) throw new UsageError(`--bind expects NAME=VALUE, got '${b}'`);
@@ -105,9 +107,9 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
     runProgram = runPipeline(program, fnName, passes, bindValues).program;
   }
   const r = evaluate(runProgram, fnName, args, { fuel, spans: input.spans, file });
-  const outputs: Record<string, unknown> = {};
+  const outputs = emptyRecord<unknown>();
   for (const p of params) {
-    const arr = r.outputs[p.name];
+    const arr = Object.hasOwn(r.outputs, p.name) ? r.outputs[p.name] : undefined;
     if (arr) outputs[p.name] = arr.map((x) => jsonValue(x, p.ty));
   }
   io.out(JSON.stringify({ result: resultJson(r.result, fun), outputs }));
@@ -117,6 +119,8 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
 /**
  * The `--args` JSON: an object by parameter name, or an array in parameter order (checked against
  * `params`' count); "NaN", "Infinity", "-Infinity" stand for those floats. Malformed: a UsageError.
+ * The result has no prototype, so every parameter name is a key like any other (JSON.parse makes
+ * `"__proto__"` an own key, and `Object.entries` keeps it).
  */
 export function parseArgsJson(
   text: string,
@@ -129,7 +133,7 @@ export function parseArgsJson(
   } catch (e) {
     throw new UsageError(`--args is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
   }
-  const args: Record<string, ArgValue> = {};
+  const args = emptyRecord<ArgValue>();
   if (Array.isArray(json)) {
     if (json.length !== params.length) {
       throw new UsageError(`'${fnName}' takes ${params.length} argument(s), --args gives ${json.length}`);
@@ -152,18 +156,19 @@ export function resultJson(result: number | readonly number[] | undefined, fun: 
   return jsonValue(result as number, fun.ret);
 }
 
-const SPECIAL: Record<string, number> = {
-  NaN: Number.NaN,
-  nan: Number.NaN,
-  Infinity: Number.POSITIVE_INFINITY,
-  inf: Number.POSITIVE_INFINITY,
-  '-Infinity': Number.NEGATIVE_INFINITY,
-  '-inf': Number.NEGATIVE_INFINITY,
-};
+const SPECIAL: ReadonlyMap<string, number> = new Map([
+  ['NaN', Number.NaN],
+  ['nan', Number.NaN],
+  ['Infinity', Number.POSITIVE_INFINITY],
+  ['inf', Number.POSITIVE_INFINITY],
+  ['-Infinity', Number.NEGATIVE_INFINITY],
+  ['-inf', Number.NEGATIVE_INFINITY],
+]);
 
 function scalarValue(v: unknown, what: string): number | boolean {
   if (typeof v === 'number' || typeof v === 'boolean') return v;
-  if (typeof v === 'string' && v in SPECIAL) return SPECIAL[v] as number;
+  const special = typeof v === 'string' ? SPECIAL.get(v) : undefined;
+  if (special !== undefined) return special;
   throw new UsageError(`argument '${what}' must be a number or boolean, got ${JSON.stringify(v)}`);
 }
 

@@ -21,7 +21,15 @@
  * the reason; a kernel's run-time error found by the reference evaluator (KernelRuntimeError) —
  * exit 1, as `scf eval`.
  */
-import { type Fun, findFun, KernelArgumentError, KernelRuntimeError, listToArray } from '../kernel/index.js';
+import {
+  type ArgValue,
+  emptyRecord,
+  type Fun,
+  findFun,
+  KernelArgumentError,
+  KernelRuntimeError,
+  listToArray,
+} from '../kernel/index.js';
 import { BindError, defaultPipeline } from '../optimizers/index.js';
 import {
   emitKernelJs,
@@ -122,7 +130,10 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       io.out(code.replace(/\n+$/, ''));
       return 0;
     }
-    const args = values.args === undefined ? {} : parseArgsJson(values.args, fnName, listToArray(fun.params));
+    const args =
+      values.args === undefined
+        ? emptyRecord<ArgValue>()
+        : parseArgsJson(values.args, fnName, listToArray(fun.params));
     // As in `scf eval`, a bound formal's argument is its bound value.
     for (const [name, v] of Object.entries(binds)) args[name] = v;
     const r = await runKernel(program, fnName, args, {

@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { importStub } from '../stager/index.js';
-import { type Fun, printFun } from '../kernel/index.js';
+import { emptyRecord, type Fun, printFun } from '../kernel/index.js';
 import {
   allPasses,
   BindError,
@@ -85,10 +85,11 @@ async function run(
 
 /** The `--bind` options by formal name; a formal bound twice is a UsageError. */
 export function parseBinds(options: readonly string[] | undefined): Record<string, BindValue> {
-  const binds: Record<string, BindValue> = {};
+  // No prototype: a formal may be called `constructor` or `__proto__`.
+  const binds = emptyRecord<BindValue>();
   for (const b of options ?? []) {
     const [name, value] = parseBind(b);
-    if (name in binds) throw new UsageError(`'${name}' is bound twice`);
+    if (Object.hasOwn(binds, name)) throw new UsageError(`'${name}' is bound twice`);
     binds[name] = value;
   }
   return binds;

@@ -19,7 +19,7 @@
  */
 import type { Cmd, Expr, Fun, Lam, Param, Program, Soac } from './ast.js';
 import { KernelArgumentError, KernelRuntimeError, type Span } from './diagnostics.js';
-import { article, assertNever, exprType, findFun, listToArray } from './util.js';
+import { article, assertNever, emptyRecord, exprType, findFun, listToArray } from './util.js';
 
 /** An argument: a scalar (booleans allowed for bool parameters) or an array of scalars. */
 export type ArgValue = number | boolean | readonly (number | boolean)[];
@@ -86,7 +86,7 @@ export function evaluate(
   const machine = new Machine(program, options);
   const ret = machine.call(fun, scalars, arrays, fun.lbl);
   const result = Array.isArray(ret) ? machine.returnedArray(fun, ret) : ret;
-  const outputs: Record<string, number[]> = {};
+  const outputs = emptyRecord<number[]>();
   let ai = 0;
   for (const p of params) {
     if (!p.isArray) continue;
@@ -117,7 +117,7 @@ export function orderArgs(
         throw new KernelArgumentError(`'${fnName}' has no parameter '${k}'`);
     }
     ordered = params.map((p) => {
-      const v = byName[p.name];
+      const v = Object.hasOwn(byName, p.name) ? byName[p.name] : undefined;
       if (v === undefined)
         throw new KernelArgumentError(`missing argument for parameter '${p.name}' of '${fnName}'`);
       return v;

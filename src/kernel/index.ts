@@ -33,5 +33,13 @@ export {
   soacStructure,
 } from './structure.js';
 export { hasCall } from './expr-info.js';
-export { assertNever, astNodes, exprType, findFun, listFromArray, listToArray } from './util.js';
+export {
+  assertNever,
+  astNodes,
+  emptyRecord,
+  exprType,
+  findFun,
+  listFromArray,
+  listToArray,
+} from './util.js';
 export { equalModuloLabels, maxLabel, relabel, stripLabels } from './walk.js';

@@ -23,6 +23,15 @@ export function listToArray<T>(xs: List<T>): T[] {
 
 export { exprType } from './expr-info.js';
 
+/**
+ * An empty record without a prototype, for records keyed by user names (formals, bindings, outputs):
+ * on `{}` a key such as `constructor` or `toString` reads an inherited function and `__proto__`
+ * assigns the prototype instead of adding a key. Read such records with `Object.hasOwn`.
+ */
+export function emptyRecord<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
 /** A type name with its indefinite article, for messages: 'an int', 'a float'. */
 export function article(ty: string): string {
   return ty === 'int' ? 'an int' : `a ${ty}`;
