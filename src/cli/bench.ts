@@ -5,7 +5,7 @@
  * SCF's figures with the targets met or missed — or, with `--json`, the machine-readable report.
  * Progress goes to stderr: a progress bar on a terminal, one line per step otherwise.
  */
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
 import {
@@ -17,6 +17,7 @@ import {
 } from '../bench/index.js';
 import { ConfigError } from '../stager/index.js';
 import { type CliIo, EXIT_BAD_INPUT, parseCommandArgs, UsageError } from './io.js';
+import { prepareOutFile } from './out-path.js';
 
 const HELP = `Usage: scf bench [--json] [--dir DIR] [--config N ...] [--budget MS] [--chart FILE.svg] [--save FILE.json]
 
@@ -56,7 +57,7 @@ export async function benchCommand(argv: string[], io: CliIo): Promise<number> {
   }
   const dir = args.values.dir === undefined ? undefined : path.resolve(args.values.dir);
   if (dir !== undefined && !(existsSync(dir) && statSync(dir).isDirectory())) {
-    io.err(`scf bench: --dir ${args.values.dir}: no such folder`);
+    io.err(`scf bench: --dir ${args.values.dir}: ${existsSync(dir) ? 'not a directory' : 'no such folder'}`);
     return EXIT_BAD_INPUT;
   }
   let configs: ReturnType<typeof listConfigs>;
@@ -87,6 +88,16 @@ export async function benchCommand(argv: string[], io: CliIo): Promise<number> {
     return EXIT_BAD_INPUT;
   }
 
+  // The run takes half a minute: places it cannot write are found first.
+  try {
+    if (args.values.save) prepareOutFile(args.values.save, '--save');
+    if (args.values.chart) prepareOutFile(args.values.chart, '--chart');
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.err(`scf bench: ${e.message}`);
+    return EXIT_BAD_INPUT;
+  }
+
   const progress = progressDisplay(io, ids.length > 0 ? ids.length : known.length);
   let report: Awaited<ReturnType<typeof runBenchmarks>>;
   try {
@@ -99,12 +110,8 @@ export async function benchCommand(argv: string[], io: CliIo): Promise<number> {
   } finally {
     progress.stop();
   }
-  if (args.values.save) {
-    mkdirSync(path.dirname(path.resolve(args.values.save)), { recursive: true });
-    writeFileSync(args.values.save, `${JSON.stringify(report, null, 2)}\n`);
-  }
+  if (args.values.save) writeFileSync(args.values.save, `${JSON.stringify(report, null, 2)}\n`);
   if (args.values.chart) {
-    mkdirSync(path.dirname(path.resolve(args.values.chart)), { recursive: true });
     const title = `Late-stage speed-ups, staged vs unstaged (${report.machine.cpus} × ${report.machine.cpuModel.trim()})`;
     const svg = await speedupChartSvg(report.configs, title);
     // Vega and Vega-Lite are optional: without them the report is still printed.

@@ -14,7 +14,7 @@ import {
   type Program,
 } from '../kernel/index.js';
 import { defaultPipeline, type Pass, PassError, resolvePass } from '../optimizers/index.js';
-import { type CliIo, UsageError } from './io.js';
+import { type CliIo, fileProblem, UsageError } from './io.js';
 
 /** Bad input to a command (exit status 2); defined in io.ts, which every command loads. */
 export { UsageError };
@@ -37,10 +37,7 @@ export async function loadKernelFunction(
   try {
     source = await readFile(file, 'utf8');
   } catch (e) {
-    const code = (e as { code?: string }).code;
-    throw new UsageError(
-      `cannot read '${file}'${code === 'ENOENT' ? ': no such file' : code ? ` (${code})` : ''}`,
-    );
+    throw new UsageError(`cannot read '${file}': ${readProblem(e)}`);
   }
   const parsed = await parseKernel(source, file);
   if (parsed.diagnostics.length > 0) {
@@ -58,6 +55,12 @@ export async function loadKernelFunction(
   const fun = findFun(program, name);
   if (!fun) throw new UsageError(`${file} has no function '${name}'`);
   return { file, program, fnName: name, fun, spans: parsed.spans };
+}
+
+/** Why an input file could not be read: `no such file`, `is a directory`, `permission denied`, …. */
+export function readProblem(e: unknown): string {
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR' ? 'no such file' : fileProblem(e);
 }
 
 /**

@@ -8,7 +8,7 @@
  * unknown pass, kernel parse errors, an optimizer outside SCF-lang) is reported as
  * `FILE:LINE:COL: error: …` where the position is known, exit 2; never a stack trace.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import {
   ConfigError,
   describeStages,
@@ -19,8 +19,9 @@ import {
   stageReport,
   writeStaged,
 } from '../stager/index.js';
-import { type CliIo, EXIT_BAD_INPUT, parseCommandArgs } from './io.js';
+import { type CliIo, EXIT_BAD_INPUT, fileProblem, parseCommandArgs } from './io.js';
 import { UsageError } from './kernel-input.js';
+import { prepareOutDir } from './out-path.js';
 
 const HELP = `Usage: scf stage CONFIG.json --out DIR [--k N] [--quiet] [--explain] [--json]
 
@@ -75,17 +76,36 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   if (!Number.isInteger(k) || k < 1)
     throw new UsageError(`--k must be a positive integer, got '${values.k}'`);
   const config = loadConfig(positionals[0] as string);
-  const result = await stageConfig(config, {
-    k,
-    onStage: (line) => io.err(line),
-  });
-  const files = writeStaged(result.stages, {
-    outDir: values.out,
-    fun: result.fun,
-    bind: config.bind,
-    origin: config.file,
-    config: config.file,
-  });
+  // Staging takes seconds: a folder it could not write is found before, not after.
+  const created = prepareOutDir(values.out, '--out');
+  // Leave nothing behind but what was there: the folders made for --out are still empty.
+  const cleanUp = (): void => {
+    if (created !== undefined) rmSync(created, { recursive: true, force: true });
+  };
+  let result: Awaited<ReturnType<typeof stageConfig>>;
+  try {
+    result = await stageConfig(config, {
+      k,
+      onStage: (line) => io.err(line),
+    });
+  } catch (e) {
+    cleanUp();
+    throw e;
+  }
+  let files: ReturnType<typeof writeStaged>;
+  try {
+    files = writeStaged(result.stages, {
+      outDir: values.out,
+      fun: result.fun,
+      bind: config.bind,
+      origin: config.file,
+      config: config.file,
+    });
+  } catch (e) {
+    // The disk filled up, or the folder changed since it was checked.
+    if (typeof (e as { syscall?: unknown } | null)?.syscall !== 'string') throw e;
+    throw new UsageError(`cannot write into --out '${values.out}': ${fileProblem(e)}`);
+  }
   if (values.json) {
     const manifest = JSON.parse(readFileSync(files.manifest, 'utf8')) as unknown;
     io.out(JSON.stringify({ config: config.file, manifest, ...stageReport(result.stages) }, null, 2));

@@ -40,7 +40,7 @@ import {
   fromConcrete,
   parseDescription,
 } from '../abstract-values/index.js';
-import { type Fun, findFun, listToArray, type Program, parseKernel } from '../kernel/index.js';
+import { emptyRecord, type Fun, findFun, listToArray, type Program, parseKernel } from '../kernel/index.js';
 import {
   allPasses,
   BindError,
@@ -111,19 +111,30 @@ export function configError(config: StageConfig, where: string, reason: string):
   return new ConfigError(config.file, at.line, at.col, reason);
 }
 
+/** Why a file could not be read, for messages: `no such file`, `is a directory`, `permission denied`, …. */
+function readProblem(e: unknown): string {
+  const code = (e as { code?: unknown } | null)?.code;
+  switch (code) {
+    case 'ENOENT':
+    case 'ENOTDIR':
+      return 'no such file';
+    case 'EISDIR':
+      return 'is a directory';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    default:
+      return typeof code === 'string' ? code : String(e);
+  }
+}
+
 /** Reads and parses the config file `file`. */
 export function loadConfig(file: string): StageConfig {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    const code = (e as { code?: string }).code;
-    throw new ConfigError(
-      file,
-      1,
-      1,
-      `cannot read the configuration${code === 'ENOENT' ? ': no such file' : code ? ` (${code})` : ''}`,
-    );
+    throw new ConfigError(file, 1, 1, `cannot read the configuration: ${readProblem(e)}`);
   }
   return parseConfig(text, file);
 }
@@ -246,7 +257,8 @@ export function parseConfig(text: string, file: string): StageConfig {
   const inputText = str('input') as string;
   if (inputText === '') fail(inputNode, "'input' must name the kernel C file");
   const input = path.resolve(path.dirname(path.resolve(file)), inputText);
-  if (!existsSync(input) || !statSync(input).isFile()) fail(inputNode, `no such file: '${inputText}'`);
+  if (!existsSync(input)) fail(inputNode, `no such file: '${inputText}'`);
+  if (statSync(input).isDirectory()) fail(inputNode, `'${inputText}' is a directory, not a kernel C file`);
 
   // function
   const fnNode = byKey.get('function') as Node;
@@ -328,10 +340,21 @@ export function parseConfig(text: string, file: string): StageConfig {
     input,
     function: fn,
     pipeline,
-    bind: Object.fromEntries(bind),
-    ...(sample !== undefined ? { sample: Object.fromEntries(sample) } : {}),
+    bind: recordOf(bind),
+    ...(sample !== undefined ? { sample: recordOf(sample) } : {}),
     positions,
   };
+}
+
+/**
+ * A record of `entries` without a prototype: its keys are the kernel's formal names, which may be
+ * `constructor` or `__proto__` (on `{}` the first reads an inherited function, the second sets the
+ * prototype).
+ */
+function recordOf<T>(entries: readonly (readonly [string, T])[]): Record<string, T> {
+  const out = emptyRecord<T>();
+  for (const [k, v] of entries) out[k] = v;
+  return out;
 }
 
 /** A `bind` value: a description string, or a JSON literal (arrays may hold description strings). */
@@ -420,11 +443,7 @@ export async function loadConfigInput(config: StageConfig): Promise<{ program: P
   try {
     source = readFileSync(config.input, 'utf8');
   } catch (e) {
-    throw configError(
-      config,
-      'input',
-      `cannot read '${config.input}' (${(e as { code?: string }).code ?? e})`,
-    );
+    throw configError(config, 'input', `cannot read '${config.input}': ${readProblem(e)}`);
   }
   const parsed = await parseKernel(source, config.input);
   const d = parsed.diagnostics[0];

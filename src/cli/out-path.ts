@@ -1,0 +1,81 @@
+/**
+ * Checks of the places commands write (`scf stage --out DIR`, `scf bench --save FILE`), made before
+ * the work that takes seconds, so that a bad place is bad input (exit 2) at once rather than an
+ * internal error afterwards. Folders are made one level at a time: node's recursive mkdir never
+ * returns for a path under /proc.
+ */
+import { accessSync, constants, mkdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileProblem, UsageError } from './io.js';
+
+/**
+ * Makes sure `out` is a folder this process can write into, creating it and missing parents, and
+ * returns the first folder it created (undefined when `out` existed), which a caller that fails
+ * later may remove. A UsageError naming `flag` otherwise: a file or a device (`/dev/null`), a path
+ * through a file, a place where no folder can be made (`/proc/x`, `/sys/x`), a folder that cannot
+ * be written (permissions, read-only mounts, `/proc`).
+ */
+export function prepareOutDir(out: string, flag: string): string | undefined {
+  const dir = path.resolve(out);
+  const bad = (why: string): UsageError => new UsageError(`${flag} '${out}' ${why}`);
+  // The nearest existing ancestor (or dir itself), and the missing folders below it.
+  const missing: string[] = [];
+  let at = dir;
+  for (;;) {
+    let isDir: boolean;
+    try {
+      isDir = statSync(at).isDirectory();
+    } catch (e) {
+      if ((e as { code?: unknown }).code !== 'ENOENT' || path.dirname(at) === at)
+        throw bad(`cannot be used: ${fileProblem(e)}`);
+      missing.unshift(at);
+      at = path.dirname(at);
+      continue;
+    }
+    if (!isDir)
+      throw bad(at === dir ? 'is not a directory' : `cannot be created: '${at}' is not a directory`);
+    break;
+  }
+  const undo = (): void => {
+    if (missing[0] !== undefined) rmSync(missing[0], { recursive: true, force: true });
+  };
+  try {
+    accessSync(at, constants.W_OK);
+  } catch (e) {
+    throw bad(`cannot be written: ${fileProblem(e)}`);
+  }
+  for (const m of missing) {
+    try {
+      mkdirSync(m);
+    } catch (e) {
+      undo();
+      throw bad(`cannot be created: ${fileProblem(e)}`);
+    }
+  }
+  // Permissions are not the whole story (/proc, read-only mounts): write a file and remove it.
+  const probe = path.join(dir, `.scf-write-check-${process.pid}`);
+  try {
+    writeFileSync(probe, '');
+    unlinkSync(probe);
+  } catch (e) {
+    undo();
+    throw bad(`cannot be written: ${fileProblem(e)}`);
+  }
+  return missing[0];
+}
+
+/**
+ * Makes sure `file` can be written: its folder as `prepareOutDir` (created if missing), and `file`
+ * itself not a folder. A device such as /dev/null is fine: writing to it succeeds.
+ */
+export function prepareOutFile(file: string, flag: string): void {
+  const target = path.resolve(file);
+  let isDir = false;
+  try {
+    isDir = statSync(target).isDirectory();
+  } catch {
+    // absent (or unreachable: prepareOutDir says why)
+  }
+  if (isDir) throw new UsageError(`${flag} '${file}' is a directory`);
+  prepareOutDir(path.dirname(target), `${flag} '${file}': folder`);
+}
