@@ -3,7 +3,7 @@
  * CPU back end and the reference), WGSL (wgsl.ts: one compute shader per combinator, planned as
  * `GpuPlan`s, plan.ts) and the WebGPU runtime that runs plans (webgpu.ts).
  */
-export { type CompiledKernel, compileKernelJs, emitKernelJs } from './js.js';
+export { type CompiledKernel, compileKernelJs, emitKernelJs, type JsKernelOptions } from './js.js';
 export {
   type DispatchSize,
   type GpuPlan,

@@ -51,18 +51,28 @@
  * - The program is well-formed, as `parseKernel` produces and the optimizers preserve: every name
  *   resolves, calls match their callee's parameters, operand types agree (`ast.ts`). Violations are
  *   reported at compile time as internal errors, never turned into code.
- * - Like gcc -O, the code assumes the run has no undefined behaviour and runs without fuel or
- *   call-depth limits: no bounds, division, shift, conversion or initialization checks (an unset
- *   element read by a combinator reads 0). The exception: a combinator checks, before its loop,
- *   what the evaluator checks there that is no C undefined behaviour — mapped arguments of equal
- *   lengths, iotas of non-negative lengths, and in a fused loop members of equal lengths — and
- *   throws an `Error` naming the combinator and the lengths (a wrong length would otherwise read
- *   `undefined`, silently). A fused loop whose members differ in length is rejected although the
- *   evaluator, running members one by one, would accept it: fusion promised equal lengths. On every
- *   run the evaluator accepts (it rejects all undefined behaviour and long runs) the result and
- *   outputs are identical (floats compared with `Object.is`) and the code terminates; on runs it
- *   rejects the code may return anything, throw, or (say, for a loop reading past an array's end)
- *   not terminate. Locals start at 0 because reading them before assignment is such a run.
+ * - Run-time errors. The code reports, as the evaluator does (a `KernelRuntimeError` with the
+ *   evaluator's message and the node's label, positioned when `spans` are given), every undefined
+ *   behaviour that would otherwise give a silent value: array accesses out of bounds (a load is
+ *   `(a[i] ?? $oob(…))`, since a typed array reads `undefined` there; a store checks `i >>> 0 <
+ *   a.length`), integer division and remainder by 0 and INT_MIN / -1 (unless the divisor is a
+ *   literal other than 0 and -1), shift counts outside 0..31 (unless a literal in range), float→int
+ *   conversions out of range, falling off the end of a non-void function. It bounds a run as the
+ *   evaluator does: the call depth (`maxDepth`, 400 by default; a trailing `$d` parameter, only in
+ *   programs that are recursive or have longer call chains) and a step budget (`fuel`, 10^8 by
+ *   default) counted on loop iterations and on entries of functions that call — fewer steps than
+ *   the evaluator counts, so the code never rejects a run the evaluator accepts, and every run ends.
+ *   Not checked (undefined behaviour that gives some value): reading a variable or array element
+ *   before it is assigned (locals and local arrays start at 0), and a run the evaluator rejects
+ *   only for its own, finer, step count. The checks cost about 5–15% on the benchmark kernels.
+ * - A combinator checks, before its loop, what the evaluator checks there that is no C undefined
+ *   behaviour — mapped arguments of equal lengths, iotas of non-negative lengths, and in a fused
+ *   loop members of equal lengths — and throws an `Error` naming the combinator and the lengths
+ *   (a wrong length would otherwise read `undefined`, silently). A fused loop whose members differ
+ *   in length is rejected although the evaluator, running members one by one, would accept it:
+ *   fusion promised equal lengths. Elements a combinator reads by its own index are in bounds by
+ *   construction and not checked. On every run the evaluator accepts the result and outputs are
+ *   identical (floats compared with `Object.is`).
  * - Arguments are checked and converted exactly as `evaluate` does, with its `KernelArgumentError`
  *   messages. One difference, below C's level: an int argument given as JS `-0` (no C int) stays
  *   `-0` in a scalar, as in the evaluator, but becomes `+0` once stored in an Int32Array, where the
@@ -76,11 +86,15 @@ import {
   type Binary,
   coerceArg,
   type Cmd,
+  DEFAULT_FUEL,
+  type EvalOptions,
   type Expr,
   exprType,
   type Fun,
   type Hfused,
+  hasCall,
   KernelArgumentError,
+  KernelRuntimeError,
   type Lam,
   listToArray,
   orderArgs,
@@ -110,22 +124,38 @@ export interface CompiledKernel {
   };
 }
 
+/**
+ * Options of the JS back end, as the evaluator's: `fuel` and `maxDepth` bound a run as
+ * `evaluate`'s do (see the file comment), `spans` and `file` position its run-time errors.
+ */
+export type JsKernelOptions = EvalOptions;
+
 /** The readable JavaScript source for `fnName` and every function it reaches. */
-export function emitKernelJs(program: Program, fnName: string): string {
-  return emitProgram(program, entryFun(program, fnName), undefined);
+export function emitKernelJs(program: Program, fnName: string, options: JsKernelOptions = {}): string {
+  return emitProgram(program, entryFun(program, fnName), undefined, options);
 }
 
 /** Compiles `fnName` of `program` (and every function it reaches) to a JavaScript function. */
-export function compileKernelJs(program: Program, fnName: string): CompiledKernel {
+export function compileKernelJs(
+  program: Program,
+  fnName: string,
+  options: JsKernelOptions = {},
+): CompiledKernel {
   const fun = entryFun(program, fnName);
-  const source = emitProgram(program, fun, undefined);
+  const source = emitProgram(program, fun, undefined, options);
   const entry = new Function(source)() as (...actuals: unknown[]) => number | TypedArray | undefined;
-  const call = kernelCall(fun);
+  const call = kernelCall(fun, options);
   return {
     source,
     run(args) {
       const actuals = call.actuals(args);
-      return call.finish(actuals, entry(...actuals));
+      let returned: number | TypedArray | undefined;
+      try {
+        returned = entry(...actuals);
+      } catch (e) {
+        throw call.error(e);
+      }
+      return call.finish(actuals, returned);
     },
   };
 }
@@ -153,21 +183,27 @@ export function emitHostJs(
   program: Program,
   fnName: string,
   launch: (c: Soac | Hfused) => LaunchCall,
+  options: JsKernelOptions = {},
 ): string {
-  return emitProgram(program, entryFun(program, fnName), launch);
+  return emitProgram(program, entryFun(program, fnName), launch, options);
 }
 
 /**
  * Argument handling shared by the JS back end and the WebGPU runtime's host driver: `actuals`
  * checks and converts the arguments as `evaluate` does (arrays become fresh typed arrays),
- * `finish` turns what the entry returned and the array parameters into `run`'s result.
+ * `finish` turns what the entry returned and the array parameters into `run`'s result, `error`
+ * turns what the generated code threw into what `evaluate` throws for the same run.
  */
-export function kernelCall(fun: Fun): {
+export function kernelCall(
+  fun: Fun,
+  options: JsKernelOptions = {},
+): {
   actuals(args: readonly ArgValue[] | Readonly<Record<string, ArgValue>>): (number | TypedArray)[];
   finish(
     actuals: readonly (number | TypedArray)[],
     returned: unknown,
   ): { result: number | number[] | undefined; outputs: Record<string, number[]> };
+  error(e: unknown): unknown;
 } {
   const params = listToArray(fun.params);
   const makers = params.map((p) => (p.isArray ? typedArrayMaker(p.ty) : undefined));
@@ -205,6 +241,23 @@ export function kernelCall(fun: Fun): {
           });
       });
       return { result, outputs };
+    },
+    error(e) {
+      // `$fail` in the generated code (the evaluator's run-time errors, its label and message)
+      if (e instanceof Error && e.name === 'KernelRuntimeError' && !(e instanceof KernelRuntimeError)) {
+        const { lbl, detail } = e as Error & { lbl?: unknown; detail?: unknown };
+        if (typeof lbl === 'number' && typeof detail === 'string')
+          return new KernelRuntimeError(detail, lbl, options.spans?.get(lbl), options.file);
+      }
+      // A recursion deeper than the stack (maxDepth above what JS allows), as the evaluator says it.
+      if (e instanceof RangeError && /call stack/i.test(e.message))
+        return new KernelRuntimeError(
+          'call depth too large for the evaluator (JavaScript stack overflow)',
+          fun.lbl,
+          options.spans?.get(fun.lbl),
+          options.file,
+        );
+      return e;
     },
   };
 }
@@ -287,26 +340,248 @@ function emitProgram(
   program: Program,
   entry: Fun,
   launch: ((c: Soac | Hfused) => LaunchCall) | undefined,
+  options: JsKernelOptions,
 ): string {
   const funs = new Map<string, Fun>();
   for (const f of listToArray(program)) if (!funs.has(f.name)) funs.set(f.name, f);
-  const out: string[] = ['"use strict";'];
+  const out: string[] = [];
   // One supply for the whole source: kernel functions are named in it, each function's body in
-  // a scope of its own (names.ts).
+  // a scope of its own (names.ts). The run-time helpers' names start with `$`, which no name
+  // from the supply has; they are reserved all the same.
   const names = NameSupply.program('js');
+  names.reserve(...Object.keys(HELPERS), '$d', '$fuel', '$gpu');
   const funName = (name: string): string => names.user('f_', name);
+  const fuel = options.fuel ?? DEFAULT_FUEL;
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const ctx: EmitContext = {
+    funs,
+    funName,
+    names,
+    helpers: new Set(),
+    tracksDepth: needsDepth(entry, funs, maxDepth),
+    fuel,
+    maxDepth,
+    entry: entry.name,
+    ticks: false,
+  };
   const emitted = new Set<string>([entry.name]);
   const work: Fun[] = [entry];
   for (let f = work.shift(); f; f = work.shift()) {
-    const callees = new FunEmitter(f, funs, out, f === entry ? launch : undefined, names, funName).emit();
+    const callees = new FunEmitter(f, out, f === entry ? launch : undefined, ctx).emit();
     for (const c of callees) {
       if (emitted.has(c.name)) continue;
       emitted.add(c.name);
       work.push(c);
     }
   }
+  // The helpers the code calls (and those they call), then the step budget.
+  const used = new Set<string>();
+  const need = (h: string): void => {
+    if (used.has(h)) return;
+    used.add(h);
+    for (const d of HELPERS[h]?.uses ?? []) need(d);
+  };
+  for (const h of ctx.helpers) need(h);
+  const prelude = ['"use strict";'];
+  if (used.size > 0) prelude.push('', "// run-time checks: the evaluator's errors, with its messages");
+  for (const [h, def] of Object.entries(HELPERS)) if (used.has(h)) prelude.push(def.source);
+  if (ctx.ticks) prelude.push(`let $fuel = ${fuel};`);
   out.push('', `return ${funName(entry.name)};`, '');
-  return out.join('\n');
+  const body = out.flatMap((l) =>
+    l.endsWith(FUEL_RESET) ? (ctx.ticks ? [l.replace(FUEL_RESET, `$fuel = ${fuel};`)] : []) : [l],
+  );
+  return [...prelude, ...body].join('\n');
+}
+
+/** The evaluator's default call depth limit (src/kernel/eval.ts). */
+const DEFAULT_MAX_DEPTH = 400;
+
+/** What every function emitter of one program shares. */
+interface EmitContext {
+  readonly funs: ReadonlyMap<string, Fun>;
+  readonly funName: (name: string) => string;
+  /** The program's scope of the name supply. */
+  readonly names: NameSupply;
+  /** The run-time helpers the code calls (keys of HELPERS). */
+  readonly helpers: Set<string>;
+  /**
+   * Whether functions carry their call depth `$d` (a trailing parameter: the entry's is undefined
+   * when called from outside): only when the program reachable from the entry is recursive or has
+   * call chains longer than `maxDepth`. Otherwise no run can exceed the limit.
+   */
+  readonly tracksDepth: boolean;
+  readonly fuel: number;
+  readonly maxDepth: number;
+  readonly entry: string;
+  /** Whether the code counts steps at all (else it needs no budget). */
+  ticks: boolean;
+}
+
+/** Stands for the entry's `$fuel = N;` until the program is known to count steps (else dropped). */
+const FUEL_RESET = '\u0000fuel';
+
+/**
+ * The run-time helpers of the generated code: each a JS function declaration and the helpers it
+ * calls. `$fail` throws what compileKernelJs turns into the evaluator's KernelRuntimeError (the
+ * node's label and the evaluator's message); the others check what the evaluator checks.
+ */
+const HELPERS: Readonly<Record<string, { readonly source: string; readonly uses: readonly string[] }>> = {
+  $fail: {
+    source: [
+      'function $fail(lbl, detail) {',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: JS source of the generated code
+      '  const e = new Error(`error: ${detail}`);',
+      "  e.name = 'KernelRuntimeError';",
+      '  e.lbl = lbl;',
+      '  e.detail = detail;',
+      '  throw e;',
+      '}',
+    ].join('\n'),
+    uses: [],
+  },
+  $oob: {
+    source:
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: JS source of the generated code
+      "function $oob(lbl, name, a, i) { return $fail(lbl, `index ${i} is out of bounds for array '${name}' of length ${a.length}`); }",
+    uses: ['$fail'],
+  },
+  $load: {
+    source:
+      'function $load(a, i, lbl, name) { const v = a[i]; return v !== undefined ? v : $oob(lbl, name, a, i); }',
+    uses: ['$oob'],
+  },
+  $div: {
+    source: [
+      'function $div(a, b, lbl) {',
+      "  if (b === 0) $fail(lbl, 'integer division by zero');",
+      "  if (b === -1 && a === -2147483648) $fail(lbl, 'integer overflow in division (INT_MIN / -1)');",
+      '  return (a / b) | 0;',
+      '}',
+    ].join('\n'),
+    uses: ['$fail'],
+  },
+  $rem: {
+    source: [
+      'function $rem(a, b, lbl) {',
+      "  if (b === 0) $fail(lbl, 'integer remainder by zero');",
+      "  if (b === -1 && a === -2147483648) $fail(lbl, 'integer overflow in remainder (INT_MIN % -1)');",
+      '  return (a % b) | 0;',
+      '}',
+    ].join('\n'),
+    uses: ['$fail'],
+  },
+  $shl: {
+    source:
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: JS source of the generated code
+      'function $shl(a, b, lbl) { return b >= 0 && b <= 31 ? a << b : $fail(lbl, `shift count ${b} is out of range 0..31`); }',
+    uses: ['$fail'],
+  },
+  $shr: {
+    source:
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: JS source of the generated code
+      'function $shr(a, b, lbl) { return b >= 0 && b <= 31 ? a >> b : $fail(lbl, `shift count ${b} is out of range 0..31`); }',
+    uses: ['$fail'],
+  },
+  $toInt: {
+    source: [
+      'function $toInt(v, lbl) {',
+      '  const t = Math.trunc(v);',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: JS source of the generated code
+      '  return t >= -2147483648 && t <= 2147483647 ? t | 0 : $fail(lbl, `float value ${v} is out of range for int`);',
+      '}',
+    ].join('\n'),
+    uses: ['$fail'],
+  },
+};
+
+/** The names of the functions `f` calls (in its body and its combinators' lambdas). */
+function calleeNames(f: Fun): Set<string> {
+  const names = new Set<string>();
+  const stack: unknown[] = [f.body];
+  for (let x = stack.pop(); x !== undefined; x = stack.pop()) {
+    if (typeof x !== 'object' || x === null) continue;
+    const node = x as { kind?: unknown; name?: unknown };
+    if ((node.kind === 'call' || node.kind === 'callCmd') && typeof node.name === 'string')
+      names.add(node.name);
+    for (const v of Object.values(x)) if (typeof v === 'object' && v !== null) stack.push(v);
+  }
+  return names;
+}
+
+/**
+ * Whether a run from `entry` could exceed the call depth limit: some function reachable from it
+ * is recursive, or a chain of calls is longer than `maxDepth` frames. Iterative (no JS recursion
+ * over the call graph, which may be 10^4 functions deep).
+ */
+function needsDepth(entry: Fun, funs: ReadonlyMap<string, Fun>, maxDepth: number): boolean {
+  const frames = new Map<string, number>(); // done: the longest chain of frames from the function
+  const onPath = new Set<string>();
+  const stack: { fun: Fun; callees: string[] }[] = [];
+  const enter = (f: Fun): void => {
+    onPath.add(f.name);
+    stack.push({ fun: f, callees: [...calleeNames(f)].filter((n) => funs.has(n)) });
+  };
+  enter(entry);
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1] as { fun: Fun; callees: string[] };
+    const next = top.callees.pop();
+    if (next !== undefined) {
+      if (onPath.has(next)) return true; // a cycle: recursion
+      if (!frames.has(next)) enter(funs.get(next) as Fun);
+      continue;
+    }
+    stack.pop();
+    onPath.delete(top.fun.name);
+    let longest = 0;
+    for (const c of calleeNames(top.fun)) longest = Math.max(longest, frames.get(c) ?? 0);
+    frames.set(top.fun.name, longest + 1);
+    if (longest + 1 > maxDepth) return true;
+  }
+  return false;
+}
+
+/** Whether every path through `c` ends in a `return` (so a function cannot fall off its end; WGSL's behaviour analysis agrees). */
+export function alwaysReturns(c: Cmd): boolean {
+  switch (c.kind) {
+    case 'return':
+      return true;
+    case 'seq':
+      return alwaysReturns(c.second) || alwaysReturns(c.first);
+    case 'if':
+      return alwaysReturns(c.thenCmd) && alwaysReturns(c.elseCmd);
+    default:
+      return false;
+  }
+}
+
+/**
+ * Whether evaluating `e` may throw (an evaluator error) or write an array: a load, a call, a
+ * float→int conversion or an int / % << >>. A store whose value cannot checks its index first.
+ */
+function mayFail(e: Expr): boolean {
+  switch (e.kind) {
+    case 'load':
+    case 'call':
+      return true;
+    case 'cast':
+      return (e.ty === 'int' && exprType(e.arg) === 'float') || mayFail(e.arg);
+    case 'binary':
+      return (
+        (e.ty !== 'float' && ['/', '%', '<<', '>>'].includes(e.op)) || mayFail(e.left) || mayFail(e.right)
+      );
+    case 'unary':
+      return mayFail(e.arg);
+    case 'ternary':
+      return mayFail(e.cond) || mayFail(e.thenExpr) || mayFail(e.elseExpr);
+    case 'var':
+    case 'intLit':
+    case 'floatLit':
+    case 'boolLit':
+    case 'arrayRef':
+      return false;
+    default:
+      return assertNever(e);
+  }
 }
 
 // ---- combinators: module-level helpers -----------------------------------------------------------
@@ -421,15 +696,27 @@ class FunEmitter {
   /** The function's scope of the program's name supply. */
   private readonly names: NameSupply;
 
+  private readonly funs: ReadonlyMap<string, Fun>;
+
   constructor(
     private readonly fun: Fun,
-    private readonly funs: ReadonlyMap<string, Fun>,
     private readonly out: string[],
     private readonly launch: ((c: Soac | Hfused) => LaunchCall) | undefined,
-    program: NameSupply,
-    private readonly funName: (name: string) => string,
+    private readonly ctx: EmitContext,
   ) {
-    this.names = program.scope();
+    this.funs = ctx.funs;
+    this.names = ctx.names.scope();
+  }
+
+  /** Records that the code calls run-time helper `name` (HELPERS); returns the name. */
+  private helper(name: keyof typeof HELPERS): string {
+    this.ctx.helpers.add(name);
+    return name;
+  }
+
+  /** `$fail(lbl, "detail");` as a statement: the evaluator's error `detail` at node `lbl`. */
+  private fail(lbl: number, detail: string): string {
+    return `${this.helper('$fail')}(${lbl}, ${JSON.stringify(detail)});`;
   }
 
   /** The JS name of the function's scalar `name` (`v_` + the C name, unless that is taken). */
@@ -451,8 +738,18 @@ class FunEmitter {
     // Every user identifier of the function is named before any temporary is drawn.
     for (const d of locals) void (d.size.kind === 'some' ? this.jsArray(d.name) : this.jsScalar(d.name));
     for (const d of soacDests(f.body)) void (d.isArray ? this.jsArray(d.name) : this.jsScalar(d.name));
-    const header = `${this.launch ? 'async ' : ''}function ${this.funName(f.name)}(${jsParams.join(', ')}) {`;
+    if (this.ctx.tracksDepth) jsParams.push('$d');
+    const header = `${this.launch ? 'async ' : ''}function ${this.ctx.funName(f.name)}(${jsParams.join(', ')}) {`;
     this.out.push('', `// ${signature(f)}`, header);
+    // A run's step budget starts when the entry is called from outside; the call depth is checked
+    // where a run could exceed it, and steps are counted where a run could be long: loops (below)
+    // and functions that call (every other function does a bounded amount of work per call).
+    const { fuel, maxDepth, tracksDepth } = this.ctx;
+    if (f.name === this.ctx.entry)
+      this.line(1, tracksDepth ? `if ($d === undefined) { $d = 0; $fuel = ${fuel}; }` : FUEL_RESET);
+    if (tracksDepth)
+      this.line(1, `if ($d >= ${maxDepth}) ${this.fail(f.lbl, `call depth limit of ${maxDepth} exceeded`)}`);
+    if (tracksDepth || calleeNames(f).size > 0) this.tick(f.lbl, 1);
     // A name declared twice (never by the front end) is one JS binding, reset at each declaration as
     // the evaluator resets it; only then, or when a combinator makes it, does a local array need
     // `let`. Arrays that combinators make (the `dest`s of map/filter/scan/scanomap) are bound anew
@@ -480,8 +777,17 @@ class FunEmitter {
       this.line(1, `let ${this.jsArray(name)};`);
     }
     this.cmd(f.body, 1);
+    if (f.ret !== 'void' && !alwaysReturns(f.body))
+      this.line(1, this.fail(f.lbl, `function '${f.name}' reached its end without returning a value`));
     this.out.push('}');
     return this.callees;
+  }
+
+  /** One step of the run's budget (`DEFAULT_FUEL` as the evaluator's; the evaluator counts more). */
+  private tick(lbl: number, depth: number): void {
+    this.ctx.ticks = true;
+    const detail = `step budget of ${this.ctx.fuel} exceeded (the kernel may not terminate)`;
+    this.line(depth, `if (--$fuel < 0) ${this.fail(lbl, detail)}`);
   }
 
   private line(depth: number, text: string): void {
@@ -502,13 +808,30 @@ class FunEmitter {
         this.scalar(c.name);
         this.line(depth, `${this.jsScalar(c.name)} = ${bare(this.value(c.rhs))};`);
         return;
-      case 'store':
+      case 'store': {
+        // The evaluator evaluates the index, then the value, then checks the bounds.
         this.array(c.array);
-        this.line(
-          depth,
-          `${this.jsArray(c.array)}[${bare(this.value(c.index))}] = ${bare(this.value(c.rhs))};`,
-        );
+        const arr = this.jsArray(c.array);
+        const idx = bare(this.value(c.index));
+        const rhs = bare(this.value(c.rhs));
+        const oob = (i: string): string =>
+          `if ((${i} >>> 0) >= ${arr}.length) ${this.helper('$oob')}(${c.index.lbl}, ${JSON.stringify(c.array)}, ${arr}, ${i});`;
+        if (hasCall(c.index) || mayFail(c.rhs)) {
+          const scope = this.names.scope();
+          const i = scope.fresh('index');
+          const v = scope.fresh('value');
+          this.line(depth, `{`);
+          this.line(depth + 1, `const ${i} = ${idx};`);
+          this.line(depth + 1, `const ${v} = ${rhs};`);
+          this.line(depth + 1, oob(i));
+          this.line(depth + 1, `${arr}[${i}] = ${v};`);
+          this.line(depth, '}');
+        } else {
+          this.line(depth, oob(idx));
+          this.line(depth, `${arr}[${idx}] = ${rhs};`);
+        }
         return;
+      }
       case 'if': {
         this.line(depth, `if (${bare(this.cond(c.cond))}) {`);
         let next: Cmd = c;
@@ -529,6 +852,7 @@ class FunEmitter {
       }
       case 'while':
         this.line(depth, `while (${bare(this.cond(c.cond))}) {`);
+        this.tick(c.lbl, depth + 1);
         this.cmd(c.body, depth + 1);
         this.line(depth, '}');
         return;
@@ -876,8 +1200,14 @@ class FunEmitter {
             return internal(`unknown unary operator '${e.op}'`);
         }
       }
-      case 'load':
-        return `${this.arrayJs(e.array)}[${bare(this.value(e.index))}]`;
+      case 'load': {
+        // Out of bounds, a typed array gives undefined: the evaluator's error instead.
+        const arr = this.arrayJs(e.array);
+        const idx = bare(this.value(e.index));
+        const name = JSON.stringify(e.array);
+        if (hasCall(e.index)) return `${this.helper('$load')}(${arr}, ${idx}, ${e.index.lbl}, ${name})`;
+        return `(${arr}[${idx}] ?? ${this.helper('$oob')}(${e.index.lbl}, ${name}, ${arr}, ${idx}))`;
+      }
       case 'call': {
         const callee = this.funs.get(e.name);
         if (callee?.ret === 'void') internal(`void function '${e.name}' used as a value`);
@@ -885,7 +1215,7 @@ class FunEmitter {
         return this.call(e.name, listToArray(e.args));
       }
       case 'cast':
-        return this.convert(e.arg, e.ty);
+        return this.convert(e.arg, e.ty, e.lbl);
       case 'ternary':
         return `(${this.cond(e.cond)} ? ${this.value(e.thenExpr)} : ${this.value(e.elseExpr)})`;
       case 'arrayRef':
@@ -937,26 +1267,31 @@ class FunEmitter {
     switch (op) {
       case '+':
       case '-':
+        return `((${l} ${op} ${r}) | 0)`;
       case '/':
       case '%':
-        // No UB: / and % have a nonzero divisor and no INT_MIN / -1; | 0 truncates and wraps.
-        return `((${l} ${op} ${r}) | 0)`;
+        // | 0 truncates and wraps; a divisor that may be 0 or -1 (INT_MIN / -1) is checked.
+        if (right.kind === 'intLit' && right.value !== 0 && right.value !== -1)
+          return `((${l} ${op} ${r}) | 0)`;
+        return `${this.helper(op === '/' ? '$div' : '$rem')}(${bare(l)}, ${bare(r)}, ${e.lbl})`;
       case '*':
         return `Math.imul(${bare(l)}, ${bare(r)})`;
       case '&':
       case '|':
       case '^':
+        return `(${l} ${op} ${r})`;
       case '<<':
       case '>>':
-        // No UB: shift counts are in 0..31, where JS and C shifts agree.
-        return `(${l} ${op} ${r})`;
+        // In 0..31 JS and C shifts agree; a count that may be outside is checked.
+        if (right.kind === 'intLit' && right.value >= 0 && right.value <= 31) return `(${l} ${op} ${r})`;
+        return `${this.helper(op === '<<' ? '$shl' : '$shr')}(${bare(l)}, ${bare(r)}, ${e.lbl})`;
       default:
         return internal(`int operator '${op}'`);
     }
   }
 
-  /** The conversion of `arg` to `to`, as the evaluator's `convert`. */
-  private convert(arg: Expr, to: string): string {
+  /** The conversion of `arg` to `to`, as the evaluator's `convert` (`lbl`: the cast's label). */
+  private convert(arg: Expr, to: string, lbl: number): string {
     const from = exprType(arg);
     if (from === to) return this.value(arg);
     switch (to) {
@@ -966,8 +1301,10 @@ class FunEmitter {
         // bool 0/1 are binary32 values already.
         return from === 'bool' ? this.value(arg) : `Math.fround(${bare(this.value(arg))})`;
       case 'int':
-        // float→int: a defined run converts only values whose truncation fits, where | 0 is Math.trunc.
-        return from === 'float' ? `(${this.value(arg)} | 0)` : this.value(arg);
+        // float→int: truncation, when it fits (else the evaluator's error).
+        return from === 'float'
+          ? `${this.helper('$toInt')}(${bare(this.value(arg))}, ${lbl})`
+          : this.value(arg);
       default:
         return internal(`conversion to '${to}'`);
     }
@@ -987,7 +1324,8 @@ class FunEmitter {
       return bare(this.value(a));
     });
     this.callees.add(callee);
-    return `${this.funName(name)}(${js.join(', ')})`;
+    if (this.ctx.tracksDepth) js.push('$d + 1');
+    return `${this.ctx.funName(name)}(${js.join(', ')})`;
   }
 
   private scalar(name: string): void {

@@ -87,8 +87,13 @@ const RESERVED: Readonly<Record<TargetLanguage, ReadonlySet<string>>> = {
   wgsl: wordSet(WGSL_RESERVED),
 };
 
-/** Whether `name` is an identifier both targets accept (ASCII; WGSL forbids a leading `__` and `_`). */
-function spellable(name: string): boolean {
+/**
+ * Whether `name` is an identifier of `language` (ASCII; WGSL forbids a leading `__` and `_`).
+ * JavaScript also allows `$`, which `mangle` never produces: the JS back end's run-time helpers
+ * (`$fail`, `$fuel`, …) are reserved under such names, apart from every drawn name by construction.
+ */
+function spellable(name: string, language: TargetLanguage): boolean {
+  if (language === 'js' && /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)) return true;
   return /^[A-Za-z][A-Za-z0-9_]*$/.test(name) || /^_[A-Za-z0-9][A-Za-z0-9_]*$/.test(name);
 }
 
@@ -142,7 +147,8 @@ export class NameSupply {
    */
   reserve(...names: readonly string[]): void {
     for (const n of names) {
-      if (!spellable(n) || this.taken(n)) throw new Error(`internal error: cannot reserve the name '${n}'`);
+      if (!spellable(n, this.language) || this.taken(n))
+        throw new Error(`internal error: cannot reserve the name '${n}'`);
       this.add(n);
     }
   }

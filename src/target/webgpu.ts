@@ -26,7 +26,7 @@
  */
 import { existsSync } from 'node:fs';
 import { type ArgValue, FOLD_OPS, type Program } from '../kernel/index.js';
-import { compileKernelJs, kernelCall, type TypedArray } from './js.js';
+import { compileKernelJs, type JsKernelOptions, kernelCall, type TypedArray } from './js.js';
 import type { GpuPlan, KernelSite, ShaderPass, WgslOptions } from './plan.js';
 import { planKernelWgsl } from './wgsl.js';
 
@@ -221,7 +221,7 @@ export class GpuRuntime {
    * getCompilationInfo errors and pipeline-creation failures become ShaderRejected. Passes with
    * `override` constants are validated with zeros; their real pipelines are made when run.
    */
-  async prepare(plan: GpuPlan): Promise<GpuKernel> {
+  async prepare(plan: GpuPlan, positions: Pick<JsKernelOptions, 'spans' | 'file'> = {}): Promise<GpuKernel> {
     this.usable(plan.fn);
     for (const site of plan.sites) {
       for (const pass of site.passes) {
@@ -232,7 +232,9 @@ export class GpuRuntime {
     const entry = new Function('$gpu', plan.hostSource) as (
       gpu: (site: number, arrays: TypedArray[], scalars: number[]) => Promise<unknown[]>,
     ) => (...actuals: unknown[]) => Promise<unknown>;
-    const call = kernelCall(plan.fun);
+    // The host code's run-time errors (out-of-bounds, division by zero, …: the JS back end's
+    // checks) become the evaluator's KernelRuntimeErrors, positioned when `positions` has spans.
+    const call = kernelCall(plan.fun, positions);
     return {
       plan,
       run: async (args) => {
@@ -240,7 +242,12 @@ export class GpuRuntime {
         const run = new Run(this, plan);
         try {
           const host = entry((site, arrays, scalars) => run.launch(site, arrays, scalars));
-          const returned = await host(...actuals);
+          let returned: unknown;
+          try {
+            returned = await host(...actuals);
+          } catch (e) {
+            throw call.error(e);
+          }
           return call.finish(actuals, returned);
         } finally {
           run.release();
@@ -652,15 +659,22 @@ export async function runKernel(
   program: Program,
   fnName: string,
   args: readonly ArgValue[] | Readonly<Record<string, ArgValue>>,
-  options: { backend?: 'auto' | 'webgpu' | 'js'; gpu?: GpuRuntime; wgsl?: WgslOptions } = {},
+  options: {
+    backend?: 'auto' | 'webgpu' | 'js';
+    gpu?: GpuRuntime;
+    wgsl?: WgslOptions;
+    /** The JS back end's options (fuel, call depth) and, for both, the spans that position run-time errors. */
+    js?: JsKernelOptions;
+  } = {},
 ): Promise<KernelRun> {
   const backend = options.backend ?? 'auto';
-  if (backend === 'js') return { backend: 'js', ...compileKernelJs(program, fnName).run(args) };
+  const js = options.js ?? {};
+  if (backend === 'js') return { backend: 'js', ...compileKernelJs(program, fnName, js).run(args) };
   const plan = planKernelWgsl(program, fnName, options.wgsl);
   const gpu = options.gpu ?? (await GpuRuntime.open());
   if (!(gpu instanceof GpuRuntime)) {
     if (backend === 'webgpu') throw new NoGpuAdapter(fnName, gpu);
-    const ran = compileKernelJs(program, fnName).run(args);
+    const ran = compileKernelJs(program, fnName, js).run(args);
     return {
       backend: 'js',
       ...ran,
@@ -668,7 +682,7 @@ export async function runKernel(
     };
   }
   try {
-    const kernel = await gpu.prepare(plan);
+    const kernel = await gpu.prepare(plan, { spans: js.spans, file: js.file });
     return { backend: 'webgpu', ...(await kernel.run(args)) };
   } finally {
     if (!options.gpu) gpu.destroy();

@@ -84,7 +84,7 @@ import {
   soacCommands,
 } from '../kernel/index.js';
 import { constantMakesUb, constValue } from './fold.js';
-import { bare, emitHostJs, type LaunchCall, lamText, soacText } from './js.js';
+import { alwaysReturns, bare, emitHostJs, type LaunchCall, lamText, soacText } from './js.js';
 import { NameSupply } from './names.js';
 import {
   type DispatchSize,
@@ -762,20 +762,6 @@ class ExprEmitter {
     const result = asCond ? inner.cond(lam.result) : inner.value(lam.result);
     lines.push(...inner.takePre());
     return { lines, result };
-  }
-}
-
-/** Whether every path through `c` ends in a `return` (WGSL's behaviour analysis agrees). */
-function alwaysReturns(c: Cmd): boolean {
-  switch (c.kind) {
-    case 'return':
-      return true;
-    case 'seq':
-      return alwaysReturns(c.second) || alwaysReturns(c.first);
-    case 'if':
-      return alwaysReturns(c.thenCmd) && alwaysReturns(c.elseCmd);
-    default:
-      return false;
   }
 }
 

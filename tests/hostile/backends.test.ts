@@ -21,6 +21,15 @@
  *    or folds them exactly as C does). An expression with undefined behaviour must still give a
  *    shader the device accepts (any result: C gives the run no meaning).
  *
+ * 3. Run-time errors. The JS back end (and the host code of a WebGPU run) reports what the
+ *    evaluator reports — out-of-bounds loads and stores, division by zero, INT_MIN / -1, shift
+ *    counts, float→int out of range, a missing return, call depth, a step budget — as the same
+ *    KernelRuntimeError (message and node), never a silent NaN or wrong sum: fixed kernels through
+ *    `scf kernel --emit js|wgsl --run` (exit 1, the evaluator's message), the API with spans (the
+ *    evaluator's exact positioned message), and a property over random scalar programs (most with
+ *    undefined behaviour somewhere): the same result, or the same error at the same node.
+ * 4. The command line's conventions on all of the above: no stack trace, exit 0/1/2 (never 3).
+ *
  * GPU runs need an adapter (tests/target/gpu-setup.ts: skipped without one, failed in CI).
  * SCF_HOSTILE_RUNS (default 150) sets the JS properties' runs; the GPU property runs a fifth.
  */
@@ -36,6 +45,7 @@ import {
   KernelRuntimeError,
   loadKernelParser,
   type Program,
+  parseKernelSync,
 } from '../../src/kernel/index.js';
 import {
   compileKernelJs,
@@ -548,4 +558,211 @@ describe('constants WGSL would reject, inside a combinator’s function', () => 
       );
     }, 600_000);
   });
+});
+
+// ---- 3. run-time errors --------------------------------------------------------------------------
+
+/** Kernels whose runs (with the arguments below) the evaluator rejects. */
+const FAULTS = `int sum(const int a[], int n) { int s = 0; for (int i = 0; i <= n; i++) s += a[i]; return s; }
+float at(const float a[], int i) { return a[i]; }
+float *stencil(const float xs[], int n) { float ys[] = map(at, xs, iota(n)); return ys; }
+int dv(int x, int y) { return x / y + x % (y + 1); }
+int sh(int x, int y) { return x << y; }
+int rec(int n) { return n == 0 ? 0 : 1 + rec(n - 1); }
+int spin(int n) { while (n > 0) { n = n + 1; if (n < 0) n = 1; } return n; }
+int noret(int x) { if (x > 0) return 1; }
+void put(int a[], int i, int v) { a[i] = v; }
+int cv(float x) { return (int)x; }
+float sq(float x) { return x * x; }
+float add(float a, float b) { return a + b; }
+float *zip(const float xs[], const float ys[]) { float zs[] = map(add, xs, ys); return zs; }
+float first(const float xs[]) { float ys[] = map(sq, xs); float s = reduce(add, 0.0f, ys); return s + ys[0]; }
+`;
+const FAULT_CASES: readonly (readonly [string, string, string])[] = [
+  ['sum', '[[1,2,3],3]', "index 3 is out of bounds for array 'a' of length 3"],
+  ['stencil', '[[1,2],3]', "index 2 is out of bounds for array 'a' of length 2"],
+  ['zip', '[[1,2],[3]]', "'map' goes over"], // mapped lengths differ: an input error (exit 2)
+  ['stencil', '[[1,2,3],3]', ''], // in bounds: a result
+  ['dv', '[7,0]', 'integer division by zero'],
+  ['dv', '[-2147483648,-1]', 'integer overflow in division (INT_MIN / -1)'],
+  ['dv', '[7,-1]', 'integer remainder by zero'],
+  ['sh', '[1,32]', 'shift count 32 is out of range 0..31'],
+  ['sh', '[1,-1]', 'shift count -1 is out of range 0..31'],
+  ['rec', '[1000]', 'call depth limit of 400 exceeded'],
+  ['rec', '[300]', ''],
+  ['spin', '[1]', 'step budget of 100000000 exceeded (the kernel may not terminate)'],
+  ['noret', '[0]', "function 'noret' reached its end without returning a value"],
+  ['put', '[[1,2],2,5]', "index 2 is out of bounds for array 'a' of length 2"],
+  ['put', '[[1,2],-1,5]', "index -1 is out of bounds for array 'a' of length 2"],
+  ['cv', '[1e10]', 'float value 10000000000 is out of range for int'],
+  ['cv', '["NaN"]', 'float value NaN is out of range for int'],
+  ['first', '[[]]', "index 0 is out of bounds for array 'ys' of length 0"],
+];
+
+/** No line of a Node stack trace (`    at f (file:1:2)`). */
+const STACK = /^\s+at .+:\d+:\d+\)?$/m;
+
+describe('run-time errors: the evaluator’s, never a silent value', () => {
+  it('scf kernel --emit js --run: exit 1 with the evaluator’s message where scf eval has one', async () => {
+    const f = file('faults.c', FAULTS);
+    for (const [fn, args, message] of FAULT_CASES) {
+      const ev = await cli('eval', f, '--function', fn, '--args', args);
+      const js = await cli('kernel', f, '--function', fn, '--emit', 'js', '--run', '--args', args);
+      const what = `${fn}(${args}): eval ${ev.code} ${ev.err} / kernel ${js.code} ${js.err}`;
+      expect(js.err, what).not.toMatch(STACK);
+      if (message === '') {
+        expect([ev.code, js.code], what).toEqual([0, 0]);
+        expect(JSON.parse(js.out).result, what).toEqual(JSON.parse(ev.out).result);
+      } else if (message.startsWith("'map'")) {
+        expect(js.code, what).toBe(2); // scf kernel treats mapped lengths as bad input (src/cli/kernel.ts)
+        expect(js.err, what).toContain(message);
+      } else {
+        expect(ev.code, what).toBe(1);
+        expect(ev.err, what).toContain(`error: ${message}`);
+        expect(js.code, what).toBe(1);
+        expect(js.err, what).toContain(`error: ${message}`);
+      }
+    }
+  });
+
+  it('compileKernelJs with spans: the evaluator’s positioned message, FILE:LINE:COL', () => {
+    const parsed = parseKernelSync(FAULTS, 'faults.c');
+    expect(parsed.diagnostics).toEqual([]);
+    // a smaller step budget, the same for both, so that `spin` fails fast
+    const options = { spans: parsed.spans, file: 'faults.c', fuel: 1_000_000 };
+    for (const [fn, args, message] of FAULT_CASES) {
+      if (message === '' || message.startsWith("'map'")) continue;
+      const list = JSON.parse(args, (_, v) => (v === 'NaN' ? Number.NaN : v)) as ArgValue[];
+      let expected: unknown;
+      try {
+        evaluate(parsed.program, fn, list, options);
+      } catch (e) {
+        expected = e;
+      }
+      if (!(expected instanceof KernelRuntimeError)) throw new Error(`${fn}: the evaluator accepts ${args}`);
+      let thrown: unknown;
+      try {
+        compileKernelJs(parsed.program, fn, options).run(list);
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown, fn).toBeInstanceOf(KernelRuntimeError);
+      const e = thrown as KernelRuntimeError;
+      expect(e.detail, fn).toBe(expected.detail);
+      expect(e.message, fn).toMatch(/^faults\.c:\d+:\d+: error: /);
+      // The depth check sits at the callee's definition (the evaluator's at the call), and the
+      // step budget runs out at a loop (the evaluator's at whatever command it counts last).
+      if (!/^call depth|^step budget/.test(e.detail)) expect(e.message, fn).toBe(expected.message);
+    }
+  });
+
+  it('random scalar programs (tests/kernel/gen.ts), most with undefined behaviour on some path: same result or same error at the same node', () => {
+    let errors = 0;
+    fc.assert(
+      fc.property(fc.array(fc.nat({ max: 1_000_000 }), { minLength: 20, maxLength: 160 }), (tape) => {
+        const g = generate(tape, 'p');
+        const program = parseClean(g.source, 'generated.c');
+        const expected = reference(program, g.main, g.args);
+        let actual: Outcome | KernelRuntimeError;
+        try {
+          actual = compileKernelJs(program, g.main).run(g.args);
+        } catch (e) {
+          if (!(e instanceof KernelRuntimeError)) throw e;
+          actual = e;
+        }
+        if (expected instanceof KernelRuntimeError || actual instanceof KernelRuntimeError) {
+          const show = (o: Outcome | KernelRuntimeError): string =>
+            o instanceof KernelRuntimeError ? `error at ${o.lbl}: ${o.detail}` : JSON.stringify(o.result);
+          if (
+            !(expected instanceof KernelRuntimeError) ||
+            !(actual instanceof KernelRuntimeError) ||
+            actual.detail !== expected.detail ||
+            actual.lbl !== expected.lbl
+          )
+            throw new Error(
+              `JS ${show(actual)} ≠ evaluator ${show(expected)}\n${g.source}${JSON.stringify(g.args)}`,
+            );
+          errors++;
+          return;
+        }
+        const diff = difference(actual, expected);
+        if (diff !== undefined) throw new Error(`${diff}\n${g.source}`);
+      }),
+      { numRuns: RUNS * 2 },
+    );
+    expect(errors).toBeGreaterThan(RUNS / 10); // the property saw errors, not only results
+  });
+
+  describe.skipIf(gpu.skip)(gpu.title('on WebGPU'), () => {
+    it('scf kernel --emit wgsl --run --backend webgpu: the host code’s out-of-bounds read is exit 1, the evaluator’s message', async () => {
+      gpu.runtime();
+      const f = file('faults.c', FAULTS);
+      const r = await cli(
+        'kernel',
+        f,
+        '--function',
+        'first',
+        '--emit',
+        'wgsl',
+        '--run',
+        '--backend',
+        'webgpu',
+        '--args',
+        '[[]]',
+      );
+      expect(r.err).not.toMatch(STACK);
+      expect(r.code, r.err).toBe(1);
+      expect(r.err).toContain("error: index 0 is out of bounds for array 'ys' of length 0");
+    });
+  });
+});
+
+// ---- 4. the command line's conventions -----------------------------------------------------------
+
+describe('scf kernel on hostile programs: no stack trace, exit 0, 1 or 2, never 3', () => {
+  /** Programs the parser accepts with odd identifiers, and their run arguments. */
+  const PROGRAMS: readonly (readonly [string, string, string])[] = [
+    [
+      'unicode.c',
+      'float sq(float x) { return x * x; }\nfloat *f(const float café[]) { float ys[] = map(sq, café); return ys; }\n',
+      '[[1,2]]',
+    ],
+    ['dollar.c', 'int f(int $x, int x$) { int $ = $x + x$; return $; }\n', '[1,2]'],
+    [
+      'proto.c',
+      'int __proto__(int toString) { return toString + 1; }\nint f(int valueOf) { return __proto__(valueOf); }\n',
+      '[41]',
+    ],
+    [
+      'keywords.c',
+      'int fn(int let) { int var = let * 2; return var; }\nint *f(const int loop[]) { int select[] = map(fn, loop); return select; }\n',
+      '[[1,2,3]]',
+    ],
+    ['collide.c', COLLIDE, COLLIDE_ARGS],
+    ['constants.c', `${CONSTANTS}float *f(const float xs[]) { return f_inf(xs); }\n`, '[[1]]'],
+    ['faults.c', `${FAULTS}int f(int x) { return dv(x, 0); }\n`, '[1]'],
+  ];
+
+  it('--emit js|wgsl, and --run on each back end', async () => {
+    for (const [name, source, args] of PROGRAMS) {
+      const f = file(name, source);
+      const runs: string[][] = [
+        ['--emit', 'js'],
+        ['--emit', 'wgsl'],
+        ['--emit', 'js', '--run', '--args', args],
+        ['--emit', 'wgsl', '--run', '--backend', 'auto', '--args', args],
+      ];
+      for (const extra of runs) {
+        const r = await cli('kernel', f, '--function', 'f', ...extra);
+        const what = `${name} ${extra.join(' ')}: exit ${r.code}\n${r.err}`;
+        expect(r.err, what).not.toMatch(STACK);
+        expect(r.err, what).not.toMatch(/internal error/);
+        expect([0, 1, 2], what).toContain(r.code);
+        if (extra.includes('--run') && r.code === 0) {
+          const ev = await cli('eval', f, '--function', 'f', '--args', args);
+          if (ev.code === 0) expect(JSON.parse(r.out).result, what).toEqual(JSON.parse(ev.out).result);
+        }
+      }
+    }
+  }, 120_000);
 });
