@@ -19,7 +19,7 @@ import {
 } from '../kernel/index.js';
 import { BindError, type BindValue, runPipeline } from '../optimizers/index.js';
 import { type CliIo as CommandIO, EXIT_BAD_INPUT, EXIT_INTERNAL, parseCommandArgs } from './io.js';
-import { loadKernelFunction, parsePasses, UsageError } from './kernel-input.js';
+import { loadKernelFunction, parsePasses, tooDeepTo, UsageError } from './kernel-input.js';
 
 const HELP = `Usage: scf eval FILE.c [--function F] [--args JSON] [--bind NAME=VALUE ...] [--fuel N]
 
@@ -104,6 +104,7 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
   if (values.passes !== undefined) {
     // Optimize first, with the --bind values as the constants const-prop may assume.
     const passes = parsePasses(values.passes);
+    if (tooDeepTo('optimize', input, io)) return EXIT_BAD_INPUT;
     runProgram = runPipeline(program, fnName, passes, bindValues).program;
   }
   const r = evaluate(runProgram, fnName, args, { fuel, spans: input.spans, file });

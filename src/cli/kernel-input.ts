@@ -12,6 +12,7 @@ import {
   type ParseResult,
   parseKernel,
   type Program,
+  treeDepthDiagnostic,
 } from '../kernel/index.js';
 import { defaultPipeline, type Pass, PassError, resolvePass } from '../optimizers/index.js';
 import { type CliIo, fileProblem, UsageError } from './io.js';
@@ -55,6 +56,17 @@ export async function loadKernelFunction(
   const fun = findFun(program, name);
   if (!fun) throw new UsageError(`${file} has no function '${name}'`);
   return { file, program, fnName: name, fun, spans: parsed.spans };
+}
+
+/**
+ * Whether `fun` of `input` (its function, or the optimized one; default the input's) is too long
+ * or too deeply nested for the recursive tools that are to `what` it (the optimizers: `optimize`;
+ * the back ends: `compile`); if so its positioned diagnostic has been printed (exit status 2).
+ */
+export function tooDeepTo(what: string, input: KernelInput, io: CliIo, fun: Fun = input.fun): boolean {
+  const d = treeDepthDiagnostic(fun, input.spans, input.file, what);
+  if (d !== undefined) io.err(formatDiagnostic(d));
+  return d !== undefined;
 }
 
 /** Why an input file could not be read: `no such file`, `is a directory`, `permission denied`, …. */

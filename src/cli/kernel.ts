@@ -42,7 +42,7 @@ import {
 } from '../target/index.js';
 import { parseArgsJson, resultJson } from './eval.js';
 import { type CliIo, EXIT_BAD_INPUT, EXIT_INTERNAL, parseCommandArgs } from './io.js';
-import { loadKernelFunction, parsePasses, UsageError } from './kernel-input.js';
+import { loadKernelFunction, parsePasses, tooDeepTo, UsageError } from './kernel-input.js';
 import { optimizeUnstaged, parseBinds } from './opt.js';
 
 const HELP = `Usage: scf kernel FILE.c [--function F] [--bind NAME=VALUE ...] [--passes P1,P2,...]
@@ -123,6 +123,8 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     program = optimized.program;
   }
   const fun = findFun(program, fnName) as Fun;
+  // The back ends compile the function and its callees, walking each recursively.
+  for (const g of listToArray(program)) if (tooDeepTo('compile', input, io, g)) return EXIT_BAD_INPUT;
 
   try {
     if (!values.run) {

@@ -41,7 +41,7 @@ Passes:
 ${allPasses.map((p) => `  ${p.name.padEnd(11)} ${p.description}`).join('\n')}`;
 
 import { type CliIo, EXIT_BAD_INPUT, EXIT_INTERNAL, parseCommandArgs } from './io.js';
-import { type KernelInput, loadKernelFunction, parsePasses, UsageError } from './kernel-input.js';
+import { type KernelInput, loadKernelFunction, parsePasses, tooDeepTo, UsageError } from './kernel-input.js';
 
 export async function optCommand(
   argv: string[],
@@ -75,8 +75,10 @@ async function run(
   const binds = parseBinds(values.bind);
   const input = await loadKernelFunction(file, values.function, io);
   if (input === null) return EXIT_BAD_INPUT;
-  if (values.staged !== undefined)
+  if (values.staged !== undefined) {
+    if (tooDeepTo('optimize', input, io)) return EXIT_BAD_INPUT;
     return runStaged(values.staged, input.fun, passes, values.passes !== undefined, binds, io);
+  }
   const optimized = optimizeUnstaged(input, passes, binds, 'scf opt', io);
   if (optimized === null) return EXIT_BAD_INPUT;
   io.out(printFun(optimized.fun));
@@ -106,6 +108,7 @@ export function optimizeUnstaged(
   command: string,
   io: CliIo,
 ): PipelineResult | null {
+  if (tooDeepTo('optimize', input, io)) return null;
   try {
     return runPipeline(input.program, input.fnName, passes, binds);
   } catch (e) {

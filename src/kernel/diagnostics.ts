@@ -8,7 +8,7 @@
  * All codes are listed here, sorted.
  */
 
-/** A source position: 1-based line and column (columns count bytes as tree-sitter does; ASCII sources). */
+/** A source position: 1-based line and column (columns count UTF-16 code units, as web-tree-sitter does). */
 export interface Span {
   readonly line: number;
   readonly col: number;
@@ -49,6 +49,10 @@ export const codes = {
   badArrayUse: 'K1012',
   /** A combinator (map, reduce, scan, filter, iota, redomap, scanomap) used wrongly. */
   badCombinator: 'K1013',
+  /** Syntax nested deeper than the tools' limit (parser: `MAX_NESTING`; optimizers: `MAX_OPT_DEPTH`). */
+  tooDeep: 'K1014',
+  /** An identifier outside the subset's (ASCII letters, digits, `_`): Unicode letters, `$`. */
+  badIdentifier: 'K1015',
   /** Evaluation failed: division by zero, out-of-bounds access, conversion out of range, fuel, ... */
   runtime: 'K2001',
   /** Arguments given to the evaluator do not fit the function's parameters. */

@@ -225,8 +225,12 @@ class Machine {
   /** Executes a command; true when it executed a `return`. */
   private exec(f: Frame, c: Cmd): boolean {
     switch (c.kind) {
-      case 'seq':
-        return this.exec(f, c.first) || this.exec(f, c.second);
+      case 'seq': {
+        // Along the right spine by iteration: a long run of statements is one long seq chain.
+        let rest: Cmd = c;
+        for (; rest.kind === 'seq'; rest = rest.second) if (this.exec(f, rest.first)) return true;
+        return this.exec(f, rest);
+      }
       case 'assign':
         this.tick(c.lbl);
         f.scalars.set(c.name, this.eval(f, c.rhs));

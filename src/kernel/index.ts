@@ -20,8 +20,9 @@ export {
   evaluate,
   orderArgs,
 } from './eval.js';
+export { firstTooDeep, MAX_TREE_DEPTH, treeDepthDiagnostic } from './depth.js';
 export { decimalToFloat32, float32Bits, float32FromBits, formatFloat32Magnitude } from './float.js';
-export { loadKernelParser, type ParseResult, parseKernel, parseKernelSync } from './parse.js';
+export { loadKernelParser, MAX_NESTING, type ParseResult, parseKernel, parseKernelSync } from './parse.js';
 export { printCmd, printExpr, printFun, printProgram } from './print.js';
 export {
   ARRAY_OPS,

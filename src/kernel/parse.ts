@@ -62,8 +62,11 @@ export function parseKernelSync(source: string, file = '<input>'): ParseResult {
   const tree = loadedParser.parse(source);
   if (!tree) throw new Error('internal error: tree-sitter returned no tree');
   try {
-    const ctx: Ctx = { file, diags: [], spans: new Map(), nextLbl: 1, funs: new Map() };
-    const program = convertUnit(ctx, tree.rootNode);
+    const ctx: Ctx = { file, diags: [], spans: new Map(), nextLbl: 1, funs: new Map(), suffixes: new Map() };
+    // The conversion recurses along the tree: it only runs on trees of bounded depth.
+    const program: Program = checkTree(ctx, tree.rootNode)
+      ? convertUnit(ctx, tree.rootNode)
+      : { kind: 'nil' };
     const diagnostics = [...ctx.diags].sort((a, b) => a.span.line - b.span.line || a.span.col - b.span.col);
     return { program, diagnostics, spans: ctx.spans, file };
   } finally {
@@ -85,6 +88,11 @@ interface Ctx {
   readonly spans: Map<number, Span>;
   nextLbl: number;
   readonly funs: Map<string, Sig>;
+  /**
+   * Per base name, the least k for which `${base}_${k}` may still be free in the function being
+   * converted (every smaller k is taken: names are only ever added), so fresh names cost O(1).
+   */
+  readonly suffixes: Map<string, number>;
 }
 
 interface VarInfo {
@@ -101,6 +109,11 @@ interface FunCtx {
   readonly sig: Sig;
   readonly scopes: Map<string, VarInfo>[];
   readonly locals: { decl: Decl; orig: string }[];
+  /** The locals by source name, in declaration order (the candidates for sharing a local). */
+  readonly localsByOrig: Map<string, { decl: Decl; orig: string }[]>;
+  /** How many visible declarations (over all scopes) use each unique name. */
+  readonly visible: Map<string, number>;
+  /** Names taken in this function, besides the program's function names (`isUsed`). */
   readonly used: Set<string>;
   /** Lambdas made so far in this function (numbers their parameters: `x_1`, `x_2`, …). */
   lams: number;
@@ -183,20 +196,80 @@ function unsupported(ctx: Ctx, n: Node): never {
   );
 }
 
-// ---- syntax errors -------------------------------------------------------------------------------
+// ---- the tree as a whole: depth, syntax errors, identifiers -----------------------------------
 
-function collectSyntaxErrors(ctx: Ctx, n: Node): void {
-  if (n.isMissing) {
-    report(ctx, n, codes.missingToken, `syntax error: expected '${n.type}'`);
-    return;
+/**
+ * Most levels of syntax one inside another (tree-sitter nodes: `((x))` is two levels, an `if` with
+ * a block two per `if`) that a kernel may have. The conversion below, the evaluator, the printer,
+ * the optimizers and the back ends walk the tree recursively; each of them handles well over twice
+ * this depth on node's default stack, so a deeper kernel gets one positioned error instead of a
+ * stack overflow somewhere. (C requires compilers to accept 63 levels of parentheses and 127 of
+ * blocks.) Long runs of statements do not nest: a block's statements are siblings.
+ */
+export const MAX_NESTING = 500;
+
+/** A C identifier of the subset: ASCII letters, digits and `_` (no `$`, no Unicode). */
+const C_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const IDENTIFIER_NODES = new Set([
+  'identifier',
+  'type_identifier',
+  'field_identifier',
+  'statement_identifier',
+]);
+
+/**
+ * One iterative walk over the whole tree before the conversion: reports syntax errors (ERROR and
+ * MISSING nodes, not those inside an ERROR), identifiers outside `C_IDENTIFIER` (tree-sitter
+ * accepts Unicode letters and `$`, which no back end could name), and the first node nested more
+ * than MAX_NESTING levels deep. Returns false when the tree is too deep to be converted.
+ */
+function checkTree(ctx: Ctx, root: Node): boolean {
+  const cursor = root.walk();
+  const hasError = root.hasError;
+  const at = (): Span => ({ line: cursor.startPosition.row + 1, col: cursor.startPosition.column + 1 });
+  const push = (code: string, message: string): void => {
+    ctx.diags.push({ code, message, file: ctx.file, span: at() });
+  };
+  try {
+    let depth = 0;
+    // The depth of the ERROR node being walked through (its contents are not reported), or -1.
+    let inError = -1;
+    for (;;) {
+      if (depth > MAX_NESTING) {
+        push(
+          codes.tooDeep,
+          `nesting too deep (limit ${MAX_NESTING}): statements and expressions here are nested more than ${MAX_NESTING} levels deep`,
+        );
+        return false;
+      }
+      const type = cursor.nodeType;
+      if (inError < 0) {
+        if (hasError && cursor.nodeIsMissing) push(codes.missingToken, `syntax error: expected '${type}'`);
+        else if (hasError && type === 'ERROR') {
+          const text = cursor.nodeText.split('\n')[0]?.slice(0, 30) ?? '';
+          push(codes.syntaxError, `syntax error near '${text}'`);
+          inError = depth;
+        } else if (IDENTIFIER_NODES.has(type) && !C_IDENTIFIER.test(cursor.nodeText)) {
+          push(
+            codes.badIdentifier,
+            `'${cursor.nodeText}' is not an identifier of the kernel subset (ASCII letters, digits and '_', not starting with a digit)`,
+          );
+        }
+      }
+      if (cursor.gotoFirstChild()) {
+        depth++;
+        continue;
+      }
+      for (;;) {
+        if (inError === depth) inError = -1;
+        if (cursor.gotoNextSibling()) break;
+        if (!cursor.gotoParent()) return true;
+        depth--;
+      }
+    }
+  } finally {
+    cursor.delete();
   }
-  if (n.isError) {
-    const text = n.text.split('\n')[0]?.slice(0, 30) ?? '';
-    report(ctx, n, codes.syntaxError, `syntax error near '${text}'`);
-    return;
-  }
-  if (!n.hasError) return;
-  for (const c of n.children) if (c) collectSyntaxErrors(ctx, c);
 }
 
 // ---- types ---------------------------------------------------------------------------------------
@@ -247,7 +320,6 @@ function qualifiers(ctx: Ctx, n: Node, allowStatic: boolean): boolean {
 // ---- translation unit ----------------------------------------------------------------------------
 
 function convertUnit(ctx: Ctx, root: Node): Program {
-  collectSyntaxErrors(ctx, root);
   const defs: { node: Node; sig: Sig }[] = [];
   for (const item of named(root)) {
     if (item.hasError) continue;
@@ -356,11 +428,14 @@ function convertFun(ctx: Ctx, n: Node, sig: Sig): Fun | undefined {
     sig,
     scopes: [new Map()],
     locals: [],
-    used: new Set([...ctx.funs.keys()]),
+    localsByOrig: new Map(),
+    visible: new Map(),
+    used: new Set(),
     lams: 0,
   };
+  ctx.suffixes.clear();
   for (const p of sig.params) {
-    fx.scopes[0]?.set(p.name, { name: p.name, ty: p.ty, isArray: p.isArray, isConst: p.isConst, size: -1 });
+    setVisible(fx, 0, p.name, { name: p.name, ty: p.ty, isArray: p.isArray, isConst: p.isConst, size: -1 });
     fx.used.add(p.name);
   }
   const lbl = label(ctx, n);
@@ -399,7 +474,34 @@ function lookup(fx: FunCtx, name: string): VarInfo | undefined {
 }
 
 function isVisible(fx: FunCtx, unique: string): boolean {
-  return fx.scopes.some((s) => [...s.values()].some((v) => v.name === unique));
+  return (fx.visible.get(unique) ?? 0) > 0;
+}
+
+/** Binds `orig` to `info` in scope `level`, keeping the count of visible unique names. */
+function setVisible(fx: FunCtx, level: number, orig: string, info: VarInfo): void {
+  const scope = fx.scopes[level] as Map<string, VarInfo>;
+  const before = scope.get(orig);
+  if (before) fx.visible.set(before.name, (fx.visible.get(before.name) ?? 1) - 1);
+  scope.set(orig, info);
+  fx.visible.set(info.name, (fx.visible.get(info.name) ?? 0) + 1);
+}
+
+/** Whether `name` is taken in the function: a function of the program, or a name given out in it. */
+function isUsed(fx: FunCtx, name: string): boolean {
+  return fx.used.has(name) || fx.ctx.funs.has(name);
+}
+
+/** `base` if free, else the first free `${base}_${k}`, k = 1, 2, …; taken from now on. */
+function takeFresh(fx: FunCtx, base: string): string {
+  let name = base;
+  if (isUsed(fx, name)) {
+    let k = fx.ctx.suffixes.get(base) ?? 1;
+    while (isUsed(fx, `${base}_${k}`)) k++;
+    fx.ctx.suffixes.set(base, k + 1);
+    name = `${base}_${k}`;
+  }
+  fx.used.add(name);
+  return name;
 }
 
 function declare(
@@ -412,21 +514,21 @@ function declare(
 ): VarInfo {
   const ctx = fx.ctx;
   const orig = nameNode.text;
-  const scope = fx.scopes[fx.scopes.length - 1] as Map<string, VarInfo>;
+  const level = fx.scopes.length - 1;
+  const scope = fx.scopes[level] as Map<string, VarInfo>;
   if (scope.has(orig)) fail(ctx, nameNode, codes.redefinition, `'${orig}' is already declared in this scope`);
-  const reuse = fx.locals.find(
-    (l) =>
-      l.orig === orig &&
-      l.decl.ty === ty &&
-      (l.decl.size.kind === 'some' ? l.decl.size.value : -1) === size &&
-      !isVisible(fx, l.decl.name),
-  );
+  const reuse = fx.localsByOrig
+    .get(orig)
+    ?.find(
+      (l) =>
+        l.decl.ty === ty &&
+        (l.decl.size.kind === 'some' ? l.decl.size.value : -1) === size &&
+        !isVisible(fx, l.decl.name),
+    );
   let unique: string;
   if (reuse) unique = reuse.decl.name;
   else {
-    unique = orig;
-    for (let k = 1; fx.used.has(unique); k++) unique = `${orig}_${k}`;
-    fx.used.add(unique);
+    unique = takeFresh(fx, orig);
     const decl: Decl = {
       kind: 'decl',
       name: unique,
@@ -434,11 +536,19 @@ function declare(
       size: size >= 0 ? some(size) : NONE,
       lbl: label(ctx, declNode),
     };
-    fx.locals.push({ decl, orig });
+    addLocal(fx, { decl, orig });
   }
   const info: VarInfo = { name: unique, ty, isArray: size >= 0, isConst, size };
-  scope.set(orig, info);
+  setVisible(fx, level, orig, info);
   return info;
+}
+
+/** A hoisted local of the function (also those the conversion makes: temporaries, results). */
+function addLocal(fx: FunCtx, local: { decl: Decl; orig: string }): void {
+  fx.locals.push(local);
+  const same = fx.localsByOrig.get(local.orig);
+  if (same) same.push(local);
+  else fx.localsByOrig.set(local.orig, [local]);
 }
 
 function inScope(fx: FunCtx, f: () => void): void {
@@ -446,7 +556,8 @@ function inScope(fx: FunCtx, f: () => void): void {
   try {
     f();
   } finally {
-    fx.scopes.pop();
+    for (const v of (fx.scopes.pop() as Map<string, VarInfo>).values())
+      fx.visible.set(v.name, (fx.visible.get(v.name) ?? 1) - 1);
   }
 }
 
@@ -1085,10 +1196,7 @@ function unparen(n: Node): Node {
 
 /** A fresh name for a temporary (unique in the function). */
 function freshName(fx: FunCtx, base: string): string {
-  let name = base;
-  for (let k = 1; fx.used.has(name); k++) name = `${base}_${k}`;
-  fx.used.add(name);
-  return name;
+  return takeFresh(fx, base);
 }
 
 /** A fresh scalar local holding `e` (assigned in `out`), unless `e` is already an atom. */
@@ -1097,18 +1205,18 @@ function atom(fx: FunCtx, n: Node, e: Expr, out: Cmd[]): Expr {
   const ctx = fx.ctx;
   const ty = exprType(e);
   const name = freshName(fx, 'tmp');
-  fx.locals.push({ decl: { kind: 'decl', name, ty, size: NONE, lbl: label(ctx, n) }, orig: name });
+  addLocal(fx, { decl: { kind: 'decl', name, ty, size: NONE, lbl: label(ctx, n) }, orig: name });
   out.push({ kind: 'assign', name, rhs: e, lbl: label(ctx, n) });
   return { kind: 'var', name, ty, lbl: label(ctx, n) };
 }
 
 /** Puts a combinator's array result in scope: read-only, not a hoisted local (the soac defines it). */
 function declareDynamic(fx: FunCtx, nameNode: Node, ty: string, soac: { dest: string }): void {
-  const scope = fx.scopes[fx.scopes.length - 1] as Map<string, VarInfo>;
-  if (scope.has(nameNode.text)) {
+  const level = fx.scopes.length - 1;
+  if (fx.scopes[level]?.has(nameNode.text)) {
     fail(fx.ctx, nameNode, codes.redefinition, `'${nameNode.text}' is already declared in this scope`);
   }
-  scope.set(nameNode.text, { name: soac.dest, ty, isArray: true, isConst: true, size: -2 });
+  setVisible(fx, level, nameNode.text, { name: soac.dest, ty, isArray: true, isConst: true, size: -2 });
 }
 
 /** `return e;` in a function returning an array of `ty`: an array variable, or a combinator. */
@@ -1142,7 +1250,7 @@ function scalarSoac(fx: FunCtx, n: Node, out: Cmd[]): Expr {
     return fail(ctx, n, codes.badCombinator, `'${comb}' gives an array, not a ${fx.sig.ret}`);
   }
   const r = soacCmd(fx, unparen(n), out, undefined);
-  fx.locals.push({
+  addLocal(fx, {
     decl: { kind: 'decl', name: r.dest, ty: r.ty, size: NONE, lbl: label(ctx, n) },
     orig: r.dest,
   });

@@ -9,7 +9,7 @@
  * Values the parser never produces (NaN, infinities, INT_MIN) are printed as constant expressions.
  */
 import { hasCall } from './expr-info.js';
-import type { Bind, Cmd, Decl, Expr, Fun, Lam, Program, Soac, SoacArg } from './ast.js';
+import type { Bind, Cmd, Decl, Expr, Fun, Lam, Program, Seq, Soac, SoacArg } from './ast.js';
 import { formatFloat32Magnitude } from './float.js';
 import { assertNever, listFromArray, listToArray } from './util.js';
 import { ARRAY_OPS, isIota } from './structure.js';
@@ -111,8 +111,7 @@ function calledNames(c: Cmd): string[] {
         ex(c.rhs);
         return;
       case 'seq':
-        go(c.first);
-        go(c.second);
+        for (const d of flatten(c)) go(d);
         return;
       case 'if':
         ex(c.cond);
@@ -154,11 +153,18 @@ function calledNames(c: Cmd): string[] {
   return out;
 }
 
-/** The commands of a seq chain, in order, without skips. */
+/**
+ * The commands of a seq tree, in order, without skips: by an explicit stack, since a long run of
+ * statements is one long seq chain.
+ */
 function flatten(c: Cmd): Cmd[] {
-  if (c.kind === 'seq') return [...flatten(c.first), ...flatten(c.second)];
-  if (c.kind === 'skip') return [];
-  return [c];
+  const out: Cmd[] = [];
+  const todo: Cmd[] = [c];
+  for (let next = todo.pop(); next !== undefined; next = todo.pop()) {
+    if (next.kind === 'seq') todo.push(next.second, next.first);
+    else if (next.kind !== 'skip') out.push(next);
+  }
+  return out;
 }
 
 function pad(indent: number): string {
@@ -374,8 +380,18 @@ export function liftLambdas(f: Fun): { helpers: Fun[]; fun: Fun } {
   });
   const cmd = (c: Cmd): Cmd => {
     switch (c.kind) {
-      case 'seq':
-        return { ...c, first: cmd(c.first), second: cmd(c.second) };
+      case 'seq': {
+        // Along the right spine by iteration (a long run of statements is one long seq chain).
+        const spine: Seq[] = [];
+        let last: Cmd = c;
+        for (; last.kind === 'seq'; last = last.second) spine.push(last);
+        // in order: helpers are numbered in order of appearance
+        const firsts = spine.map((s) => cmd(s.first));
+        let out = cmd(last);
+        for (let i = spine.length - 1; i >= 0; i--)
+          out = { ...(spine[i] as Seq), first: firsts[i] as Cmd, second: out };
+        return out;
+      }
       case 'if':
         return { ...c, thenCmd: cmd(c.thenCmd), elseCmd: cmd(c.elseCmd) };
       case 'while':

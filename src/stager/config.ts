@@ -40,7 +40,15 @@ import {
   fromConcrete,
   parseDescription,
 } from '../abstract-values/index.js';
-import { emptyRecord, type Fun, findFun, listToArray, type Program, parseKernel } from '../kernel/index.js';
+import {
+  emptyRecord,
+  type Fun,
+  findFun,
+  listToArray,
+  type Program,
+  parseKernel,
+  treeDepthDiagnostic,
+} from '../kernel/index.js';
 import {
   allPasses,
   BindError,
@@ -458,6 +466,10 @@ export async function loadConfigInput(config: StageConfig): Promise<{ program: P
       `'${path.basename(config.input)}' has no function '${config.function}' (it defines ${names.join(', ') || 'none'})`,
     );
   }
+  // The stager and the staged optimizers walk the function recursively, as the optimizers do.
+  const deep = treeDepthDiagnostic(fun, parsed.spans, config.input, 'stage');
+  if (deep !== undefined)
+    throw new ConfigError(deep.file, deep.span.line, deep.span.col, `${deep.code}: ${deep.message}`);
   return { program: parsed.program, fun };
 }
 

@@ -1,0 +1,59 @@
+/**
+ * How deeply a kernel AST nests, found without recursion, and the limit the recursive tools need.
+ *
+ * The optimizers (SCF-lang: pure recursive functions, no loops), the staged optimizers emitted from
+ * them and the back ends walk a function's AST recursively, one stack frame or more per level. A
+ * block's statements are a right-nested `seq` chain, so a run of N statements is N levels deep, as
+ * are a list of N locals or N arguments (cons lists). On node's default stack the deepest of these
+ * walks (const-prop on a seq chain, or on a long `a + b + …` sum) fails at about 1,800 levels, so
+ * MAX_TREE_DEPTH leaves them a margin of almost two. The evaluator and the printer iterate along
+ * seq chains and are not limited by it; the parser's own limit (MAX_NESTING in parse.ts) bounds
+ * nesting in the source.
+ */
+import type { Span } from './diagnostics.js';
+import { codes, type Diagnostic } from './diagnostics.js';
+
+/** Most levels of nested objects (nodes, seq links, list cells) a function may have to be optimized or compiled. */
+export const MAX_TREE_DEPTH = 1000;
+
+/**
+ * The first object of `root`, in pre-order, nested more than `limit` levels deep (the root is level
+ * 1), reported by the label of its nearest labelled ancestor; undefined when `root` is shallow
+ * enough. Plain data only (the kernel AST: objects, arrays, numbers, strings).
+ */
+export function firstTooDeep(root: unknown, limit: number): { readonly lbl: number | undefined } | undefined {
+  const stack: { node: object; depth: number; lbl: number | undefined }[] = [];
+  if (typeof root === 'object' && root !== null) stack.push({ node: root, depth: 1, lbl: undefined });
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const own = (top.node as { lbl?: unknown }).lbl;
+    const lbl = typeof own === 'number' ? own : top.lbl;
+    if (top.depth > limit) return { lbl };
+    const children = Object.values(top.node);
+    for (let i = children.length - 1; i >= 0; i--) {
+      const c = children[i];
+      if (typeof c === 'object' && c !== null) stack.push({ node: c, depth: top.depth + 1, lbl });
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A diagnostic when function `fun` (any AST value) nests more than MAX_TREE_DEPTH levels, at the
+ * source position of the place where it does (from the parser's `spans`, else 1:1); `what` says
+ * what cannot be done (`optimize`, `compile`).
+ */
+export function treeDepthDiagnostic(
+  fun: { readonly name: string },
+  spans: ReadonlyMap<number, Span>,
+  file: string,
+  what: string,
+): Diagnostic | undefined {
+  const deep = firstTooDeep(fun, MAX_TREE_DEPTH);
+  if (deep === undefined) return undefined;
+  return {
+    code: codes.tooDeep,
+    message: `'${fun.name}' is too long or too deeply nested to ${what} (limit ${MAX_TREE_DEPTH} levels): it nests deeper here (each statement in a row, local and argument counts one level)`,
+    file,
+    span: (deep.lbl === undefined ? undefined : spans.get(deep.lbl)) ?? { line: 1, col: 1 },
+  };
+}
