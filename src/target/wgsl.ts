@@ -290,6 +290,47 @@ function literal(e: Expr): string | undefined {
   }
 }
 
+/** Every this many levels of an expression, its WGSL is held in a `let` (ExprEmitter.hoisted). */
+const HOIST_EVERY = 16;
+
+const depthMemo = new WeakMap<Expr, number>();
+
+/** The height of `e` (1 for a leaf); memoized, so computing it for every node is linear. */
+function exprDepth(e: Expr): number {
+  const known = depthMemo.get(e);
+  if (known !== undefined) return known;
+  let d: number;
+  switch (e.kind) {
+    case 'binary':
+      d = 1 + Math.max(exprDepth(e.left), exprDepth(e.right));
+      break;
+    case 'unary':
+    case 'cast':
+      d = 1 + exprDepth(e.arg);
+      break;
+    case 'ternary':
+      d = 1 + Math.max(exprDepth(e.cond), exprDepth(e.thenExpr), exprDepth(e.elseExpr));
+      break;
+    case 'load':
+      d = 1 + exprDepth(e.index);
+      break;
+    case 'call':
+      d = 1 + Math.max(0, ...listToArray(e.args).map(exprDepth));
+      break;
+    case 'var':
+    case 'intLit':
+    case 'floatLit':
+    case 'boolLit':
+    case 'arrayRef':
+      d = 1;
+      break;
+    default:
+      return assertNever(e);
+  }
+  depthMemo.set(e, d);
+  return d;
+}
+
 /** The WGSL of a folded constant of kernel type `ty` (constValue's value). */
 function constantLiteral(v: number, ty: string): string {
   switch (ty) {
@@ -467,6 +508,24 @@ class ExprEmitter {
       const k = constValue(e);
       if (k !== undefined) return constantLiteral(k, exprType(e));
     }
+    return this.hoisted(e, this.valueOf(e), wgslType(exprType(e)));
+  }
+
+  /**
+   * `wgsl` (the WGSL of `e`), or a `let` temporary holding it when `e` is HOIST_EVERY levels
+   * above the leaves: WGSL compilers bound their parsers' recursion (Tint at about 128 nested
+   * parentheses), and C does not (`x0 + x1 + … + x199` nests 200 deep). The `let` goes into `pre`,
+   * which is emitted before the statement, or inside the branch or short-circuit that evaluates
+   * `e` (see `ternary` and `shortCircuit`), so only what C evaluates is evaluated.
+   */
+  private hoisted(e: Expr, wgsl: string, ty: string): string {
+    if (exprDepth(e) % HOIST_EVERY !== 0) return wgsl;
+    const t = this.fresh('t');
+    this.pre.push(`let ${t}: ${ty} = ${bare(wgsl)};`);
+    return t;
+  }
+
+  private valueOf(e: Expr): string {
     switch (e.kind) {
       case 'var':
         return this.scalar(e.name);
@@ -534,12 +593,16 @@ class ExprEmitter {
   cond(e: Expr): string {
     const k = constValue(e);
     if (k !== undefined) return k !== 0 ? 'true' : 'false';
+    return this.hoisted(e, this.condOf(e), 'bool');
+  }
+
+  private condOf(e: Expr): string {
     switch (e.kind) {
       case 'boolLit':
         return e.value ? 'true' : 'false';
       case 'binary':
         if (COMPARISONS.has(e.op)) return `(${this.value(e.left)} ${e.op} ${this.value(e.right)})`;
-        if (e.op === '&&' || e.op === '||') return `(${this.cond(e.left)} ${e.op} ${this.cond(e.right)})`;
+        if (e.op === '&&' || e.op === '||') return this.shortCircuit(e.op, e.left, e.right);
         return this.nonZero(e);
       case 'unary':
         return e.op === '!' ? `!${this.cond(e.arg)}` : this.nonZero(e);
@@ -556,6 +619,37 @@ class ExprEmitter {
       default:
         return assertNever(e);
     }
+  }
+
+  /**
+   * `l && r` / `l || r`. When `r` needs statements first (a hoisted temporary, a ternary with
+   * calls) and calls a function (which may loop forever), they must run only when C evaluates `r`:
+   *
+   *   var t: bool = l;
+   *   if (t) { …r's statements; t = r; }      // for ||: if (!t)
+   *
+   * Without calls they run before the statement: WGSL expressions without calls cannot fail or
+   * loop (division by zero and out-of-range loads are defined), so evaluating them is harmless.
+   */
+  private shortCircuit(op: '&&' | '||', left: Expr, right: Expr): string {
+    const l = this.cond(left);
+    const outer = this.takePre();
+    const r = this.cond(right);
+    const inner = this.takePre();
+    if (inner.length === 0 || !hasCall(right)) {
+      this.pre = [...outer, ...inner];
+      return `(${l} ${op} ${r})`;
+    }
+    const t = this.fresh('t');
+    this.pre = [
+      ...outer,
+      `var ${t}: bool = ${bare(l)};`,
+      `if (${op === '&&' ? t : `!${t}`}) {`,
+      ...inner.map((p) => `  ${p}`),
+      `  ${t} = ${bare(r)};`,
+      '}',
+    ];
+    return t;
   }
 
   private nonZero(e: Expr): string {

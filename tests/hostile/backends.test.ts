@@ -28,7 +28,12 @@
  *    `scf kernel --emit js|wgsl --run` (exit 1, the evaluator's message), the API with spans (the
  *    evaluator's exact positioned message), and a property over random scalar programs (most with
  *    undefined behaviour somewhere): the same result, or the same error at the same node.
- * 4. The command line's conventions on all of the above: no stack trace, exit 0/1/2 (never 3).
+ * 4. Deep expressions: WGSL compilers bound their parsers' recursion (Tint: ~128 nested
+ *    parentheses) where C does not; a 200-term sum and a 240-deep expression in a mapped function
+ *    run on WebGPU (the back end holds every 16 levels in a `let`), and a short-circuit whose right
+ *    operand calls a function that never returns for some elements still evaluates it only where C
+ *    does.
+ * 5. The command line's conventions on all of the above: no stack trace, exit 0/1/2 (never 3).
  *
  * GPU runs need an adapter (tests/target/gpu-setup.ts: skipped without one, failed in CI).
  * SCF_HOSTILE_RUNS (default 150) sets the JS properties' runs; the GPU property runs a fifth.
@@ -717,7 +722,46 @@ describe('run-time errors: the evaluator’s, never a silent value', () => {
   });
 });
 
-// ---- 4. the command line's conventions -----------------------------------------------------------
+// ---- 4. deep expressions ----------------------------------------------------------------------
+
+const DEEP = (() => {
+  const sum = Array.from({ length: 200 }, (_, i) => `x * ${i}`).join(' + ');
+  let nested = 'x';
+  for (let i = 0; i < 240; i++) nested = i % 2 === 0 ? `(${nested} + ${i})` : `(${i} - ${nested})`;
+  let guarded = 'spin(x)';
+  for (let i = 0; i < 20; i++) guarded = `(${guarded} + 1)`;
+  return `int sum(int x) { return ${sum}; }
+int nested(int x) { return ${nested}; }
+int spin(int x) { while (x <= 0) { x = x + 0; } return x; }
+int guarded(int x) { return x > 0 && ${guarded} > 3 ? 1 : 0; }
+int *f_sum(const int xs[]) { int ys[] = map(sum, xs); return ys; }
+int *f_nested(const int xs[]) { int ys[] = map(nested, xs); return ys; }
+int *f_guarded(const int xs[]) { int ys[] = map(guarded, xs); return ys; }
+`;
+})();
+const DEEP_CASES = [
+  ['f_sum', '[[1,5,-3]]'],
+  ['f_nested', '[[1,5,-3]]'],
+  ['f_guarded', '[[1,-1,2,0]]'],
+] as const;
+
+describe('deep expressions', () => {
+  it('scf kernel --emit js --run equals scf eval', async () => {
+    const f = file('deep.c', DEEP);
+    for (const [fn, args] of DEEP_CASES) await expectKernelLikeEval(f, fn, args, '--emit', 'js');
+  });
+
+  describe.skipIf(gpu.skip)(gpu.title('on WebGPU'), () => {
+    it('scf kernel --emit wgsl --run --backend webgpu equals scf eval (the device accepts the shaders)', async () => {
+      gpu.runtime();
+      const f = file('deep.c', DEEP);
+      for (const [fn, args] of DEEP_CASES)
+        await expectKernelLikeEval(f, fn, args, '--emit', 'wgsl', '--backend', 'webgpu');
+    }, 180_000);
+  });
+});
+
+// ---- 5. the command line's conventions -----------------------------------------------------------
 
 describe('scf kernel on hostile programs: no stack trace, exit 0, 1 or 2, never 3', () => {
   /** Programs the parser accepts with odd identifiers, and their run arguments. */
@@ -741,6 +785,7 @@ describe('scf kernel on hostile programs: no stack trace, exit 0, 1 or 2, never 
     ['collide.c', COLLIDE, COLLIDE_ARGS],
     ['constants.c', `${CONSTANTS}float *f(const float xs[]) { return f_inf(xs); }\n`, '[[1]]'],
     ['faults.c', `${FAULTS}int f(int x) { return dv(x, 0); }\n`, '[1]'],
+    ['deep.c', `${DEEP}int *f(const int xs[]) { return f_nested(xs); }\n`, '[[1,2]]'],
   ];
 
   it('--emit js|wgsl, and --run on each back end', async () => {
