@@ -34,6 +34,7 @@ import {
 import { SOURCE_ROOT } from '../runtime/paths.js';
 import type { Span } from './core.js';
 import { type DiagnosticLog, diag } from './diagnostics.js';
+import { firstTooDeepOffset, MAX_SCF_NESTING } from './nesting.js';
 import { BOOL, type DataType, NUM, STR, substitute, type Type, UNKNOWN } from './types.js';
 
 export const PRELUDE_SPECIFIER = 'scf/prelude';
@@ -155,6 +156,8 @@ export class Declarations {
   readonly sigs = new Map<Module, Map<string, FunSig>>();
   readonly sources = new Map<string, string>();
   private readonly named = new Map<string, Type | 'resolving'>();
+  /** Modules too deeply nested to parse (SCF1006, reported once). */
+  private readonly tooDeep = new Set<string>();
   /** Type parameters of a (rejected) generic function being resolved: read as `unknown`. */
   private typeParamsInScope: ReadonlySet<string> = new Set();
 
@@ -176,6 +179,7 @@ export class Declarations {
   load(absPath: string, from?: { module: Module; span: Span }): Module | null {
     const existing = this.modules.get(absPath);
     if (existing) return existing;
+    if (this.tooDeep.has(absPath)) return null;
     const file = path.relative(this.cwd, absPath) || absPath;
     let text: string;
     try {
@@ -187,6 +191,14 @@ export class Declarations {
       return null;
     }
     this.sources.set(file, text);
+    // oxc-parser overflows the native stack (a segmentation fault) on deep enough syntax, and the
+    // front end after it the JS stack: too deep a module is one diagnostic, and is not parsed.
+    const deep = firstTooDeepOffset(text);
+    if (deep !== undefined) {
+      this.tooDeep.add(absPath);
+      this.log.add(diag('SCF1006', { file, start: deep.offset, end: deep.offset + 1 }, MAX_SCF_NESTING));
+      return null;
+    }
     const parsed = parseSync(absPath, text, { lang: 'ts', sourceType: 'module', preserveParens: true });
     const m: Module = {
       path: absPath,

@@ -16,6 +16,8 @@ export const MESSAGES = {
   SCF1004: (what: string) =>
     `${what} is not allowed at the top level of an SCF-lang module (only functions, types, interfaces, imports and literal constants)`,
   SCF1005: (name: string) => `'${name}' is not exported by that module`,
+  SCF1006: (limit: number) =>
+    `nesting too deep (limit ${limit}): brackets, operator chains and the statements of blocks nest deeper than the front end can parse here (a block's statements nest: 'const x = e; rest' is 'let x = e in rest')`,
   SCF2001: (kw: string) => `'${kw}' declarations are not allowed: bindings are immutable, use 'const'`,
   SCF2002: () => 'assignment is not allowed: SCF-lang has no mutable variables; bind a new name with const',
   SCF2003: (loop: string) => `'${loop}' loops are not allowed: use recursion`,
@@ -159,9 +161,19 @@ export function codeFrame(text: string, span: Span): string {
   const width = endLc.line === line ? Math.max(1, endLc.col - col) : Math.max(1, src.length - col + 1);
   const gutter = String(line);
   const pad = ' '.repeat(gutter.length);
-  const lead = src.slice(0, col - 1).replace(/[^\t]/g, ' ');
-  return `${gutter} | ${src}\n${pad} | ${lead}${'^'.repeat(width)}`;
+  // A very long line (generated code) is shown around the column, with … for what is cut.
+  const from =
+    src.length > MAX_FRAME_LINE ? Math.max(0, Math.min(col - 1 - 40, src.length - MAX_FRAME_LINE)) : 0;
+  const to = Math.min(src.length, from + MAX_FRAME_LINE);
+  const before = from > 0 ? '…' : '';
+  const shown = `${before}${src.slice(from, to)}${to < src.length ? '…' : ''}`;
+  const lead = before + src.slice(from, col - 1).replace(/[^\t]/g, ' ');
+  const marks = Math.max(1, Math.min(width, to - col + 1));
+  return `${gutter} | ${shown}\n${pad} | ${lead.replace(/…/, ' ')}${'^'.repeat(marks)}`;
 }
+
+/** Longest source line a code frame shows whole. */
+const MAX_FRAME_LINE = 200;
 
 /** `FILE:LINE:COL: error SCFnnnn: message`, then a code frame when the source is known. */
 export function formatDiagnostic(d: Diagnostic, sources: ReadonlyMap<string, string>, frame = true): string {
