@@ -28,7 +28,8 @@
  * - complete unrolling: a `while` is first simulated from the incoming state on states alone
  *   (`unrollState`): as long as its condition folds to a constant true, the state after one more
  *   run of the body. Only if the condition becomes constant false (or every path has returned)
- *   within UNROLL_LIMIT (64, as DyC) iterations is the loop unrolled (`unroll`): round after
+ *   within UNROLL_LIMIT (64, as DyC) iterations, and the function's unrolling work stays within
+ *   UNROLL_BUDGET nodes, is the loop unrolled (`unroll`): round after
  *   round the body is transformed from the state the previous copy left and the copy renumbered
  *   with fresh labels; the sequence of copies replaces the loop. Otherwise nothing has been built,
  *   and the loop is analysed normally. (A loop that is unrolled has its states computed twice; one
@@ -98,6 +99,20 @@ import {
 
 /** Most iterations a loop is completely unrolled to (DyC's default). */
 export const UNROLL_LIMIT = 64;
+/**
+ * Most unrolling work per function, in AST nodes. Each round of a loop that is unrolled, or whose
+ * unrolling is tried, costs the nodes of the loop's body; the rounds of loops inside it are
+ * counted as they are tried, so nested loops multiply. Once a round would take the function past
+ * the budget, no loop is unrolled any more (it is analysed as a loop). The per-loop UNROLL_LIMIT
+ * alone let four nested 64-trip loops build 64^4 copies (out of memory after minutes), and four
+ * nested 65-trip loops simulate 64^4 rounds before giving up. Since a copy is never larger than
+ * the body it copies, the budget also bounds the nodes unrolling creates (2^21 nodes: a few
+ * hundred MB). The largest unrolling of the benchmark kernels (a cache simulator with every int
+ * formal bound to 64) builds about a million nodes; the budget changes none of the outputs that
+ * tests/optimizers/const-prop-golden.test.ts pins (it only cuts short attempts that fail anyway,
+ * such as doconvol's with every int formal 65: 19.7 million nodes of rounds tried, 2.5 s).
+ */
+export const UNROLL_BUDGET = 2097152;
 /** Most rounds of a loop's fixpoint iteration before precision is given up. */
 export const LOOP_FUEL = 64;
 
@@ -111,14 +126,17 @@ export interface CpState {
   readonly env: Env;
 }
 
-/** A command's rewrite, the state after it, and the next free label. */
-export type CpResult = [Cmd, CpState, number];
+/**
+ * A command's rewrite, the state after it, the next free label, and the unrolling work spent in
+ * the function so far (UNROLL_BUDGET).
+ */
+export type CpResult = [Cmd, CpState, number, number];
 
 /** `f` optimized, given the lattice values of its formals (in order; missing ones are nonConst). */
 export function optimize(f: Fun, formals: List<LatticeVal>): Fun {
   const names = setToList(modifiedNames(f.body, declared(f.params, f.locals, setEmpty())));
   const env = bindFormals(f.params, formals, undefAll(names, mapEmpty()));
-  const [body] = cpCmd(f.body, reachable(env), maxLabelFun(f) + 1, names, true);
+  const [body] = cpCmd(f.body, reachable(env), maxLabelFun(f) + 1, 0, names, true);
   return { kind: 'fun', name: f.name, ret: f.ret, params: f.params, locals: f.locals, body, lbl: f.lbl };
 }
 
@@ -188,73 +206,82 @@ function killPassed(env: Env, passed: PSet<string>): Env {
  * The transfer function: the state after `c` from `st`, and, when `build`, `c` rewritten (labels of
  * unrolled copies from `n`; the next free label is returned). With `build` false nothing is built:
  * the command returned is `c` itself (or a part of it) and `n` comes back unchanged — the same
- * rules, for the fixpoints and for simulating unrolling, which only need states.
+ * rules, for the fixpoints and for simulating unrolling, which only need states. `spent` is the
+ * unrolling work done before `c`; the work after it is returned, the same with and without
+ * `build`, so that both make the same unrolling decisions.
  */
-export function cpCmd(c: Cmd, st: CpState, n: number, names: List<string>, build: boolean): CpResult {
-  if (!st.reach) return [c, st, n];
+export function cpCmd(
+  c: Cmd,
+  st: CpState,
+  n: number,
+  spent: number,
+  names: List<string>,
+  build: boolean,
+): CpResult {
+  if (!st.reach) return [c, st, n, spent];
   switch (c.kind) {
     case 'assign': {
       const env = killPassed(st.env, arraysPassed(c.rhs, setEmpty()));
       const [rhs, v] = cpExpr(c.rhs, env);
       const kept: LatticeVal = v.kind === 'const' ? v : nonConst();
       const out: Cmd = build ? { kind: 'assign', name: c.name, rhs, lbl: c.lbl } : c;
-      return [out, reachable(mapInsert(env, c.name, kept)), n];
+      return [out, reachable(mapInsert(env, c.name, kept)), n, spent];
     }
     case 'store': {
       const env = killPassed(st.env, arraysPassed(c.rhs, arraysPassed(c.index, setEmpty())));
       const after = reachable(mapInsert(env, c.array, nonConst()));
-      if (!build) return [c, after, n];
+      if (!build) return [c, after, n, spent];
       const [index] = cpExpr(c.index, env);
       const [rhs] = cpExpr(c.rhs, env);
-      return [{ kind: 'store', array: c.array, index, rhs, lbl: c.lbl }, after, n];
+      return [{ kind: 'store', array: c.array, index, rhs, lbl: c.lbl }, after, n, spent];
     }
     case 'seq': {
-      const [first, st1, n1] = cpCmd(c.first, st, n, names, build);
-      const [second, st2, n2] = cpCmd(c.second, st1, n1, names, build);
-      return [build ? mkSeq(first, second, c.lbl) : c, st2, n2];
+      const [first, st1, n1, s1] = cpCmd(c.first, st, n, spent, names, build);
+      const [second, st2, n2, s2] = cpCmd(c.second, st1, n1, s1, names, build);
+      return [build ? mkSeq(first, second, c.lbl) : c, st2, n2, s2];
     }
     case 'if': {
       const env = killPassed(st.env, arraysPassed(c.cond, setEmpty()));
       const [cond, cv] = cpExpr(c.cond, env);
       // if (1) A else B => A;  if (0) A else B => B
       if (cv.kind === 'const')
-        return cpCmd(cv.value !== 0 ? c.thenCmd : c.elseCmd, reachable(env), n, names, build);
-      const [thenCmd, st1, n1] = cpCmd(c.thenCmd, reachable(env), n, names, build);
-      const [elseCmd, st2, n2] = cpCmd(c.elseCmd, reachable(env), n1, names, build);
+        return cpCmd(cv.value !== 0 ? c.thenCmd : c.elseCmd, reachable(env), n, spent, names, build);
+      const [thenCmd, st1, n1, s1] = cpCmd(c.thenCmd, reachable(env), n, spent, names, build);
+      const [elseCmd, st2, n2, s2] = cpCmd(c.elseCmd, reachable(env), n1, s1, names, build);
       const out: Cmd = build ? { kind: 'if', cond, thenCmd, elseCmd, lbl: c.lbl } : c;
-      return [out, meetState(names, st1, st2), n2];
+      return [out, meetState(names, st1, st2), n2, s2];
     }
     case 'while':
-      return cpWhile(c, st, n, names, build);
+      return cpWhile(c, st, n, spent, names, build);
     case 'return': {
-      if (c.value.kind === 'none') return [c, unreachable(st.env), n];
+      if (c.value.kind === 'none') return [c, unreachable(st.env), n, spent];
       const env = killPassed(st.env, arraysPassed(c.value.value, setEmpty()));
-      if (!build) return [c, unreachable(env), n];
+      if (!build) return [c, unreachable(env), n, spent];
       const [value] = cpExpr(c.value.value, env);
-      return [{ kind: 'return', value: some(value), lbl: c.lbl }, unreachable(env), n];
+      return [{ kind: 'return', value: some(value), lbl: c.lbl }, unreachable(env), n, spent];
     }
     case 'skip':
-      return [c, st, n];
+      return [c, st, n, spent];
     case 'callCmd': {
       const env = killPassed(st.env, arraysPassedList(c.args, setEmpty()));
       const out: Cmd = build ? { kind: 'callCmd', name: c.name, args: cpExprs(c.args, env), lbl: c.lbl } : c;
-      return [out, reachable(env), n];
+      return [out, reachable(env), n, spent];
     }
     case 'soac': {
       const [s, env] = cpSoac(c, st.env, build);
-      return [s, reachable(env), n];
+      return [s, reachable(env), n, spent];
     }
     case 'hfused': {
       const [members, env] = cpSoacs(c.members, st.env, build);
-      return [build ? { kind: 'hfused', members, lbl: c.lbl } : c, reachable(env), n];
+      return [build ? { kind: 'hfused', members, lbl: c.lbl } : c, reachable(env), n, spent];
     }
   }
 }
 
-/** The state after `c` from `st` (`cpCmd` without building). */
-function stateAfter(c: Cmd, st: CpState, names: List<string>): CpState {
-  const [, after] = cpCmd(c, st, 0, names, false);
-  return after;
+/** The state after `c` from `st` and the unrolling work spent then (`cpCmd` without building). */
+function stateAfter(c: Cmd, st: CpState, spent: number, names: List<string>): [CpState, number] {
+  const [, after, , spentAfter] = cpCmd(c, st, 0, spent, names, false);
+  return [after, spentAfter];
 }
 
 // ---- combinators ---------------------------------------------------------------------------
@@ -324,20 +351,36 @@ function cpAtom(e: Expr, env: Env): Expr {
  * lambda names more than once (ast.ts: both are unique in a function; printed C would redeclare).
  * Unrolling is first simulated on states alone; the copies are built only when it succeeds.
  */
-export function cpWhile(c: While, st: CpState, n: number, names: List<string>, build: boolean): CpResult {
-  const unrolled: Option<CpState> = hasSoac(c.body) ? none() : unrollState(c, st, 0, names);
+export function cpWhile(
+  c: While,
+  st: CpState,
+  n: number,
+  spent: number,
+  names: List<string>,
+  build: boolean,
+): CpResult {
+  // What one round of unrolling costs: the nodes of the body (the labels a copy of it takes).
+  const [, cost] = relabelCmd(c.body, 0);
+  const [unrolled, spentTrying] = hasSoac(c.body)
+    ? [none<CpState>(), spent]
+    : unrollState(c, st, 0, spent, cost, names);
   if (unrolled.kind === 'some')
-    return build ? unroll(c, st, n, names, { kind: 'nil' }) : [c, unrolled.value, n];
-  const head = loopFix(c, st, st, names, LOOP_FUEL);
+    return build
+      ? unroll(c, st, n, spent, cost, names, { kind: 'nil' })
+      : [c, unrolled.value, n, spentTrying];
+  const [head, spentFix] = loopFix(c, st, st, spentTrying, names, LOOP_FUEL);
   const [env, cv] = loopCond(c, head.env);
   // while (0) B => skip  (the head state is at most as precise as the entry, so this is rare)
-  if (cv.kind === 'const' && cv.value === 0) return [{ kind: 'skip', lbl: c.lbl }, reachable(env), n];
+  if (cv.kind === 'const' && cv.value === 0)
+    return [{ kind: 'skip', lbl: c.lbl }, reachable(env), n, spentFix];
   // A loop whose condition is constant true only exits through `return`.
   const after: CpState = cv.kind === 'const' ? unreachable(env) : reachable(env);
-  if (!build) return [c, after, n];
-  const [body, , n1] = cpCmd(c.body, reachable(env), n, names, true);
+  if (!build) return [c, after, n, spentFix];
+  // The body under the fixpoint: the work of unrolling inside it is not counted (nor is it when
+  // not building, where this step does not happen).
+  const [body, , n1] = cpCmd(c.body, reachable(env), n, spentFix, names, true);
   const [cond] = cpExpr(c.cond, env);
-  return [{ kind: 'while', cond, body, isFor: c.isFor, lbl: c.lbl }, after, n1];
+  return [{ kind: 'while', cond, body, isFor: c.isFor, lbl: c.lbl }, after, n1, spentFix];
 }
 
 /** The environment in which the condition is evaluated (passed arrays killed), and its value. */
@@ -350,55 +393,84 @@ function loopCond(c: While, env: Env): [Env, LatticeVal] {
 /**
  * The loop-head state: the greatest fixpoint of head = entry ⊓ body(head) below `entry`, found by
  * iterating from `entry` (states only); after `fuel` rounds, every name the loop may modify becomes
- * nonConst.
+ * nonConst. With the unrolling work spent, which each round adds to (unrolling tried inside).
  */
-export function loopFix(c: While, entry: CpState, head: CpState, names: List<string>, fuel: number): CpState {
-  if (fuel <= 0) return reachable(setNonConst(setToList(modifiedNames(c, setEmpty())), entry.env));
+export function loopFix(
+  c: While,
+  entry: CpState,
+  head: CpState,
+  spent: number,
+  names: List<string>,
+  fuel: number,
+): [CpState, number] {
+  if (fuel <= 0) return [reachable(setNonConst(setToList(modifiedNames(c, setEmpty())), entry.env)), spent];
   const [env, cv] = loopCond(c, head.env);
-  const out: CpState =
-    cv.kind === 'const' && cv.value === 0 ? unreachable(env) : stateAfter(c.body, reachable(env), names);
+  const [out, spent1] =
+    cv.kind === 'const' && cv.value === 0
+      ? [unreachable(env), spent]
+      : stateAfter(c.body, reachable(env), spent, names);
   const next = meetState(names, entry, out);
-  if (sameState(names, next, head)) return head;
-  return loopFix(c, entry, next, names, fuel - 1);
+  if (sameState(names, next, head)) return [head, spent1];
+  return loopFix(c, entry, next, spent1, names, fuel - 1);
 }
 
 /**
  * Complete unrolling simulated on states: the state after the loop when its condition folds to a
  * constant true in each of at most UNROLL_LIMIT rounds and then to false (or every path through the
- * body returned); `none` when it stops being constant or stays true longer.
+ * body returned); `none` when it stops being constant, stays true longer, or a round would take the
+ * function's unrolling work past UNROLL_BUDGET. Each round costs `cost`, plus the work of the
+ * body's own loops; the work spent comes back in both cases (what was tried counts too).
  */
-export function unrollState(c: While, st: CpState, count: number, names: List<string>): Option<CpState> {
-  if (!st.reach) return some(st);
+export function unrollState(
+  c: While,
+  st: CpState,
+  count: number,
+  spent: number,
+  cost: number,
+  names: List<string>,
+): [Option<CpState>, number] {
+  if (!st.reach) return [some(st), spent];
   const [env, cv] = loopCond(c, st.env);
-  if (cv.kind !== 'const') return none();
-  if (cv.value === 0) return some(reachable(env));
-  if (count >= UNROLL_LIMIT) return none();
-  return unrollState(c, stateAfter(c.body, reachable(env), names), count + 1, names);
+  if (cv.kind !== 'const') return [none(), spent];
+  if (cv.value === 0) return [some(reachable(env)), spent];
+  if (count >= UNROLL_LIMIT || spent + cost > UNROLL_BUDGET) return [none(), spent];
+  const [after, spent1] = stateAfter(c.body, reachable(env), spent + cost, names);
+  return unrollState(c, after, count + 1, spent1, cost, names);
 }
 
 /**
  * Complete unrolling, once `unrollState` has found that it succeeds (so the condition folds to a
  * constant in every round): each round transforms the body from the state the previous copy left
  * and renumbers the copy with fresh labels. `copies` holds the copies made so far, last first.
+ * The work is counted round by round as `unrollState` counts it, so the body's own loops decide as
+ * they did there, and the work spent after the loop is the same.
  */
-function unroll(c: While, st: CpState, n: number, names: List<string>, copies: List<Cmd>): CpResult {
+function unroll(
+  c: While,
+  st: CpState,
+  n: number,
+  spent: number,
+  cost: number,
+  names: List<string>,
+  copies: List<Cmd>,
+): CpResult {
   // Every path through the last copy returned: the copies so far are the whole loop.
-  if (!st.reach) return seqCopies(reverseCmds(copies, { kind: 'nil' }), st, n, c.lbl);
+  if (!st.reach) return seqCopies(reverseCmds(copies, { kind: 'nil' }), st, n, spent, c.lbl);
   const [env, cv] = loopCond(c, st.env);
   if (cv.kind !== 'const' || cv.value === 0)
-    return seqCopies(reverseCmds(copies, { kind: 'nil' }), reachable(env), n, c.lbl);
-  const [body, st1, n1] = cpCmd(c.body, reachable(env), n, names, true);
+    return seqCopies(reverseCmds(copies, { kind: 'nil' }), reachable(env), n, spent, c.lbl);
+  const [body, st1, n1, spent1] = cpCmd(c.body, reachable(env), n, spent + cost, names, true);
   const [copy, n2] = relabelCmd(body, n1);
-  return unroll(c, st1, n2, names, { kind: 'cons', head: copy, tail: copies });
+  return unroll(c, st1, n2, spent1, cost, names, { kind: 'cons', head: copy, tail: copies });
 }
 
 /** The copies in order as one right-nested seq (fresh labels); `skip` labelled `lbl` when empty. */
-function seqCopies(cs: List<Cmd>, st: CpState, n: number, lbl: number): CpResult {
-  if (cs.kind === 'nil') return [{ kind: 'skip', lbl }, st, n];
-  const [rest, , n1] = seqCopies(cs.tail, st, n, lbl);
-  if (cs.head.kind === 'skip') return [rest, st, n1];
-  if (rest.kind === 'skip') return [cs.head, st, n1];
-  return [mkSeq(cs.head, rest, n1), st, n1 + 1];
+function seqCopies(cs: List<Cmd>, st: CpState, n: number, spent: number, lbl: number): CpResult {
+  if (cs.kind === 'nil') return [{ kind: 'skip', lbl }, st, n, spent];
+  const [rest, , n1] = seqCopies(cs.tail, st, n, spent, lbl);
+  if (cs.head.kind === 'skip') return [rest, st, n1, spent];
+  if (rest.kind === 'skip') return [cs.head, st, n1, spent];
+  return [mkSeq(cs.head, rest, n1), st, n1 + 1, spent];
 }
 
 // ---- expressions ---------------------------------------------------------------------------
