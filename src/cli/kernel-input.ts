@@ -3,6 +3,7 @@
  * reading a pass list. Problems with the input are `UsageError`s (exit status 2); parse
  * diagnostics are printed here and reported as `null`.
  */
+import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import {
   type Fun,
@@ -14,7 +15,7 @@ import {
   type Program,
   treeDepthDiagnostic,
 } from '../kernel/index.js';
-import { defaultPipeline, type Pass, PassError, resolvePass } from '../optimizers/index.js';
+import { defaultPipeline, isPassPath, type Pass, PassError, resolvePass } from '../optimizers/index.js';
 import { type CliIo, fileProblem, UsageError } from './io.js';
 
 /** Bad input to a command (exit status 2); defined in io.ts, which every command loads. */
@@ -87,6 +88,8 @@ export function parsePasses(text: string | undefined): readonly Pass[] {
     .map((s) => s.trim())
     .filter((s) => s !== '')
     .map((n) => {
+      // (resolvePass calls a folder 'no such file')
+      if (isPassPath(n) && isDirectory(n)) throw new UsageError(`cannot read pass '${n}': is a directory`);
       try {
         return resolvePass(n);
       } catch (e) {
@@ -94,4 +97,12 @@ export function parsePasses(text: string | undefined): readonly Pass[] {
         throw e;
       }
     });
+}
+
+function isDirectory(file: string): boolean {
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -119,6 +119,10 @@ export function configError(config: StageConfig, where: string, reason: string):
   return new ConfigError(config.file, at.line, at.col, reason);
 }
 
+function isDirectory(file: string): boolean {
+  return existsSync(file) && statSync(file).isDirectory();
+}
+
 /** Why a file could not be read, for messages: `no such file`, `is a directory`, `permission denied`, …. */
 function readProblem(e: unknown): string {
   const code = (e as { code?: unknown } | null)?.code;
@@ -266,7 +270,7 @@ export function parseConfig(text: string, file: string): StageConfig {
   if (inputText === '') fail(inputNode, "'input' must name the kernel C file");
   const input = path.resolve(path.dirname(path.resolve(file)), inputText);
   if (!existsSync(input)) fail(inputNode, `no such file: '${inputText}'`);
-  if (statSync(input).isDirectory()) fail(inputNode, `'${inputText}' is a directory, not a kernel C file`);
+  if (isDirectory(input)) fail(inputNode, `'${inputText}' is a directory, not a kernel C file`);
 
   // function
   const fnNode = byKey.get('function') as Node;
@@ -285,6 +289,8 @@ export function parseConfig(text: string, file: string): StageConfig {
         p,
         `unknown pass '${name}' (built-in: ${KNOWN_PASSES.join(', ')}; or the path of your own optimizer, relative to this file)`,
       );
+    if (isPassPath(name) && isDirectory(path.resolve(path.dirname(path.resolve(file)), name)))
+      fail(p, `'${name}' is a directory, not an optimizer's .ts file`);
     at(`pipeline[${i}]`, p);
     pipeline.push(name);
   });
