@@ -79,7 +79,8 @@ export function firstTooDeepOffset(
     return false;
   };
   /** Whether the next word, after blanks and comments, is `else`. */
-  const elseFollows = (): boolean => /^(?:\s|\/\/[^\n]*\n|\/\*[^]*?\*\/)*else\b/.test(text.slice(i, i + 200));
+  const elseFollows = (): boolean =>
+    /^(?:\s|\/\/[^\n]*\n|\/\*[\s\S]*?\*\/)*else\b/.test(text.slice(i, i + 200));
   const open = (kind: string, cost = 1): void => {
     levels.push({ open: kind, cost, statements: 0, operators: 0 });
     estimate += cost;

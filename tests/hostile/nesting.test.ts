@@ -40,7 +40,7 @@ function file(name: string, source: string): string {
 
 type Run = { code: number; out: string; err: string };
 
-function clean(r: Run): Run {
+function clean<R extends Run>(r: R): R {
   expect(r.err).not.toMatch(/internal error|\n\s+at \S+ \(|RangeError|Maximum call stack/);
   expect(r.code).not.toBe(3);
   return r;
