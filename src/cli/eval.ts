@@ -170,7 +170,15 @@ function scalarValue(v: unknown, what: string): number | boolean {
   if (typeof v === 'number' || typeof v === 'boolean') return v;
   const special = typeof v === 'string' ? SPECIAL.get(v) : undefined;
   if (special !== undefined) return special;
-  throw new UsageError(`argument '${what}' must be a number or boolean, got ${JSON.stringify(v)}`);
+  throw new UsageError(`argument '${what}' must be a number or boolean, got ${shortJson(v)}`);
+}
+
+/** A value for a message: JSON if short and shallow, else what kind of value it is. */
+function shortJson(v: unknown): string {
+  if (Array.isArray(v)) return `an array of ${v.length}`;
+  if (typeof v === 'object' && v !== null) return 'an object';
+  const text = JSON.stringify(v) ?? String(v);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
 function argValue(v: unknown, what: string): ArgValue {

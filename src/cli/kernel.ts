@@ -141,6 +141,8 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     const r = await runKernel(program, fnName, args, {
       backend: emit === 'js' ? 'js' : (backend ?? 'auto'),
       wgsl: {},
+      // run-time errors positioned as scf eval positions them (the optimizers keep labels)
+      js: { spans: input.spans, file },
     });
     if (r.note !== undefined) io.err(`scf kernel: note: ${r.note}`);
     io.out(JSON.stringify({ backend: r.backend, result: resultJson(r.result, fun) }));

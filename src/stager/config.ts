@@ -195,6 +195,10 @@ export function parseConfig(text: string, file: string): StageConfig {
     throw errAt(node.offset, reason);
   };
 
+  // jsonc-parser and the description parser recurse along brackets: a config nested deeper than
+  // any real one is one positioned error, not a stack overflow.
+  const deep = firstTooDeepBracket(text, true);
+  if (deep !== undefined) throw errAt(deep, `nesting too deep (limit ${MAX_CONFIG_NESTING})`);
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, {
     disallowComments: true,
@@ -371,6 +375,26 @@ function recordOf<T>(entries: readonly (readonly [string, T])[]): Record<string,
   return out;
 }
 
+/** Most brackets one inside another a configuration, or a description in it, may have. */
+export const MAX_CONFIG_NESTING = 64;
+
+/**
+ * The offset of the first bracket (`[`, `{`, and `(` in descriptions) nested more than
+ * MAX_CONFIG_NESTING deep in `text`; strings are skipped when `json`. Undefined when none is.
+ */
+function firstTooDeepBracket(text: string, json: boolean): number | undefined {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (json && c === '"') {
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+    } else if (c === '[' || c === '{' || (!json && c === '(')) {
+      if (++depth > MAX_CONFIG_NESTING) return i;
+    } else if (c === ']' || c === '}' || (!json && c === ')')) depth--;
+  }
+  return undefined;
+}
+
 /** A `bind` value: a description string, or a JSON literal (arrays may hold description strings). */
 function bindDescription(
   node: Node,
@@ -379,9 +403,19 @@ function bindDescription(
 ): Description {
   const go = (n: Node): AbsValue => {
     switch (n.type) {
-      case 'string':
+      case 'string': {
+        const value = n.value as string;
+        const deep = firstTooDeepBracket(value, false);
+        if (deep !== undefined) {
+          const before = value.slice(0, deep).split('\n');
+          const at = `${before.length}:${(before[before.length - 1] as string).length + 1}`;
+          throw errAt(
+            stringOffset(text, n, at),
+            `bad description: nesting too deep (limit ${MAX_CONFIG_NESTING})`,
+          );
+        }
         try {
-          return parseDescription(n.value as string);
+          return parseDescription(value);
         } catch (e) {
           if (!(e instanceof DescriptionError)) throw e;
           throw errAt(
@@ -389,6 +423,7 @@ function bindDescription(
             `bad description: ${e.message.slice(e.position.length + 2)}`,
           );
         }
+      }
       case 'number':
       case 'boolean':
         return constant(n.value as Prim);

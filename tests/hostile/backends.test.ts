@@ -626,6 +626,9 @@ describe('run-time errors: the evaluator’s, never a silent value', () => {
         expect(ev.err, what).toContain(`error: ${message}`);
         expect(js.code, what).toBe(1);
         expect(js.err, what).toContain(`error: ${message}`);
+        // positioned alike, but for the call depth and the step budget (the JS back end counts them at a function's entry and a loop's head)
+        if (!/call depth|step budget/.test(message))
+          expect(js.err.split('\n')[0], what).toBe(ev.err.split('\n')[0]);
       }
     }
   });
