@@ -60,7 +60,7 @@ async function run(kind: string, ms: number, ...argv: string[]): Promise<Run> {
   return r;
 }
 
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const reEscape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Exit 2 is positioned in `file`, or, for what the command line gave (arguments, the function's
@@ -68,7 +68,7 @@ const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  */
 function expectBadInputExplained(r: Run, file: string): void {
   const first = r.err.split('\n')[0] as string;
-  const positioned = new RegExp(`^${escape(file)}:\\d+:\\d+: error`).test(first);
+  const positioned = new RegExp(`^${reEscape(file)}:\\d+:\\d+: error`).test(first);
   const commandLine =
     /^scf \w+: (missing argument|.* has no function|parameter '|argument '|too many arguments|--args|--bind|.*function)/.test(
       first,
@@ -337,7 +337,7 @@ describe('malformed configurations and descriptions', () => {
         else {
           expect(r.code).toBe(2);
           const first = r.err.split('\n')[0] as string;
-          expect(first, first).toMatch(new RegExp(`^(${escape(f)}|${escape(MUL_ADD)}):\\d+:\\d+: error`));
+          expect(first, first).toMatch(new RegExp(`^(${reEscape(f)}|${reEscape(MUL_ADD)}):\\d+:\\d+: error`));
         }
       }),
       { numRuns: RUNS, seed: SEED },
@@ -367,7 +367,7 @@ describe('malformed configurations and descriptions', () => {
             expect(r.code).toBe(2);
             const line = text.split('\n').findIndex((l) => l.includes('"a": ')) + 1;
             expect(r.err.split('\n')[0], description).toMatch(
-              new RegExp(`^${escape(f)}:(${line}|\\d+):\\d+: error`),
+              new RegExp(`^${reEscape(f)}:(${line}|\\d+):\\d+: error`),
             );
           }
         },
@@ -392,7 +392,7 @@ describe('malformed configurations and descriptions', () => {
       const f = file('deep.json', text);
       const r = await run('config', 10_000, 'stage', f, '--out', path.join(TMP, 'never'), '--quiet');
       expect(r.code).toBe(2);
-      expect(r.err.split('\n')[0]).toMatch(new RegExp(`^${escape(f)}:\\d+:\\d+: error: .*nesting too deep`));
+      expect(r.err.split('\n')[0]).toMatch(new RegExp(`^${reEscape(f)}:\\d+:\\d+: error: .*nesting too deep`));
     });
   }
 
