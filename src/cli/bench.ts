@@ -16,24 +16,54 @@ import {
   speedupChartSvg,
 } from '../bench/index.js';
 import { ConfigError } from '../stager/index.js';
-import { type CliIo, EXIT_BAD_INPUT, parseCommandArgs, UsageError } from './io.js';
+import {
+  type CliIo,
+  type CommandSpec,
+  commandHelp,
+  EXIT_BAD_INPUT,
+  HELP_FLAG,
+  parseCommand,
+  UsageError,
+} from './io.js';
 import { prepareOutFile } from './out-path.js';
 
-const HELP = `Usage: scf bench [--json] [--dir DIR] [--config N ...] [--budget MS] [--chart FILE.svg] [--save FILE.json]
-
-Benchmarks staged against unstaged optimizer pipelines on the configurations of SCF Table 2
-(configs/table2, or the configurations in DIR, e.g. configs/fusion): compiler speed-up, instruction and map-operation reduction, size ratio,
-compiled-code speed-up, distance to the lower bound, break-even, and whether the outputs are equal.
-
-Options:
-  --json            print the report as JSON instead of the table
-  --dir DIR         benchmark the configuration files in DIR (default: configs/table2)
-  -c, --config N    run configuration N only (repeatable; default: all)
-  --budget MS       timing budget per comparison in milliseconds (default 600)
-  --chart FILE      also write the speed-up chart (SVG) to FILE (needs the optional packages
-                    'vega' and 'vega-lite'; without them the chart is skipped with a note)
-  --save FILE       also write the JSON report to FILE
-  -h, --help        show this help`;
+export const BENCH = {
+  name: 'bench',
+  usage:
+    'scf bench [--json] [--dir DIR] [--config N ...] [--budget MS] [--chart FILE.svg] [--save FILE.json]',
+  about: `Benchmarks staged against unstaged optimizer pipelines on the configurations of SCF Table 2
+(configs/table2, or the configurations in DIR, e.g. configs/fusion): compiler speed-up, instruction
+and map-operation reduction, size ratio, compiled-code speed-up, distance to the lower bound,
+break-even, and whether the outputs are equal.`,
+  flags: {
+    json: { type: 'boolean', help: 'print the report as JSON instead of the table' },
+    dir: {
+      type: 'string',
+      value: 'DIR',
+      help: 'benchmark the configuration files in DIR (default: configs/table2)',
+    },
+    config: {
+      type: 'string',
+      short: 'c',
+      multiple: true,
+      value: 'N',
+      help: 'run configuration N only (repeatable; default: all)',
+    },
+    budget: {
+      type: 'string',
+      value: 'MS',
+      help: 'timing budget per comparison in milliseconds (default 600)',
+    },
+    chart: {
+      type: 'string',
+      value: 'FILE',
+      help: `also write the speed-up chart (SVG) to FILE (needs the optional packages
+'vega' and 'vega-lite'; without them the chart is skipped with a note)`,
+    },
+    save: { type: 'string', value: 'FILE', help: 'also write the JSON report to FILE' },
+    help: HELP_FLAG,
+  },
+} satisfies CommandSpec;
 
 /** What `scf bench --chart` prints, on stderr, when Vega or Vega-Lite is not installed. */
 export const CHART_SKIPPED = "scf bench: chart skipped: install 'vega' and 'vega-lite' to draw it";
@@ -48,11 +78,11 @@ export async function benchCommand(argv: string[], io: CliIo): Promise<number> {
     return EXIT_BAD_INPUT;
   }
   if (args.values.help) {
-    io.out(HELP);
+    io.out(commandHelp(BENCH));
     return 0;
   }
   if (args.positionals.length > 0) {
-    io.err(`scf bench: unexpected argument '${args.positionals[0]}'\n\n${HELP}`);
+    io.err(`scf bench: unexpected argument '${args.positionals[0]}'\n\n${commandHelp(BENCH)}`);
     return EXIT_BAD_INPUT;
   }
   const dir = args.values.dir === undefined ? undefined : path.resolve(args.values.dir);
@@ -156,13 +186,5 @@ function progressDisplay(io: CliIo, total: number): Progress {
 }
 
 function parse(argv: string[]) {
-  return parseCommandArgs('bench', argv, {
-    json: { type: 'boolean' },
-    dir: { type: 'string' },
-    config: { type: 'string', short: 'c', multiple: true },
-    budget: { type: 'string' },
-    chart: { type: 'string' },
-    save: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  });
+  return parseCommand(BENCH, argv);
 }

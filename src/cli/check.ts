@@ -11,23 +11,35 @@
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { compileFile, type Diagnostic, formatDiagnostic, lineCol, printProgram } from '../scf-lang/index.js';
-import { type CliIo, EXIT_BAD_INPUT, parseCommandArgs, UsageError } from './io.js';
+import {
+  type CliIo,
+  type CommandSpec,
+  commandHelp,
+  EXIT_BAD_INPUT,
+  HELP_FLAG,
+  parseCommand,
+  UsageError,
+} from './io.js';
 
-export const CHECK_HELP = `Usage: scf check FILE.ts... [--core] [--labels] [--no-frame] [--json]
-
-Checks optimizers written in SCF-lang (a pure, first-order subset of TypeScript), and every
-SCF-lang module they import. Prints diagnostics as FILE:LINE:COL: error SCFnnnn: message.
-
-Options:
-  --core       print the programs desugared to Core SCF
-  --labels     with --core, show every node's label
-  --no-frame   print diagnostics without code frames
-  --json       print {"files": [{"file", "ok", "diagnostics": [{"code", "message", "file",
-               "line", "col", "severity"}]}]} instead (line and col 1-based, null when unknown)
-  -h, --help   show this help
-
-Exit status: 0 when every file is in the subset, 1 on any error, 2 on bad input (a bad flag,
-a file that cannot be read).`;
+export const CHECK = {
+  name: 'check',
+  usage: 'scf check FILE.ts... [--core] [--labels] [--no-frame] [--json]',
+  about: `Checks optimizers written in SCF-lang (a pure, first-order subset of TypeScript), and every
+SCF-lang module they import. Prints diagnostics as FILE:LINE:COL: error SCFnnnn: message.`,
+  flags: {
+    core: { type: 'boolean', help: 'print the programs desugared to Core SCF' },
+    labels: { type: 'boolean', help: "with --core, show every node's label" },
+    'no-frame': { type: 'boolean', help: 'print diagnostics without code frames' },
+    json: {
+      type: 'boolean',
+      help: `print {"files": [{"file", "ok", "diagnostics": [{"code", "message", "file",
+"line", "col", "severity"}]}]} instead (line and col 1-based, null when unknown)`,
+    },
+    help: HELP_FLAG,
+  },
+  notes: `Exit status: 0 when every file is in the subset, 1 on any error, 2 on bad input (a bad flag,
+a file that cannot be read).`,
+} satisfies CommandSpec;
 
 /** One diagnostic of `scf check --json`. */
 export interface JsonDiagnostic {
@@ -57,15 +69,9 @@ export function checkCommand(argv: readonly string[], io: CliIo): number {
 }
 
 function run(argv: readonly string[], io: CliIo): number {
-  const { values, positionals: files } = parseCommandArgs('check', argv, {
-    core: { type: 'boolean' },
-    labels: { type: 'boolean' },
-    'no-frame': { type: 'boolean' },
-    json: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-  });
+  const { values, positionals: files } = parseCommand(CHECK, argv);
   if (values.help) {
-    io.out(CHECK_HELP);
+    io.out(commandHelp(CHECK));
     return 0;
   }
   if (files.length === 0) throw new UsageError("expected FILE.ts\nRun 'scf check --help' for its options.");

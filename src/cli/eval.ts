@@ -18,26 +18,56 @@ import {
   type Param,
 } from '../kernel/index.js';
 import { BindError, type BindValue, runPipeline } from '../optimizers/index.js';
-import { type CliIo as CommandIO, EXIT_BAD_INPUT, EXIT_INTERNAL, parseCommandArgs } from './io.js';
+import {
+  type CliIo as CommandIO,
+  type CommandSpec,
+  commandHelp,
+  EXIT_BAD_INPUT,
+  EXIT_INTERNAL,
+  HELP_FLAG,
+  parseCommand,
+} from './io.js';
 import { loadKernelFunction, parsePasses, tooDeepTo, UsageError } from './kernel-input.js';
 
-const HELP = `Usage: scf eval FILE.c [--function F] [--args JSON] [--bind NAME=VALUE ...] [--fuel N]
-
-Runs kernel function F of FILE.c on the reference evaluator (C semantics: wrapping int,
-binary32 float) and prints {"result": ..., "outputs": {ARRAY_PARAM: [...], ...}}.
-
-Options:
-  -f, --function F    the function to run (default: the file's only function)
-  -a, --args JSON     arguments: an object by parameter name, e.g. {"x":1,"a":[1,2,3]},
-                      or an array in parameter order
-  -b, --bind N=V      one argument (repeatable); V is a number, true, false or an array
-  -p, --passes LIST   optimize first with these passes (e.g. const-prop,copy-prop,dae),
-                      treating the --bind values as constants, then run the result
-      --fuel N        step budget (default 100000000)
-  -h, --help          show this help
-
-Floats may be given as "NaN", "Infinity" or "-Infinity". Outputs list the non-const
-array parameters after the call.`;
+export const EVAL = {
+  name: 'eval',
+  usage: 'scf eval FILE.c [--function F] [--args JSON] [--bind NAME=VALUE ...] [--passes LIST] [--fuel N]',
+  about: `Runs kernel function F of FILE.c on the reference evaluator (C semantics: wrapping int,
+binary32 float) and prints {"result": ..., "outputs": {ARRAY_PARAM: [...], ...}}.`,
+  flags: {
+    function: {
+      type: 'string',
+      short: 'f',
+      value: 'F',
+      help: "the function to run (default: the file's only function)",
+    },
+    args: {
+      type: 'string',
+      short: 'a',
+      value: 'JSON',
+      help: `arguments: an object by parameter name, e.g. {"x":1,"a":[1,2,3]},
+or an array in parameter order`,
+    },
+    bind: {
+      type: 'string',
+      short: 'b',
+      multiple: true,
+      value: 'N=V',
+      help: 'one argument (repeatable); V is a number, true, false or an array',
+    },
+    passes: {
+      type: 'string',
+      short: 'p',
+      value: 'LIST',
+      help: `optimize first with these passes (e.g. const-prop,copy-prop,dae),
+treating the --bind values as constants, then run the result`,
+    },
+    fuel: { type: 'string', value: 'N', help: 'step budget (default 100000000)' },
+    help: HELP_FLAG,
+  },
+  notes: `Floats may be given as "NaN", "Infinity" or "-Infinity". Outputs list the non-const
+array parameters after the call.`,
+} satisfies CommandSpec;
 
 export async function evalCommand(argv: string[], io: CommandIO): Promise<number> {
   try {
@@ -57,16 +87,9 @@ export async function evalCommand(argv: string[], io: CommandIO): Promise<number
 }
 
 async function run(argv: string[], io: CommandIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs('eval', argv, {
-    function: { type: 'string', short: 'f' },
-    args: { type: 'string', short: 'a' },
-    bind: { type: 'string', short: 'b', multiple: true },
-    fuel: { type: 'string' },
-    passes: { type: 'string', short: 'p' },
-    help: { type: 'boolean', short: 'h' },
-  });
+  const { values, positionals } = parseCommand(EVAL, argv);
   if (values.help) {
-    io.out(HELP);
+    io.out(commandHelp(EVAL));
     return 0;
   }
   if (positionals.length !== 1) throw new UsageError('expected exactly one FILE.c (see --help)');

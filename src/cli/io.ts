@@ -31,6 +31,60 @@ export type ParsedCommandArgs<O extends CommandOptions> = ReturnType<
 >;
 
 /**
+ * One flag of a command: what node's `parseArgs` needs (`type`, `short`, `multiple`) and what its
+ * help says (`value`, the placeholder of a string flag's value; `help`, lines joined by `\n`).
+ * The same record drives the parser and the help, so the help lists exactly the accepted flags.
+ */
+export interface Flag {
+  readonly type: 'string' | 'boolean';
+  readonly short?: string;
+  readonly multiple?: boolean;
+  readonly value?: string;
+  readonly help: string;
+}
+
+/** A command's flags by long name, in the order its help lists them. */
+export type Flags = Readonly<Record<string, Flag>>;
+
+/** A command's help and flags: `scf CMD --help` is made from it, and its flags are parsed by it. */
+export interface CommandSpec<F extends Flags = Flags> {
+  readonly name: string;
+  /** The synopsis after `Usage: ` (it may span lines). */
+  readonly usage: string;
+  /** What the command does, before the options. */
+  readonly about: string;
+  readonly flags: F;
+  /** What follows the options (formats, exit statuses, lists). */
+  readonly notes?: string;
+}
+
+/** The `-h, --help` flag every command has. */
+export const HELP_FLAG = { type: 'boolean', short: 'h', help: 'show this help' } as const satisfies Flag;
+
+/** `scf CMD --help`: usage, what it does, and one aligned line (or more) per flag of `spec`. */
+export function commandHelp(spec: CommandSpec): string {
+  const left = Object.entries(spec.flags).map(
+    ([name, f]) =>
+      `  ${f.short === undefined ? '    ' : `-${f.short}, `}--${name}${f.value ? ` ${f.value}` : ''}`,
+  );
+  const col = Math.max(...left.map((l) => l.length)) + 2;
+  const options = Object.values(spec.flags).map((f, i) =>
+    f.help
+      .split('\n')
+      .map((line, j) => `${(j === 0 ? (left[i] as string) : '').padEnd(col)}${line}`)
+      .join('\n'),
+  );
+  const parts = [`Usage: ${spec.usage}`, spec.about, `Options:\n${options.join('\n')}`];
+  if (spec.notes !== undefined) parts.push(spec.notes);
+  return parts.join('\n\n');
+}
+
+/** Parses `argv` by the flags of `spec` (see `parseCommandArgs`). */
+export function parseCommand<const F extends Flags>(spec: CommandSpec<F>, argv: readonly string[]) {
+  return parseCommandArgs(spec.name, argv, spec.flags as F & CommandOptions);
+}
+
+/**
  * Parses a command's flags with node's `parseArgs` in strict mode (positionals allowed), and
  * turns its errors into one uniform `UsageError`:
  *

@@ -41,33 +41,71 @@ import {
   ShaderRejected,
 } from '../target/index.js';
 import { parseArgsJson, resultJson } from './eval.js';
-import { type CliIo, EXIT_BAD_INPUT, EXIT_INTERNAL, parseCommandArgs } from './io.js';
+import {
+  type CliIo,
+  type CommandSpec,
+  commandHelp,
+  EXIT_BAD_INPUT,
+  EXIT_INTERNAL,
+  HELP_FLAG,
+  parseCommand,
+} from './io.js';
 import { loadKernelFunction, parsePasses, tooDeepTo, UsageError } from './kernel-input.js';
 import { optimizeUnstaged, parseBinds } from './opt.js';
 
-const HELP = `Usage: scf kernel FILE.c [--function F] [--bind NAME=VALUE ...] [--passes P1,P2,...]
-                  --emit wgsl|js [--run [--args JSON] [--backend auto|webgpu|js]]
-
-Generates code for kernel function F of FILE.c and prints it: with --emit wgsl the WGSL compute
+export const KERNEL = {
+  name: 'kernel',
+  usage: `scf kernel FILE.c [--function F] [--bind NAME=VALUE ...] [--passes P1,P2,...]
+                  --emit wgsl|js [--run [--args JSON] [--backend auto|webgpu|js]]`,
+  about: `Generates code for kernel function F of FILE.c and prints it: with --emit wgsl the WGSL compute
 shaders of its combinators, with --emit js the JavaScript back end's source. With --run, runs the
-function instead and prints {"backend": "webgpu"|"js", "result": ...}.
-
-Options:
-  -f, --function F     the function (default: the file's only function)
-  -e, --emit TARGET    wgsl or js
-  -b, --bind N=V       formal N is the constant V (repeatable), as in 'scf opt': an int or float
-                       literal, true/false, or an array [1,2,1]; the function is optimized first
-                       and a run takes V as N's argument
-  -p, --passes LIST    optimize first with these passes, as 'scf opt' does
-                       (default with --bind: ${defaultPipeline.map((p) => p.name).join(',')})
-  -r, --run            run the function: on WebGPU for --emit wgsl, on the JS back end for --emit js
-  -a, --args JSON      the run's arguments, as in 'scf eval': an object by parameter name, e.g.
-                       {"x":1,"a":[1,2,3]}, or an array in parameter order
-      --backend B      for --emit wgsl --run: auto (default: WebGPU when an adapter exists, else
-                       the JS back end, with a note), webgpu (no adapter is an error) or js
-  -h, --help           show this help
-
-Floats may be given as "NaN", "Infinity" or "-Infinity".`;
+function instead and prints {"backend": "webgpu"|"js", "result": ...}.`,
+  flags: {
+    function: {
+      type: 'string',
+      short: 'f',
+      value: 'F',
+      help: "the function (default: the file's only function)",
+    },
+    emit: { type: 'string', short: 'e', value: 'TARGET', help: 'wgsl or js' },
+    bind: {
+      type: 'string',
+      short: 'b',
+      multiple: true,
+      value: 'N=V',
+      help: `formal N is the constant V (repeatable), as in 'scf opt': an int or float
+literal, true/false, or an array [1,2,1]; the function is optimized first
+and a run takes V as N's argument`,
+    },
+    passes: {
+      type: 'string',
+      short: 'p',
+      value: 'LIST',
+      help: `optimize first with these passes, as 'scf opt' does
+(default with --bind: ${defaultPipeline.map((p) => p.name).join(',')})`,
+    },
+    run: {
+      type: 'boolean',
+      short: 'r',
+      help: 'run the function: on WebGPU for --emit wgsl, on the JS back end for --emit js',
+    },
+    args: {
+      type: 'string',
+      short: 'a',
+      value: 'JSON',
+      help: `the run's arguments, as in 'scf eval': an object by parameter name, e.g.
+{"x":1,"a":[1,2,3]}, or an array in parameter order`,
+    },
+    backend: {
+      type: 'string',
+      value: 'B',
+      help: `for --emit wgsl --run: auto (default: WebGPU when an adapter exists, else
+the JS back end, with a note), webgpu (no adapter is an error) or js`,
+    },
+    help: HELP_FLAG,
+  },
+  notes: 'Floats may be given as "NaN", "Infinity" or "-Infinity".',
+} satisfies CommandSpec;
 
 export async function kernelCommand(argv: string[], io: CliIo): Promise<number> {
   try {
@@ -83,18 +121,9 @@ export async function kernelCommand(argv: string[], io: CliIo): Promise<number> 
 }
 
 async function run(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs('kernel', argv, {
-    function: { type: 'string', short: 'f' },
-    emit: { type: 'string', short: 'e' },
-    bind: { type: 'string', short: 'b', multiple: true },
-    passes: { type: 'string', short: 'p' },
-    run: { type: 'boolean', short: 'r' },
-    args: { type: 'string', short: 'a' },
-    backend: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  });
+  const { values, positionals } = parseCommand(KERNEL, argv);
   if (values.help) {
-    io.out(HELP);
+    io.out(commandHelp(KERNEL));
     return 0;
   }
   if (positionals.length !== 1) return usage('expected exactly one FILE.c', io);
@@ -195,6 +224,6 @@ function isJsInputCheck(e: unknown): e is Error {
 
 /** A usage error: the message, then the help (exit 2). */
 function usage(message: string, io: CliIo): number {
-  io.err(`scf kernel: ${message}\n\n${HELP}`);
+  io.err(`scf kernel: ${message}\n\n${commandHelp(KERNEL)}`);
   return EXIT_BAD_INPUT;
 }

@@ -22,25 +22,55 @@ import {
 } from '../optimizers/index.js';
 import { equal } from '../scf-lang/prelude.js';
 
-const HELP = `Usage: scf opt FILE.c [--function F] [--bind NAME=VALUE ...] [--passes P1,P2,...] [--staged DIR]
+export const OPT = {
+  name: 'opt',
+  usage: 'scf opt FILE.c [--function F] [--bind NAME=VALUE ...] [--passes P1,P2,...] [--staged DIR]',
+  about: `Optimizes kernel function F of FILE.c with the unstaged pipeline (or, with --staged, with the
+staged pipeline that 'scf stage' wrote into DIR) and prints it as C.`,
+  flags: {
+    function: {
+      type: 'string',
+      short: 'f',
+      value: 'F',
+      help: "the function to optimize (default: the file's only function)",
+    },
+    bind: {
+      type: 'string',
+      short: 'b',
+      multiple: true,
+      value: 'N=V',
+      help: `formal N is the constant V (repeatable): an int or float literal
+(3, -2, 0.5, 1.5f), true/false, or an array [1,2,1] for an array formal`,
+    },
+    passes: {
+      type: 'string',
+      short: 'p',
+      value: 'LIST',
+      help: `comma-separated passes, in order (default: ${defaultPipeline.map((p) => p.name).join(',')})
+an entry may be the path of your own SCF-lang optimizer (./passes/mine.ts)`,
+    },
+    staged: {
+      type: 'string',
+      short: 's',
+      value: 'DIR',
+      help: `run the staged pipeline of DIR/F.stub.mjs (from 'scf stage'); bindings outside
+its early description fall back to the unstaged pipeline with a warning`,
+    },
+    help: HELP_FLAG,
+  },
+  notes: `Passes:
+${allPasses.map((p) => `  ${p.name.padEnd(11)} ${p.description}`).join('\n')}`,
+} satisfies CommandSpec;
 
-Optimizes kernel function F of FILE.c with the unstaged pipeline (or, with --staged, with the
-staged pipeline that 'scf stage' wrote into DIR) and prints it as C.
-
-Options:
-  -f, --function F     the function to optimize (default: the file's only function)
-  -b, --bind N=V       formal N is the constant V (repeatable): an int or float literal
-                       (3, -2, 0.5, 1.5f), true/false, or an array [1,2,1] for an array formal
-  -p, --passes LIST    comma-separated passes, in order (default: ${defaultPipeline.map((p) => p.name).join(',')})
-                       an entry may be the path of your own SCF-lang optimizer (./passes/mine.ts)
-  -s, --staged DIR     run the staged pipeline of DIR/F.stub.mjs (from 'scf stage'); bindings outside
-                       its early description fall back to the unstaged pipeline with a warning
-  -h, --help           show this help
-
-Passes:
-${allPasses.map((p) => `  ${p.name.padEnd(11)} ${p.description}`).join('\n')}`;
-
-import { type CliIo, EXIT_BAD_INPUT, EXIT_INTERNAL, parseCommandArgs } from './io.js';
+import {
+  type CliIo,
+  type CommandSpec,
+  commandHelp,
+  EXIT_BAD_INPUT,
+  EXIT_INTERNAL,
+  HELP_FLAG,
+  parseCommand,
+} from './io.js';
 import { type KernelInput, loadKernelFunction, parsePasses, tooDeepTo, UsageError } from './kernel-input.js';
 
 export async function optCommand(
@@ -66,7 +96,7 @@ async function run(
   const parsed = parse(argv);
   const { values, positionals } = parsed;
   if (values.help) {
-    io.out(HELP);
+    io.out(commandHelp(OPT));
     return 0;
   }
   if (positionals.length !== 1) throw new UsageError('expected exactly one FILE.c (see --help)');
@@ -149,13 +179,7 @@ async function runStaged(
 }
 
 function parse(argv: string[]) {
-  return parseCommandArgs('opt', argv, {
-    function: { type: 'string', short: 'f' },
-    bind: { type: 'string', short: 'b', multiple: true },
-    passes: { type: 'string', short: 'p' },
-    staged: { type: 'string', short: 's' },
-    help: { type: 'boolean', short: 'h' },
-  });
+  return parseCommand(OPT, argv);
 }
 
 const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[fF]?$/;

@@ -19,13 +19,22 @@ import {
   stageReport,
   writeStaged,
 } from '../stager/index.js';
-import { type CliIo, EXIT_BAD_INPUT, fileProblem, parseCommandArgs } from './io.js';
+import {
+  type CliIo,
+  type CommandSpec,
+  commandHelp,
+  EXIT_BAD_INPUT,
+  fileProblem,
+  HELP_FLAG,
+  parseCommand,
+} from './io.js';
 import { UsageError } from './kernel-input.js';
 import { prepareOutDir } from './out-path.js';
 
-const HELP = `Usage: scf stage CONFIG.json --out DIR [--k N] [--quiet] [--explain] [--json]
-
-Stages the optimizer pipeline of CONFIG for what it says is known early about the function's
+export const STAGE = {
+  name: 'stage',
+  usage: 'scf stage CONFIG.json --out DIR [--k N] [--quiet] [--explain] [--json]',
+  about: `Stages the optimizer pipeline of CONFIG for what it says is known early about the function's
 formals, writes into DIR one staged optimizer per pass (NAME.PASS.staged.mjs), a stub
 (NAME.stub.mjs, whose specialize(values) runs the staged pipeline; typed by NAME.stub.d.mts),
 a manifest of what it was staged from (NAME.manifest.json) and NAME.abstract.txt, and prints
@@ -34,18 +43,31 @@ the abstract programs I1, I2, ... (SCF Fig. 6 notation). The modules import only
 CONFIG is JSON: { "input": "file.c", "function": "mul_add", "pipeline": ["const-prop","copy-prop","dae"],
                   "bind": { "a": "'Int" }, "sample": { "a": 1 } }
   bind values: 'Int, 'Float, 'Bool, literals (3, 1.5), unions (0|1), arrays ([0,1,7]), 'Array, 'Array[3]
-  pipeline entries: built-in passes, or paths of your own SCF-lang optimizers ("./passes/mine.ts")
-
-Options:
-  -o, --out DIR     where to write the staged modules (required)
-  -k, --k N         call-chain bound of the partial evaluator (default 2)
-  -q, --quiet       do not print the abstract programs
-  -e, --explain     list, per pass, every loss of precision of the partial evaluator: each
-                    specialization parameter or result cut to a skeleton or widened to 1, and each
-                    specialization given up, with the function, what it handled and the reason
-      --json        print a JSON report instead (the manifest; per pass: stop, reason, stats,
-                    sizes, events)
-  -h, --help        show this help`;
+  pipeline entries: built-in passes, or paths of your own SCF-lang optimizers ("./passes/mine.ts")`,
+  flags: {
+    out: { type: 'string', short: 'o', value: 'DIR', help: 'where to write the staged modules (required)' },
+    k: {
+      type: 'string',
+      short: 'k',
+      value: 'N',
+      help: 'call-chain bound of the partial evaluator (default 2)',
+    },
+    quiet: { type: 'boolean', short: 'q', help: 'do not print the abstract programs' },
+    explain: {
+      type: 'boolean',
+      short: 'e',
+      help: `list, per pass, every loss of precision of the partial evaluator: each
+specialization parameter or result cut to a skeleton or widened to 1, and each
+specialization given up, with the function, what it handled and the reason`,
+    },
+    json: {
+      type: 'boolean',
+      help: `print a JSON report instead (the manifest; per pass: stop, reason, stats,
+sizes, events)`,
+    },
+    help: HELP_FLAG,
+  },
+} satisfies CommandSpec;
 
 export async function stageCommand(argv: string[], io: CliIo): Promise<number> {
   try {
@@ -67,7 +89,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const parsed = parse(argv);
   const { values, positionals } = parsed;
   if (values.help) {
-    io.out(HELP);
+    io.out(commandHelp(STAGE));
     return 0;
   }
   if (positionals.length !== 1) throw new UsageError('expected exactly one CONFIG.json (see --help)');
@@ -120,12 +142,5 @@ async function run(argv: string[], io: CliIo): Promise<number> {
 }
 
 function parse(argv: string[]) {
-  return parseCommandArgs('stage', argv, {
-    out: { type: 'string', short: 'o' },
-    k: { type: 'string', short: 'k' },
-    quiet: { type: 'boolean', short: 'q' },
-    explain: { type: 'boolean', short: 'e' },
-    json: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-  });
+  return parseCommand(STAGE, argv);
 }

@@ -12,6 +12,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { BENCH } from '../../src/cli/bench.js';
+import { CHECK } from '../../src/cli/check.js';
+import { EVAL } from '../../src/cli/eval.js';
+import type { CommandSpec } from '../../src/cli/io.js';
+import { KERNEL } from '../../src/cli/kernel.js';
+import { OPT } from '../../src/cli/opt.js';
+import { STAGE } from '../../src/cli/stage.js';
 import { cli } from './helpers.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -83,6 +90,38 @@ describe('scf --version and --help', () => {
     expect(r.out).toBe('');
     expect(r.err).toMatch(/^scf — a staged compilation framework\n/);
   });
+});
+
+describe("each command's flags: one table for the parser, its --help and the README", () => {
+  const SPECS: readonly CommandSpec[] = [CHECK, EVAL, OPT, KERNEL, STAGE, BENCH];
+  const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const flagsIn = (text: string): string[] => [...new Set(text.match(/--[a-z][a-z-]*/g) ?? [])].sort();
+  const accepted = (spec: CommandSpec): string[] =>
+    Object.keys(spec.flags)
+      .filter((f) => f !== 'help')
+      .map((f) => `--${f}`)
+      .sort();
+
+  it('lists every command', async () => {
+    expect(SPECS.map((s) => s.name).sort()).toEqual((await listedCommands()).sort());
+  });
+
+  for (const spec of [CHECK, EVAL, OPT, KERNEL, STAGE, BENCH] as CommandSpec[]) {
+    it(`scf ${spec.name}: --help's options and synopsis name exactly the flags it accepts, made from the table the parser reads`, async () => {
+      const help = (await cli(spec.name, '--help')).out;
+      const options = help.slice(help.indexOf('\nOptions:\n'));
+      const listed = [...options.matchAll(/^ {2}(?:-[a-z], | {4})(--[a-z-]+)/gm)].map((m) => m[1]);
+      expect(listed.sort()).toEqual([...accepted(spec), '--help'].sort());
+      expect(flagsIn(spec.usage)).toEqual(accepted(spec));
+    });
+
+    it(`scf ${spec.name}: the README's Commands table names exactly its flags`, () => {
+      const rows = README.split('\n').filter((l) => l.startsWith(`| \`npx scf ${spec.name} `));
+      expect(rows.length, spec.name).toBeGreaterThan(0);
+      const synopses = rows.map((l) => l.split(/(?<!\\)\|/)[1] as string).join(' ');
+      expect(flagsIn(synopses)).toEqual(accepted(spec));
+    });
+  }
 });
 
 describe('unknown commands and flags: one answer, exit 2', () => {

@@ -56,7 +56,7 @@ describe('scf stage', () => {
     // dotproduct's unrolling of a loop with a late trip count outgrows the size cap: each such
     // event names the specialization, what it handled, the parameter or result and the reason
     expect(r.out).toMatch(
-      /^ {2}const-prop\.unroll\$\d+ {2}const-prop\.unroll\(while #\d+, .*\) {2}param 4 \(copies\): size-cap -> /m,
+      /^ {2}const-prop\.unroll\$\d+ {2}const-prop\.unroll\(while #\d+, .*\) {2}param \d+ \(copies\): size-cap -> /m,
     );
     const j = await cli('stage', config, '--out', path.join(TMP, 'explain'), '--json');
     expect(j.code).toBe(0);
