@@ -80,7 +80,10 @@ export function commandHelp(spec: CommandSpec): string {
 }
 
 /** Parses `argv` by the flags of `spec` (see `parseCommandArgs`). */
-export function parseCommand<const F extends Flags>(spec: CommandSpec<F>, argv: readonly string[]) {
+export function parseCommand<const F extends Flags>(
+  spec: CommandSpec<F>,
+  argv: readonly string[],
+): ParsedCommandArgs<F & CommandOptions> {
   return parseCommandArgs(spec.name, argv, spec.flags as F & CommandOptions);
 }
 
