@@ -22,8 +22,9 @@
  *   `shapeJoin(old, next)` ⊇ γ(old) ∪ γ(next) keeps the constructor skeleton where both agree
  *   (pointwise joins under one constructor, unions keeping different constructors apart, maps
  *   with equal must-keys keeping them) and sends numeric leaves that changed to their base set;
- *   `boundedSkeleton(v, cap)` ⊇ γ(v) is the deepest cut of `v` (constructors, unions, must-keys
- *   down to a depth, `1` below) with at most `cap` nodes. Termination of a growing sequence
+ *   `boundedSkeleton(v, cap)` ⊇ γ(v) is a cut of `v` with at most `cap` open nodes that keeps
+ *   constructors, unions and must-keys and replaces the biggest parts by `1` first (the budget
+ *   is shared among siblings smallest first, so small precise parts survive a big one's cut). Termination of a growing sequence
  *   does not rest on these two (`shapeJoin` alone need not stabilise: a list can grow a cell per
  *   step): the partial evaluator counts changes and switches, after a bounded number, to
  *   `widen`, then to skeletons with numeric leaves `1`, then to `1`, each a bounded number of
@@ -56,6 +57,7 @@ import {
   mapChildren,
   primIndex,
   rec,
+  childrenOf,
   top,
   union,
   unfold,
@@ -554,28 +556,75 @@ function sameMustKeys(a: AbsMap, b: AbsMap): boolean {
 
 /**
  * An upper bound of `v` of at most `cap` open nodes (`openSize`: fully known parts count as
- * one) that keeps its shape as deep as it can: the constructor skeleton, unions and map
- * must-keys down to some depth, everything below it `1` (and numeric constant sets their base
- * set) — fully known parts are kept whole. The depth is the largest that fits the cap (at
- * depth 0 the value is `1`). This replaces the cliff from "too big" straight to `1`: a
- * specialization that outgrew its fuel or size cap still knows which constructor and which
- * must-keys it handles, so the code working on them stays specialized.
+ * one) that keeps as much of its shape as fits: the constructor skeleton, unions and map
+ * must-keys, with the biggest parts cut first. The budget is shared among a node's children by
+ * water-filling (smallest first: a child that fits its share is kept whole, what it leaves goes
+ * to the bigger ones), so a value that grew in one place — say the first command of a sequence,
+ * built by unrolling a loop a late number of times — loses that part and keeps its small,
+ * precise siblings, instead of losing everything below a uniform depth. With `numbersToTop`
+ * numeric leaves become `1` first (a part that keeps changing after the fuel is spent is
+ * usually a counter or a label). Fully known parts are kept whole. This replaces the cliff
+ * from "too big" straight to `1`: a specialization that outgrew its fuel or size cap still
+ * knows which constructors and which must-keys it handles, so the code working on them stays
+ * specialized.
  */
 export function boundedSkeleton(v: AbsValue, cap: number, numbersToTop = false): AbsValue {
-  if (!numbersToTop && openSize(v) <= cap) return v;
-  let lo = 0;
-  let hi = DEPTH_CAP;
-  let best: AbsValue = top();
-  // the skeleton's size grows with its depth: binary search the deepest one within the cap
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const s = cut(v, mid, numbersToTop);
-    if (openSize(s) <= cap) {
-      best = s;
-      lo = mid + 1;
-    } else hi = mid - 1;
+  const start = numbersToTop ? cut(v, DEPTH_CAP * 4, true) : v;
+  return fitWithin(start, Math.max(1, cap));
+}
+
+/** `v` cut to at most `budget` open nodes, its biggest children cut first (see `boundedSkeleton`). */
+function fitWithin(v: AbsValue, budget: number): AbsValue {
+  if (openSize(v) <= budget) return v;
+  switch (v.kind) {
+    case 'bottom':
+    case 'top':
+    case 'rec':
+    case 'base':
+    case 'consts':
+      return v;
+    case 'fix':
+    case 'set':
+      return top();
+    case 'union': {
+      const alts = share(v.alts, budget - 1);
+      return alts === undefined ? top() : union(alts);
+    }
+    case 'con': {
+      const args = share(v.args, budget - 1);
+      return args === undefined ? top() : con(v.ctor, args);
+    }
+    case 'map': {
+      const parts = share(childrenOf(v), budget - 1);
+      if (parts === undefined) return top();
+      const must = v.must.map(([k], i) => [k, parts[i] as AbsValue] as const);
+      const off = v.must.length;
+      const may = v.may.map(
+        (_, i) => [parts[off + 2 * i] as AbsValue, parts[off + 2 * i + 1] as AbsValue] as const,
+      );
+      return absMap(must, may);
+    }
+    default:
+      return assertNever(v);
   }
-  return best;
+}
+
+/**
+ * `xs`, each cut to its share of `budget` open nodes: smallest first, each gets at most an equal
+ * part of what is left (so the sum stays within `budget`); `undefined` when the budget cannot
+ * give every child at least one node.
+ */
+function share(xs: readonly AbsValue[], budget: number): AbsValue[] | undefined {
+  if (budget < xs.length) return undefined;
+  const order = xs.map((x, i) => [openSize(x), i] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const out: AbsValue[] = new Array(xs.length);
+  let left = budget;
+  order.forEach(([n, i], rank) => {
+    const part = Math.min(n, Math.floor(left / (order.length - rank)));
+    out[i] = fitWithin(xs[i] as AbsValue, part);
+    left -= part;
+  });
+  return out;
 }
 
 /**

@@ -140,6 +140,14 @@ describe('lattice', () => {
     for (let i = 0; i < 50; i++) known = con('cons', [constant(i), known]);
     const k = boundedSkeleton(con('node', [known, list]), 12);
     expect(k.kind === 'con' && k.args[0]).toBe(known);
+    // the biggest part is cut first: a small open sibling of a long list stays exact, however
+    // deep it sits (a cut by depth would have made it `1` along with the list's tail)
+    let small: AbsValue = base('Int');
+    for (let i = 0; i < 6; i++) small = con('box', [small]);
+    const w = boundedSkeleton(con('node', [list, small]), 20);
+    expect(w.kind === 'con' && equals(w.args[1] as AbsValue, small)).toBe(true);
+    expect(leq(con('node', [list, small]), w)).toBe(true);
+    expect(openSize(w)).toBeLessThanOrEqual(20);
   });
 
   it('meet over-approximates the intersection', () => {
