@@ -364,10 +364,14 @@ export function cpWhile(
   const [unrolled, spentTrying] = hasSoac(c.body)
     ? [none<CpState>(), spent]
     : unrollState(c, st, 0, spent, cost, names);
-  if (unrolled.kind === 'some')
-    return build
-      ? unroll(c, st, n, spent, cost, names, { kind: 'nil' })
-      : [c, unrolled.value, n, spentTrying];
+  if (unrolled.kind === 'some') {
+    if (!build) return [c, unrolled.value, n, spentTrying];
+    // the state and the work after the copies are those the simulation found (the same rules
+    // applied to the same states): taking them from the simulation keeps them apart from the
+    // built copies, which a partial evaluator may have to approximate
+    const [copies, , n1] = unroll(c, st, n, spent, cost, names, { kind: 'nil' });
+    return [copies, unrolled.value, n1, spentTrying];
+  }
   const [head, spentFix] = loopFix(c, st, st, spentTrying, names, LOOP_FUEL);
   const [env, cv] = loopCond(c, head.env);
   // while (0) B => skip  (the head state is at most as precise as the entry, so this is rare)
