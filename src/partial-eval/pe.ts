@@ -22,8 +22,11 @@
  *   Growth is stepwise, never a cliff (`grow`): the first `joinsBeforeWiden` changes join
  *   shape-preservingly (`shapeJoin`: one constructor joins pointwise, a numeric leaf that changed
  *   becomes its base set, different constructors stay apart), later ones widen; a grown value of
- *   more than `growCap` nodes is cut to the deepest skeleton that fits (`boundedSkeleton`:
- *   constructors, unions and map must-keys kept, everything deeper `1`). After `specFuel`
+ *   more than `growCap` nodes is cut to a skeleton that fits (`boundedSkeleton`: constructors,
+ *   unions and map must-keys kept, the biggest parts `1` first). A tuple (several values
+ *   returned or passed together) is not a discriminated value: alternatives of one arity are
+ *   merged pointwise and each component is capped on its own, so a big component (commands
+ *   built by unrolling) does not cost a small one (the dataflow state after them) its shape. After `specFuel`
  *   changes each further change keeps only a skeleton whose numeric leaves are `1`, so a changing
  *   constant is absorbed; after `specFuel` + SKELETON_STEPS changes the parameters outside the
  *   key become `1` (the specialization still handles its key — say, one input node — so the
@@ -33,7 +36,11 @@
  *   tuples of their values, so lookups and updates with known keys are tuple reads and copies,
  *   not map operations. Every binding carries its representation; where two differ (the
  *   branches of an `if`, an argument and its parameter, a body and its specialization's result)
- *   the raised side is built as a map again. The entry's parameters and result are plain.
+ *   the raised side is built as a map again. The entry's parameters and result are plain. The
+ *   representations of a call's arguments are part of its specialization key, so a helper
+ *   called with a raised map at one place and a plain one at another is specialized for each:
+ *   one plain caller does not make the parameter plain for every caller (which, through the
+ *   helpers shared by all the commands of a kernel, made most environments plain).
  * - Contexts are bounded twice: at most k instances of a key (SCF §3.4) and at most `chainDepth`
  *   keys (the most recent), so helpers called along many paths are not copied once per path.
  * - Budgets, all counted in work (never in time, so the residual program is a pure function of
@@ -92,6 +99,7 @@ import {
   widen,
   withPrelude,
   withTag,
+  union,
 } from '../abstract-values/index.js';
 import { Map as IMap } from 'immutable';
 import { type PMap, setAdd, setEmpty } from '../scf-lang/prelude.js';
@@ -133,7 +141,7 @@ export interface PeOptions {
   readonly specFuel?: number;
   /** A specialization's parameter or result that grows beyond this many nodes is widened to `1` (default 256). */
   readonly growCap?: number;
-  /** Expression visits after which no new specialization is made (calls stay generic); four times as many abandon specialization altogether (default 400,000). */
+  /** Expression visits after which no new specialization is made (calls stay generic); four times as many abandon specialization altogether (default 800,000). */
   readonly budget?: number;
   /** Concrete-interpreter steps one static call may take before it is specialized instead (default 2 million; 0 turns static calls off). */
   readonly staticCallSteps?: number;
@@ -356,7 +364,7 @@ class PartialEvaluator {
     this.finite = finitenessAnalysis(program);
     this.contexts = new Contexts(opts.k ?? 2, opts.chainDepth ?? 3);
     this.interp = new Interpreter(program);
-    this.budget = opts.budget ?? 400_000;
+    this.budget = opts.budget ?? 800_000;
     this.hardBudget = this.budget * 4;
     this.maxSpecs = opts.maxSpecs ?? 20_000;
     this.joinsBeforeWiden = opts.joinsBeforeWiden ?? 3;
@@ -431,11 +439,21 @@ class PartialEvaluator {
       this.widened = true;
       w = widen(old, shaped).value;
     }
+    w = mergeTuples(w);
     const fuelOut = changes >= this.specFuel;
-    if ((openSize(w) <= this.growCap && !fuelOut) || isConcrete(w)) return w;
-    // over the size cap, or in the last changes this specialization's fuel allows: keep the
-    // deepest skeleton that fits (constructors and must-keys, leaves `1`) rather than `1` itself
-    const s = boundedSkeleton(w, this.growCap, fuelOut);
+    // a tuple is several values returned (or passed) together: each is capped on its own, so a
+    // big one (say, the commands built by unrolling) does not cost the others (the state after
+    // them) their shape
+    const parts = w.kind === 'con' && isTupleCtor(w.ctor) ? w.args : [w];
+    if (parts.every((p) => (openSize(p) <= this.growCap && !fuelOut) || isConcrete(p))) return w;
+    // over the size cap, or in the last changes this specialization's fuel allows: keep a
+    // skeleton that fits (constructors and must-keys, the biggest parts `1`) rather than `1`
+    const cut = parts.map((p) =>
+      (openSize(p) <= this.growCap && !fuelOut) || isConcrete(p)
+        ? p
+        : boundedSkeleton(p, this.growCap, fuelOut),
+    );
+    const s = parts.length === 1 ? (cut[0] as AbsValue) : con((w as { ctor: string }).ctor, cut);
     if (s.kind === 'top') this.stats.widenedToTop++;
     else this.stats.skeletons++;
     this.event(
@@ -1065,7 +1083,10 @@ class PartialEvaluator {
       const before = earlier.values[i];
       return before !== undefined && size(a.v) < size(before) ? a.v : undefined;
     });
-    const key = this.contexts.key(fn.name, keyValues);
+    // arguments represented differently (a raised map here, a plain one there) get different
+    // specializations, so one plain caller does not make the parameter plain for every caller
+    const reps = repSignature(args.map((a) => a.rep));
+    const key = this.contexts.key(fn.name, reps === undefined ? keyValues : [...keyValues, constant(reps)]);
     const ctx = this.contexts.push(key, caller.ctx);
     let spec = this.specs.get(ctx.id);
     if (!spec && this.exhausted) {
@@ -1235,7 +1256,9 @@ class PartialEvaluator {
 
   /** What a specialization handles, for the emitted comment: `daeCmd(assign #12, _)`. */
   private describe(s: Spec): string {
-    const parts = s.ctx.key.values.map((v) => (v === undefined ? '_' : this.describeValue(v)));
+    const parts = s.ctx.key.values
+      .slice(0, s.fn.params.length)
+      .map((v) => (v === undefined ? '_' : this.describeValue(v)));
     return `${s.fn.name}(${parts.join(', ')})`;
   }
 
@@ -1255,6 +1278,53 @@ class PartialEvaluator {
     const text = printAbs(v);
     return text.length > 48 ? `${text.slice(0, 45)}…` : text;
   }
+}
+
+/**
+ * `v` with the alternatives of a union that are tuples of one arity merged into one tuple
+ * (pointwise, `shapeJoin`): a tuple is several values returned together, not a discriminated
+ * value, so keeping its alternatives apart only multiplies them. An upper bound of `v`.
+ */
+function mergeTuples(v: AbsValue): AbsValue {
+  if (v.kind !== 'union') return v;
+  const merged = new Map<string, AbsValue>();
+  const rest: AbsValue[] = [];
+  for (const a of v.alts) {
+    if (a.kind === 'con' && isTupleCtor(a.ctor)) {
+      const before = merged.get(a.ctor);
+      merged.set(a.ctor, before === undefined ? a : shapeJoin(before, a));
+    } else rest.push(a);
+  }
+  if (merged.size === 0 || v.alts.length === rest.length + merged.size) return v;
+  return union([...rest, ...merged.values()]);
+}
+
+/** Whether `ctor` is one of Core's tuple constructors (`#2`, `#3`, …). */
+function isTupleCtor(ctor: string): boolean {
+  return /^#\d+$/.test(ctor);
+}
+
+/** Deepest constructor nesting of representations a call is specialized apart for. */
+const REP_KEY_DEPTH = 4;
+
+/**
+ * The representations of a call's arguments as a string, a part of the call's specialization
+ * key; `undefined` when every one is plain, or when one nests constructors deeper than
+ * REP_KEY_DEPTH (a recursion that wraps a raised map in one more constructor per call would
+ * otherwise make a new key per call; such calls share a key, and a differing argument makes the
+ * parameter plain, as it always may).
+ */
+function repSignature(reps: readonly Rep[]): string | undefined {
+  if (reps.every((r) => r === undefined)) return undefined;
+  const depth = (r: Rep): number =>
+    r === undefined || r.kind === 'tuple' ? 0 : 1 + Math.max(0, ...r.args.map(depth));
+  if (reps.some((r) => depth(r) > REP_KEY_DEPTH)) return undefined;
+  const one = (r: Rep): string => {
+    if (r === undefined) return '_';
+    if (r.kind === 'tuple') return `#(${r.keys.map((k) => JSON.stringify(k)).join(',')})`;
+    return `${r.ctor}(${r.args.map(one).join(',')})`;
+  };
+  return reps.map(one).join(';');
 }
 
 /** A residual expression cheap and pure enough to repeat: a variable, a constant, a slot `#n⁻ⁱ x`. */

@@ -257,6 +257,34 @@ export function f(x: number, key: string, c: boolean): PMap<string, number> {
     checkExact(q, 't.f', inp, 300);
   });
 
+  it('a helper called with a raised map and with a plain one is specialized apart for each', () => {
+    // without a specialization per representation, the plain call would make `get`'s parameter
+    // plain, and the raised map would be built as a map again to be passed to it
+    const SHARED = `
+function get(m: PMap<string, number>, k: string): number {
+  const r = mapFind(m, k);
+  return r.kind === 'some' ? r.value : 0;
+}
+export function run(x: number, y: number, key: string): number {
+  const known = mapInsert(mapInsert(mapEmpty(), 'a', x), 'b', y);
+  const other = mapInsert(mapEmpty(), key, y);
+  return get(known, 'a') + get(other, 'a') + get(known, 'b');
+}
+`;
+    const q = compile(SHARED);
+    const inp = [base('Int'), base('Int'), union([constant('a'), constant('q')])];
+    const res = partialEvaluate(q, 't.run', inp);
+    let mapOps = 0;
+    for (const f of res.residual.funs.values()) {
+      forEachExpr(f.body, (e) => {
+        if (e.kind === 'prim' && (e.op === 'map_find' || e.op === 'map_insert')) mapOps++;
+      });
+    }
+    // the plain map's insert and lookup; the raised one's lookups are tuple reads
+    expect(mapOps).toBe(2);
+    checkExact(q, 't.run', inp, 300);
+  });
+
   it('can be turned off (raiseMaps: false): no tuple operations, same results', () => {
     const res = partialEvaluate(p, 't.run', input, { raiseMaps: false });
     expect(res.stats.raisedOps).toBe(0);
