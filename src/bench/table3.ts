@@ -152,9 +152,19 @@ export interface BenchOptions {
   readonly onProgress?: (p: BenchProgress) => void;
 }
 
+/**
+ * Calls each side is run before timing: a staged optimizer is thousands of small residual
+ * functions, each called a few times per run, so V8 optimizes them only after some thousand runs
+ * (config 8's staged pipeline: ~1.7 ms per run cold, ~0.18 ms from run ~2,500 on; the unstaged
+ * optimizers, a few functions called often, settle within a few hundred runs). Timing earlier
+ * measured the JIT's warm-up, not the code.
+ */
+export const WARMUP_RUNS = 3000;
+
 export const METHOD =
   'one process; per config: staged modules emitted and imported; stage-2 input = the config sample; ' +
-  'pipeline times are medians of per-run times over alternating ~2 ms batches after warm-up, ' +
+  'pipeline times are medians of per-run times over alternating ~2 ms batches after a warm-up of ' +
+  `${WARMUP_RUNS} runs of each side (at most 5× the timing budget), ` +
   'speed-ups are ratios of those medians; instruction counts from the Core interpreter.';
 
 /** What the stub `writeStaged` writes exports (src/stager/write.ts). */
@@ -320,6 +330,17 @@ function countInstructions(fun: Fun, formals: readonly LatticeVal[], stages: rea
 
 let sink = 0;
 
+/**
+ * Runs each of `fns` `runs` times, interleaved in batches (so both see the same machine), or
+ * until `maxMs` have passed, whichever comes first.
+ */
+function warmUp(fns: readonly (() => unknown)[], runs: number, maxMs: number): void {
+  const end = performance.now() + maxMs;
+  for (let done = 0; done < runs && performance.now() < end; done += 100) {
+    for (const f of fns) for (let i = 0; i < 100; i++) sink ^= f() === undefined ? 1 : 0;
+  }
+}
+
 /** Runs per batch so one batch takes about `ms`. */
 function batchSize(f: () => unknown, ms: number): number {
   let n = 1;
@@ -336,7 +357,9 @@ function batchSize(f: () => unknown, ms: number): number {
  * Per-run times (µs) of `a` and `b`, measured side by side: both warmed up, then alternating
  * batches until `budgetMs` is spent; medians of the per-batch averages.
  */
+
 export function sideBySide(a: () => unknown, b: () => unknown, budgetMs: number): { a: number; b: number } {
+  warmUp([a, b], WARMUP_RUNS, budgetMs * 5);
   const na = batchSize(a, 2);
   const nb = batchSize(b, 2);
   const ta: number[] = [];
