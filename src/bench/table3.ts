@@ -155,16 +155,17 @@ export interface BenchOptions {
 /**
  * Calls each side is run before timing: a staged optimizer is thousands of small residual
  * functions, each called a few times per run, so V8 optimizes them only after some thousand runs
- * (config 8's staged pipeline: ~1.7 ms per run cold, ~0.18 ms from run ~2,500 on; the unstaged
- * optimizers, a few functions called often, settle within a few hundred runs). Timing earlier
- * measured the JIT's warm-up, not the code.
+ * (config 8's staged pipeline: ~1.7 ms per run cold, ~0.18 ms from run ~2,500 on; config 11's
+ * ~2.5 ms cold, ~0.34 ms from run ~4,000 on; the unstaged optimizers, a few functions called
+ * often, settle within a few hundred runs). Timing earlier measures the JIT's warm-up, not the
+ * code; docs/benchmarks.md reports the cold runs too.
  */
-export const WARMUP_RUNS = 3000;
+export const WARMUP_RUNS = 5000;
 
 export const METHOD =
   'one process; per config: staged modules emitted and imported; stage-2 input = the config sample; ' +
   'pipeline times are medians of per-run times over alternating ~2 ms batches after a warm-up of ' +
-  `${WARMUP_RUNS} runs of each side (at most 5× the timing budget), ` +
+  `${WARMUP_RUNS} runs of each side (at most 10× the timing budget), ` +
   'speed-ups are ratios of those medians; instruction counts from the Core interpreter.';
 
 /** What the stub `writeStaged` writes exports (src/stager/write.ts). */
@@ -359,7 +360,7 @@ function batchSize(f: () => unknown, ms: number): number {
  */
 
 export function sideBySide(a: () => unknown, b: () => unknown, budgetMs: number): { a: number; b: number } {
-  warmUp([a, b], WARMUP_RUNS, budgetMs * 5);
+  warmUp([a, b], WARMUP_RUNS, budgetMs * 10);
   const na = batchSize(a, 2);
   const nb = batchSize(b, 2);
   const ta: number[] = [];
