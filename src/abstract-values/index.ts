@@ -43,6 +43,7 @@ export {
   conforms,
   finitePrims,
   fromConcrete,
+  mustIndex,
   PRELUDE_CTORS,
   primIn,
   singleton,

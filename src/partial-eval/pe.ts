@@ -36,11 +36,13 @@
  *   tuples of their values, so lookups and updates with known keys are tuple reads and copies,
  *   not map operations. Every binding carries its representation; where two differ (the
  *   branches of an `if`, an argument and its parameter, a body and its specialization's result)
- *   the raised side is built as a map again. The entry's parameters and result are plain. The
- *   representations of a call's arguments are part of its specialization key, so a helper
- *   called with a raised map at one place and a plain one at another is specialized for each:
- *   one plain caller does not make the parameter plain for every caller (which, through the
- *   helpers shared by all the commands of a kernel, made most environments plain).
+ *   the raised side is built as a map again. The entry's parameters and result are plain.
+ *   Which arguments are raised maps (and their keys) is part of a call's specialization key, so
+ *   a helper called with a raised map at one place and a plain one at another is specialized
+ *   for each: one plain caller does not make the parameter plain for every caller (which,
+ *   through the helpers shared by all the commands of a kernel, made most environments plain).
+ *   The collecting semantics keeps a represented value with its representation and views it as
+ *   represented (`viewOf`) only for the residual program's labels, when the run ends.
  * - Contexts are bounded twice: at most k instances of a key (SCF §3.4) and at most `chainDepth`
  *   keys (the most recent), so helpers called along many paths are not copied once per path.
  * - Budgets, all counted in work (never in time, so the residual program is a pure function of
@@ -234,6 +236,21 @@ interface Binding {
   readonly fields?: { readonly ctor: string; readonly args: readonly Binding[] };
 }
 
+/**
+ * A collecting-semantics entry for a represented value, kept as the value and its representation
+ * and turned into the value as represented (`viewOf`) only for the residual program's own
+ * labels when the run ends: most entries belong to analyses that a later one replaces.
+ */
+class View {
+  constructor(
+    readonly v: AbsValue,
+    readonly rep: Rep,
+  ) {}
+}
+
+/** What the collecting semantics records for a label while the partial evaluator runs. */
+type CsValue = AbsValue | View;
+
 /** A specialization's result representation before its first analysis ended. */
 const NO_REP = Symbol('no rep yet');
 
@@ -267,7 +284,7 @@ interface Spec {
   readonly isRoot: boolean;
   readonly callers: Set<Spec>;
   body: Expr | undefined;
-  cs: Map<Label, AbsValue>;
+  cs: Map<Label, CsValue>;
 }
 
 /**
@@ -336,7 +353,7 @@ class PartialEvaluator {
   private readonly specs = new Map<number, Spec>();
   private readonly worklist: Spec[] = [];
   /** cs entries of the analysis in progress (each specialization keeps those of its last analysis). */
-  private cs = new Map<Label, AbsValue>();
+  private cs = new Map<Label, CsValue>();
   private readonly litValues = new WeakMap<Expr, AbsValue>();
   private readonly singletons = new WeakMap<AbsValue, { value: unknown } | null>();
   private readonly joinsBeforeWiden: number;
@@ -666,7 +683,7 @@ class PartialEvaluator {
       return r;
     }
     const r = make();
-    this.cs.set(r.label, rep === undefined ? v : viewOf(v, rep));
+    this.cs.set(r.label, rep === undefined ? v : new View(v, rep));
     return r;
   }
 
@@ -713,7 +730,7 @@ class PartialEvaluator {
       const fields = rep.args.map((fr, i) => {
         const fv = project(rep.ctor, i, v);
         const p = this.node({ kind: 'proj', ctor: rep.ctor, index: i, arg: x }, span);
-        this.cs.set(p.label, viewOf(fv, fr));
+        this.cs.set(p.label, new View(fv, fr));
         return this.plainCode(p, fv, fr, span);
       });
       const c = this.node({ kind: 'con', ctor: rep.ctor, args: fields }, span);
@@ -735,7 +752,7 @@ class PartialEvaluator {
     if (r.kind === 'var') return make(r);
     const name = `$r${this.nextTemp++}`;
     const x = this.node({ kind: 'var', name }, span);
-    this.cs.set(x.label, viewOf(v, rep));
+    this.cs.set(x.label, new View(v, rep));
     const body = make(x);
     const l = this.node({ kind: 'let', name, value: r, body }, span);
     this.cs.set(l.label, this.cs.get(body.label) ?? top());
@@ -982,7 +999,7 @@ class PartialEvaluator {
         const body = this.ev(e.body, { name: e.name, b: bound, next: env }, spec);
         if (bound === x) return body; // nothing to bind: uses were replaced by the constant or variable
         const r = this.node({ kind: 'let', name: e.name, value: x.r, body: body.r }, e.span);
-        this.cs.set(r.label, body.rep === undefined ? body.v : viewOf(body.v, body.rep));
+        this.cs.set(r.label, body.rep === undefined ? body.v : new View(body.v, body.rep));
         return body.rep === undefined ? { v: body.v, r } : { v: body.v, r, rep: body.rep };
       }
       case 'prim': {
@@ -1181,7 +1198,7 @@ class PartialEvaluator {
       const body = s.body as Expr;
       forEachExpr(body, (x) => {
         const v = s.cs.get(x.label);
-        if (v) cs.set(x.label, v);
+        if (v) cs.set(x.label, v instanceof View ? viewOf(v.v, v.rep) : v);
         if (x.kind !== 'call') return;
         const callee = byName.get(x.fn);
         if (callee && !seen.has(callee)) {
@@ -1304,27 +1321,17 @@ function isTupleCtor(ctor: string): boolean {
   return /^#\d+$/.test(ctor);
 }
 
-/** Deepest constructor nesting of representations a call is specialized apart for. */
-const REP_KEY_DEPTH = 4;
-
 /**
- * The representations of a call's arguments as a string, a part of the call's specialization
- * key; `undefined` when every one is plain, or when one nests constructors deeper than
- * REP_KEY_DEPTH (a recursion that wraps a raised map in one more constructor per call would
- * otherwise make a new key per call; such calls share a key, and a differing argument makes the
- * parameter plain, as it always may).
+ * The arguments that are raised maps, as a string that is part of the call's specialization key;
+ * `undefined` when none is. Only a map passed as itself counts (a tuple of its keys), not one
+ * inside a constructor: keying on those too (a dataflow state holding an environment) doubled
+ * whole trees of specializations and staging time, for little.
  */
 function repSignature(reps: readonly Rep[]): string | undefined {
-  if (reps.every((r) => r === undefined)) return undefined;
-  const depth = (r: Rep): number =>
-    r === undefined || r.kind === 'tuple' ? 0 : 1 + Math.max(0, ...r.args.map(depth));
-  if (reps.some((r) => depth(r) > REP_KEY_DEPTH)) return undefined;
-  const one = (r: Rep): string => {
-    if (r === undefined) return '_';
-    if (r.kind === 'tuple') return `#(${r.keys.map((k) => JSON.stringify(k)).join(',')})`;
-    return `${r.ctor}(${r.args.map(one).join(',')})`;
-  };
-  return reps.map(one).join(';');
+  if (!reps.some((r) => r?.kind === 'tuple')) return undefined;
+  return reps
+    .map((r) => (r?.kind === 'tuple' ? `#(${r.keys.map((k) => JSON.stringify(k)).join(',')})` : '_'))
+    .join(';');
 }
 
 /** A residual expression cheap and pure enough to repeat: a variable, a constant, a slot `#n⁻ⁱ x`. */

@@ -34,6 +34,7 @@ import {
   con,
   constant,
   comparePrim,
+  mustIndex,
   normPrim,
   type Prim,
   primIndex,
@@ -88,9 +89,29 @@ export function withKey(keys: readonly Prim[], key: Prim): Prim[] {
 
 /** The abstract value of the map `v`'s entry for `key` (`1` when `v` does not say). */
 export function slotValue(v: AbsValue, key: Prim): AbsValue {
-  const found = ABS_PRIMS.map_find(v, constant(key));
-  return found.kind === 'con' && found.ctor === 'some' ? (found.args[0] as AbsValue) : top();
+  // the common case, a map that certainly has `key`, without building `some(…)` to take it apart
+  if (v.kind === 'map') {
+    const i = mustIndex(v.must, normPrim(key));
+    if (i >= 0) return (v.must[i] as readonly [Prim, AbsValue])[1];
+  }
+  // values are immutable and the same environment is viewed at many bindings: remember slots
+  let slots = SLOTS.get(v);
+  if (slots === undefined) {
+    slots = new Map();
+    SLOTS.set(v, slots);
+  }
+  const k = normPrim(key);
+  let out = slots.get(k);
+  if (out === undefined) {
+    const found = ABS_PRIMS.map_find(v, constant(key));
+    out = found.kind === 'con' && found.ctor === 'some' ? (found.args[0] as AbsValue) : top();
+    slots.set(k, out);
+  }
+  return out;
 }
+
+/** `slotValue`'s answers per value and key. */
+const SLOTS = new WeakMap<AbsValue, Map<Prim, AbsValue>>();
 
 /** The value `v` as `rep` represents it: what the residual code computes. */
 export function viewOf(v: AbsValue, rep: Rep): AbsValue {
