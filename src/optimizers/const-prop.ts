@@ -361,16 +361,16 @@ export function cpWhile(
 ): CpResult {
   // What one round of unrolling costs: the nodes of the body (the labels a copy of it takes).
   const [, cost] = relabelCmd(c.body, 0);
-  const [unrolled, spentTrying] = hasSoac(c.body)
-    ? [none<CpState>(), spent]
+  const [unrolls, unrolled, spentTrying] = hasSoac(c.body)
+    ? [false, st, spent]
     : unrollState(c, st, 0, spent, cost, names);
-  if (unrolled.kind === 'some') {
-    if (!build) return [c, unrolled.value, n, spentTrying];
+  if (unrolls) {
+    if (!build) return [c, unrolled, n, spentTrying];
     // the state and the work after the copies are those the simulation found (the same rules
     // applied to the same states): taking them from the simulation keeps them apart from the
     // built copies, which a partial evaluator may have to approximate
     const [copies, , n1] = unroll(c, st, n, spent, cost, names, { kind: 'nil' });
-    return [copies, unrolled.value, n1, spentTrying];
+    return [copies, unrolled, n1, spentTrying];
   }
   const [head, spentFix] = loopFix(c, st, st, spentTrying, names, LOOP_FUEL);
   const [env, cv] = loopCond(c, head.env);
@@ -419,11 +419,14 @@ export function loopFix(
 }
 
 /**
- * Complete unrolling simulated on states: the state after the loop when its condition folds to a
- * constant true in each of at most UNROLL_LIMIT rounds and then to false (or every path through the
- * body returned); `none` when it stops being constant, stays true longer, or a round would take the
- * function's unrolling work past UNROLL_BUDGET. Each round costs `cost`, plus the work of the
- * body's own loops; the work spent comes back in both cases (what was tried counts too).
+ * Complete unrolling simulated on states: whether the loop's condition folds to a constant true
+ * in each of at most UNROLL_LIMIT rounds and then to false (or every path through the body
+ * returned), and then the state after the loop; false (with the state the simulation stopped
+ * at, which no caller reads) when it stops being constant, stays true longer, or a round would
+ * take the function's unrolling work past UNROLL_BUDGET. Each round costs `cost`, plus the work of
+ * the body's own loops; the work spent comes back in both cases (what was tried counts too).
+ * (A flag beside a state, not an `Option` of one: both outcomes then have the same shape, so a
+ * partial evaluator keeps the state's environment as a tuple whichever outcome is late.)
  */
 export function unrollState(
   c: While,
@@ -432,12 +435,12 @@ export function unrollState(
   spent: number,
   cost: number,
   names: List<string>,
-): [Option<CpState>, number] {
-  if (!st.reach) return [some(st), spent];
+): [boolean, CpState, number] {
+  if (!st.reach) return [true, st, spent];
   const [env, cv] = loopCond(c, st.env);
-  if (cv.kind !== 'const') return [none(), spent];
-  if (cv.value === 0) return [some(reachable(env)), spent];
-  if (count >= UNROLL_LIMIT || spent + cost > UNROLL_BUDGET) return [none(), spent];
+  if (cv.kind !== 'const') return [false, st, spent];
+  if (cv.value === 0) return [true, reachable(env), spent];
+  if (count >= UNROLL_LIMIT || spent + cost > UNROLL_BUDGET) return [false, st, spent];
   const [after, spent1] = stateAfter(c.body, reachable(env), spent + cost, names);
   return unrollState(c, after, count + 1, spent1, cost, names);
 }
