@@ -587,6 +587,10 @@ function fitWithin(v: AbsValue, budget: number): AbsValue {
     case 'set':
       return top();
     case 'union': {
+      // alternatives with one constructor merge argument-wise first (as `widen` does): the
+      // constructor stays known, and the budget is not split among many copies of one shape
+      const merged = mergeSameCtor(v.alts);
+      if (merged.length < v.alts.length) return fitWithin(union(merged), budget);
       const alts = share(v.alts, budget - 1);
       return alts === undefined ? top() : union(alts);
     }
@@ -607,6 +611,25 @@ function fitWithin(v: AbsValue, budget: number): AbsValue {
     default:
       return assertNever(v);
   }
+}
+
+/** `alts` with the constructor alternatives of one constructor and arity joined pointwise. */
+function mergeSameCtor(alts: readonly AbsValue[]): AbsValue[] {
+  const out: AbsValue[] = [];
+  const at = new Map<string, number>();
+  for (const a of alts) {
+    if (a.kind !== 'con') {
+      out.push(a);
+      continue;
+    }
+    const key = `${a.ctor}/${a.args.length}`;
+    const i = at.get(key);
+    if (i === undefined) {
+      at.set(key, out.length);
+      out.push(a);
+    } else out[i] = shapeJoin(out[i] as AbsValue, a);
+  }
+  return out;
 }
 
 /**
