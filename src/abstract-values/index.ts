@@ -31,6 +31,7 @@ export {
   leq,
   meet,
   mergeAlts,
+  mergeSameCtor,
   shapeJoin,
   WIDTH_CAP,
   widen,

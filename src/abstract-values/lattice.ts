@@ -24,8 +24,8 @@
  *   with equal must-keys keeping them) and sends numeric leaves that changed to their base set;
  *   `boundedSkeleton(v, cap)` ⊇ γ(v) is a cut of `v` with at most `cap` open nodes that keeps
  *   constructors, unions and must-keys and replaces the biggest parts by `1` first (the budget
- *   is shared among siblings smallest first, so small precise parts survive a big one's cut). Termination of a growing sequence
- *   does not rest on these two (`shapeJoin` alone need not stabilise: a list can grow a cell per
+ *   is shared among siblings smallest first, so small precise parts survive a big one's cut).
+ *   Termination of a growing sequence does not rest on these two (`shapeJoin` alone need not stabilise: a list can grow a cell per
  *   step): the partial evaluator counts changes and switches, after a bounded number, to
  *   `widen`, then to skeletons with numeric leaves `1`, then to `1`, each a bounded number of
  *   times (src/partial-eval/pe.ts, `grow`).
@@ -613,12 +613,19 @@ function fitWithin(v: AbsValue, budget: number): AbsValue {
   }
 }
 
-/** `alts` with the constructor alternatives of one constructor and arity joined pointwise. */
-function mergeSameCtor(alts: readonly AbsValue[]): AbsValue[] {
+/**
+ * `alts` with the constructor alternatives of one constructor and arity (among those `which`
+ * accepts) joined pointwise (`shapeJoin`, one level, unlike `mergeAlts`), each where its
+ * constructor first occurs. An upper bound of the union of `alts`.
+ */
+export function mergeSameCtor(
+  alts: readonly AbsValue[],
+  which: (ctor: string) => boolean = () => true,
+): AbsValue[] {
   const out: AbsValue[] = [];
   const at = new Map<string, number>();
   for (const a of alts) {
-    if (a.kind !== 'con') {
+    if (a.kind !== 'con' || !which(a.ctor)) {
       out.push(a);
       continue;
     }

@@ -358,7 +358,6 @@ function batchSize(f: () => unknown, ms: number): number {
  * Per-run times (µs) of `a` and `b`, measured side by side: both warmed up, then alternating
  * batches until `budgetMs` is spent; medians of the per-batch averages.
  */
-
 export function sideBySide(a: () => unknown, b: () => unknown, budgetMs: number): { a: number; b: number } {
   warmUp([a, b], WARMUP_RUNS, budgetMs * 10);
   const na = batchSize(a, 2);

@@ -97,11 +97,12 @@ import {
   testCtor,
   top,
   shapeJoin,
+  union,
   boundedSkeleton,
+  mergeSameCtor,
   widen,
   withPrelude,
   withTag,
-  union,
 } from '../abstract-values/index.js';
 import { Map as IMap } from 'immutable';
 import { type PMap, setAdd, setEmpty } from '../scf-lang/prelude.js';
@@ -461,16 +462,18 @@ class PartialEvaluator {
     // a tuple is several values returned (or passed) together: each is capped on its own, so a
     // big one (say, the commands built by unrolling) does not cost the others (the state after
     // them) their shape
-    const parts = w.kind === 'con' && isTupleCtor(w.ctor) ? w.args : [w];
-    if (parts.every((p) => (openSize(p) <= this.growCap && !fuelOut) || isConcrete(p))) return w;
+    const fits = (p: AbsValue) => (openSize(p) <= this.growCap && !fuelOut) || isConcrete(p);
     // over the size cap, or in the last changes this specialization's fuel allows: keep a
     // skeleton that fits (constructors and must-keys, the biggest parts `1`) rather than `1`
-    const cut = parts.map((p) =>
-      (openSize(p) <= this.growCap && !fuelOut) || isConcrete(p)
-        ? p
-        : boundedSkeleton(p, this.growCap, fuelOut),
-    );
-    const s = parts.length === 1 ? (cut[0] as AbsValue) : con((w as { ctor: string }).ctor, cut);
+    const capped = (p: AbsValue) => (fits(p) ? p : boundedSkeleton(p, this.growCap, fuelOut));
+    let s: AbsValue;
+    if (w.kind === 'con' && isTupleCtor(w.ctor)) {
+      if (w.args.every(fits)) return w;
+      s = con(w.ctor, w.args.map(capped));
+    } else {
+      if (fits(w)) return w;
+      s = capped(w);
+    }
     if (s.kind === 'top') this.stats.widenedToTop++;
     else this.stats.skeletons++;
     this.event(
@@ -1298,22 +1301,14 @@ class PartialEvaluator {
 }
 
 /**
- * `v` with the alternatives of a union that are tuples of one arity merged into one tuple
- * (pointwise, `shapeJoin`): a tuple is several values returned together, not a discriminated
- * value, so keeping its alternatives apart only multiplies them. An upper bound of `v`.
+ * `v` with the alternatives of a union that are tuples of one arity merged into one tuple: a
+ * tuple is several values returned together, not a discriminated value, so keeping its
+ * alternatives apart only multiplies them. An upper bound of `v`.
  */
 function mergeTuples(v: AbsValue): AbsValue {
   if (v.kind !== 'union') return v;
-  const merged = new Map<string, AbsValue>();
-  const rest: AbsValue[] = [];
-  for (const a of v.alts) {
-    if (a.kind === 'con' && isTupleCtor(a.ctor)) {
-      const before = merged.get(a.ctor);
-      merged.set(a.ctor, before === undefined ? a : shapeJoin(before, a));
-    } else rest.push(a);
-  }
-  if (merged.size === 0 || v.alts.length === rest.length + merged.size) return v;
-  return union([...rest, ...merged.values()]);
+  const alts = mergeSameCtor(v.alts, isTupleCtor);
+  return alts.length === v.alts.length ? v : union(alts);
 }
 
 /** Whether `ctor` is one of Core's tuple constructors (`#2`, `#3`, …). */
