@@ -243,9 +243,12 @@ export function cpCmd(
     case 'if': {
       const env = killPassed(st.env, arraysPassed(c.cond, setEmpty()));
       const [cond, cv] = cpExpr(c.cond, env);
-      // if (1) A else B => A;  if (0) A else B => B
-      if (cv.kind === 'const')
-        return cpCmd(cv.value !== 0 ? c.thenCmd : c.elseCmd, reachable(env), n, spent, names, build);
+      // if (1) A else B => A;  if (0) A else B => B  (two calls, not one on `cv ? A : B`: a
+      // partial evaluator that does not know the constant then still knows each command)
+      if (cv.kind === 'const') {
+        if (cv.value !== 0) return cpCmd(c.thenCmd, reachable(env), n, spent, names, build);
+        return cpCmd(c.elseCmd, reachable(env), n, spent, names, build);
+      }
       const [thenCmd, st1, n1, s1] = cpCmd(c.thenCmd, reachable(env), n, spent, names, build);
       const [elseCmd, st2, n2, s2] = cpCmd(c.elseCmd, reachable(env), n1, s1, names, build);
       const out: Cmd = build ? { kind: 'if', cond, thenCmd, elseCmd, lbl: c.lbl } : c;
@@ -530,7 +533,10 @@ export function cpExpr(e: Expr, env: Env): [Expr, LatticeVal] {
     case 'ternary': {
       const [cond, cv] = cpExpr(e.cond, env);
       // 1 ? a : b => a
-      if (cv.kind === 'const') return cpExpr(cv.value !== 0 ? e.thenExpr : e.elseExpr, env);
+      if (cv.kind === 'const') {
+        if (cv.value !== 0) return cpExpr(e.thenExpr, env);
+        return cpExpr(e.elseExpr, env);
+      }
       const [thenExpr] = cpExpr(e.thenExpr, env);
       const [elseExpr] = cpExpr(e.elseExpr, env);
       return [{ kind: 'ternary', cond, thenExpr, elseExpr, ty: e.ty, lbl: e.lbl }, nonConst()];
