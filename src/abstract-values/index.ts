@@ -33,6 +33,7 @@ export {
   mergeAlts,
   mergeSameCtor,
   shapeJoin,
+  shapeTop,
   WIDTH_CAP,
   widen,
 } from './lattice.js';

@@ -573,6 +573,41 @@ export function boundedSkeleton(v: AbsValue, cap: number, numbersToTop = false):
   return fitWithin(start, Math.max(1, cap));
 }
 
+/**
+ * The largest value with `v`'s constructors and map must-keys: every other part (numbers,
+ * strings, map values, may-entries, sets, recursive values) becomes `1`. An upper bound of `v`
+ * no larger than it. The partial evaluator pins a specialization's parameters or result to it
+ * when their fuel is spent (rather than to `1`): a map whose keys are all known stays a map with
+ * those keys — an environment keeps its slots, so code built from it stays arity-raised — and
+ * one further change is still answered with `1`, so growth stays bounded.
+ */
+export function shapeTop(v: AbsValue): AbsValue {
+  switch (v.kind) {
+    case 'bottom':
+    case 'top':
+      return v;
+    case 'rec':
+    case 'fix':
+    case 'base':
+    case 'consts':
+    case 'set':
+      return top();
+    case 'union': {
+      const alts = mergeSameCtor(v.alts).map(shapeTop);
+      return alts.some((a) => a.kind === 'top') ? top() : union(alts);
+    }
+    case 'con':
+      return con(v.ctor, v.args.map(shapeTop));
+    case 'map':
+      return absMap(
+        v.must.map(([k]) => [k, top()] as const),
+        v.may.length > 0 ? [[top(), top()] as const] : [],
+      );
+    default:
+      return assertNever(v);
+  }
+}
+
 /** `v` cut to at most `budget` open nodes, its biggest children cut first (see `boundedSkeleton`). */
 function fitWithin(v: AbsValue, budget: number): AbsValue {
   if (openSize(v) <= budget) return v;

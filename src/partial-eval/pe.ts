@@ -29,9 +29,12 @@
  *   built by unrolling) does not cost a small one (the dataflow state after them) its shape. After `specFuel`
  *   changes each further change keeps only a skeleton whose numeric leaves are `1`, so a changing
  *   constant is absorbed; after `specFuel` + SKELETON_STEPS changes the parameters outside the
- *   key become `1` (the specialization still handles its key — say, one input node — so the
- *   staged code stays specialized to the input) and the result is pinned to `1`. Every loss is
- *   recorded as a `PeEvent` (`scf stage --explain`).
+ *   key and the result are pinned to their constructors and map keys (`shapeTop`: everything
+ *   else `1`) — the specialization still handles its key (say, one input node), so the staged
+ *   code stays specialized to the input, and an environment stays a map with known keys, so it
+ *   stays arity-raised (pinning it to `1` made every `mapInsert` after it build a map of unknown
+ *   keys, and every helper it reached plain); one more change makes that parameter or result
+ *   `1`. Every loss is recorded as a `PeEvent` (`scf stage --explain`).
  * - Maps whose keys are all known are arity-raised (raise.ts): the residual code holds them as
  *   tuples of their values, so lookups and updates with known keys are tuple reads and copies,
  *   not map operations. Every binding carries its representation; where two differ (the
@@ -63,8 +66,8 @@
  * - Identity tags (§3.3.1) never cross a call boundary: a specialization's parameters and a call's
  *   result are re-tagged fresh (`freshen`), so tag equality only relates values of one activation.
  * - Every loop here is bounded. Termination: each specialization's parameters and result change
- *   at most specFuel + SKELETON_STEPS + 1 times (each change is counted; past the last, `1`
- *   absorbs everything), each parameter's or result's representation changes at most twice
+ *   at most specFuel + SKELETON_STEPS + 2 times (each change is counted; after the pinned
+ *   shape, `1` absorbs everything), each parameter's or result's representation changes at most twice
  *   (undecided → decided → plain), the number of contexts is bounded by the k rule and the
  *   chain depth, so the worklist empties; the visit budget and `maxSpecs` bound the rest in
  *   work (never in time).
@@ -72,11 +75,13 @@
 import {
   type AbsValue,
   ABS_PRIMS,
+  absMap,
   alternatives,
   bottom,
   comparePrim,
   constant,
   type CtorTable,
+  equals,
   con,
   conforms,
   consts,
@@ -97,6 +102,7 @@ import {
   testCtor,
   top,
   shapeJoin,
+  shapeTop,
   union,
   boundedSkeleton,
   mergeSameCtor,
@@ -271,9 +277,14 @@ interface Spec {
   argChanges: number;
   retChanges: number;
   generalized: boolean;
-  /** Parameters widened to `1` (all but the key's) after specFuel changes; no further growth. */
-  argsTop: boolean;
-  /** Result pinned to `1` after specFuel changes. */
+  /**
+   * Parameters (all but the key's) pinned to their constructors and map keys (`shapeTop`) after
+   * specFuel + SKELETON_STEPS changes; an argument outside that makes its parameter `1`.
+   */
+  argsPinned: boolean;
+  /** Result pinned to its constructors and map keys, the same way; growth past that makes it `1`. */
+  retPinned: boolean;
+  /** Result `1`: no later analysis can outgrow it. */
   retTop: boolean;
   analyzing: boolean;
   dirty: boolean;
@@ -291,7 +302,8 @@ interface Spec {
 /**
  * Changes a specialization's parameters (or result) may still make after `specFuel`: each keeps
  * only a skeleton (constructors and must-keys, numeric leaves `1`), so most late growth — a
- * constant becoming another — is absorbed; past these the parameters (or result) become `1`.
+ * constant becoming another — is absorbed; past these the parameters (or result) are pinned to
+ * their constructors and map keys (`shapeTop`), and past that they become `1`.
  */
 const SKELETON_STEPS = 2;
 
@@ -428,7 +440,8 @@ class PartialEvaluator {
       argChanges: 0,
       retChanges: 0,
       generalized: false,
-      argsTop: false,
+      argsPinned: false,
+      retPinned: false,
       retTop: false,
       analyzing: false,
       dirty: true,
@@ -446,8 +459,9 @@ class PartialEvaluator {
   /**
    * The value after a specialization's parameter or result grew for the `changes`-th time: exact
    * joins first, then widening; a grown value bigger than `growCap` nodes (and not fully known)
-   * becomes `1`: regular-tree widening bounds the depth of a growing value, not its breadth, and
-   * a value that keeps growing is mostly what the late stage will supply anyway.
+   * is cut to a skeleton: regular-tree widening bounds the depth of a growing value, not its
+   * breadth, and a value that keeps growing is mostly what the late stage will supply anyway.
+   * Products (tuples, records, maps with known keys) are capped part by part.
    */
   private grow(old: AbsValue, next: AbsValue, changes: number, spec: Spec, what: string): AbsValue {
     const shaped = shapeJoin(old, next);
@@ -461,11 +475,22 @@ class PartialEvaluator {
     const fuelOut = changes >= this.specFuel;
     // a tuple is several values returned (or passed) together: each is capped on its own, so a
     // big one (say, the commands built by unrolling) does not cost the others (the state after
-    // them) their shape
+    // them) their shape; so is a record (a constructor that does not occur inside itself, like a
+    // dataflow state) and a map whose keys are all known (an environment: one value per
+    // variable), so a state of many variables keeps every variable's value, not a skeleton
     const fits = (p: AbsValue) => (openSize(p) <= this.growCap && !fuelOut) || isConcrete(p);
     // over the size cap, or in the last changes this specialization's fuel allows: keep a
     // skeleton that fits (constructors and must-keys, the biggest parts `1`) rather than `1`
-    const capped = (p: AbsValue) => (fits(p) ? p : boundedSkeleton(p, this.growCap, fuelOut));
+    const capped = (p: AbsValue): AbsValue => {
+      if (fits(p)) return p;
+      if (isProduct(p)) return capParts(p, capped);
+      if (p.kind === 'union') {
+        // alternatives of one record constructor merge argument-wise, then are capped per part
+        const alts = mergeSameCtor(p.alts);
+        if (alts.every(isProduct)) return union(alts.map((a) => capParts(a, capped)));
+      }
+      return boundedSkeleton(p, this.growCap, fuelOut);
+    };
     let s: AbsValue;
     if (w.kind === 'con' && isTupleCtor(w.ctor)) {
       if (w.args.every(fits)) return w;
@@ -474,6 +499,7 @@ class PartialEvaluator {
       if (fits(w)) return w;
       s = capped(w);
     }
+    if (equals(s, w)) return w;
     if (s.kind === 'top') this.stats.widenedToTop++;
     else this.stats.skeletons++;
     this.event(
@@ -483,6 +509,20 @@ class PartialEvaluator {
       s.kind === 'top' ? '1' : `a skeleton of ${size(s)} nodes`,
     );
     return s;
+  }
+
+  /** `v` pinned to its constructors and map keys (`shapeTop`) when a specialization's fuel is spent. */
+  private pin(spec: Spec, what: string, v: AbsValue): AbsValue {
+    const p = shapeTop(v);
+    if (p.kind === 'top') this.stats.widenedToTop++;
+    else this.stats.skeletons++;
+    this.event(
+      spec,
+      what,
+      'spec-fuel',
+      p.kind === 'top' ? '1' : `its constructors and map keys (${size(p)} nodes)`,
+    );
+    return p;
   }
 
   private event(spec: Spec, what: string, reason: PeEvent['reason'], to: string): void {
@@ -602,12 +642,17 @@ class PartialEvaluator {
       spec.ret = res.v;
     } else if (!spec.retTop && !leq(res.v, spec.ret)) {
       spec.retChanges++;
-      if (spec.retChanges > this.specFuel + SKELETON_STEPS) {
-        // out of fuel: the result is pinned to `1`, which no later analysis can outgrow
+      if (spec.retPinned) {
+        // it outgrew its pinned shape: `1`, which no later analysis can outgrow
         spec.retTop = true;
         this.stats.widenedToTop++;
         this.event(spec, 'result', 'spec-fuel', '1');
         spec.ret = top();
+      } else if (spec.retChanges > this.specFuel + SKELETON_STEPS) {
+        // out of fuel: the result keeps only its constructors and map keys (so an environment
+        // stays a map with known keys, and arity-raised), one more change makes it `1`
+        spec.retPinned = true;
+        spec.ret = this.pin(spec, 'result', shapeJoin(spec.ret, res.v));
       } else {
         spec.ret = this.grow(spec.ret, res.v, spec.retChanges - 1, spec, 'result');
       }
@@ -1143,7 +1188,18 @@ class PartialEvaluator {
       });
       if (repChanged) for (const c of spec.callers) if (c !== caller) this.markDirty(c);
       let grew = false;
-      if (!spec.generalized && !spec.argsTop) {
+      if (!spec.generalized && spec.argsPinned) {
+        // pinned: an argument outside its parameter's pinned shape makes that parameter `1`
+        args.forEach((a, i) => {
+          const old = (spec as Spec).args[i] as AbsValue;
+          if (!leq(a.v, old)) {
+            grew = true;
+            (spec as Spec).args[i] = top();
+            this.stats.widenedToTop++;
+            this.event(spec as Spec, `param ${i} (${(spec as Spec).fn.params[i]})`, 'spec-fuel', '1');
+          }
+        });
+      } else if (!spec.generalized) {
         const next = spec.args.slice();
         args.forEach((a, i) => {
           const old = next[i] as AbsValue;
@@ -1158,13 +1214,17 @@ class PartialEvaluator {
           spec.argChanges++;
           if (this.exhausted) this.generalize(spec);
           else if (spec.argChanges > this.specFuel + SKELETON_STEPS) {
-            // out of fuel: every parameter outside the key becomes `1`; the specialization still
-            // handles its key (say, one input node), so the staged code stays specialized to
-            // the input, only less to the values flowing through it
-            spec.argsTop = true;
-            this.stats.widenedToTop++;
-            this.event(spec, 'params', 'spec-fuel', '1');
-            spec.args = spec.args.map((old, i) => (ctx.key.values[i] === undefined ? top() : old));
+            // out of fuel: every parameter outside the key keeps only its constructors and map
+            // keys (`shapeTop`; one more change makes it `1`); the specialization still handles
+            // its key (say, one input node), so the staged code stays specialized to the input,
+            // only less to the values flowing through it
+            spec.argsPinned = true;
+            const s = spec;
+            spec.args = next.map((v, i) =>
+              ctx.key.values[i] === undefined
+                ? this.fresh(this.pin(s, `param ${i} (${s.fn.params[i]})`, v))
+                : v,
+            );
           } else spec.args = next;
         }
       }
@@ -1364,4 +1424,43 @@ function truthValues(v: AbsValue): { t: boolean; f: boolean } {
     }
   }
   return { t, f };
+}
+
+/**
+ * Whether `v` is several values held together, capped part by part: a tuple, a record (a
+ * constructor that does not occur inside its own arguments) or a map whose keys are all known.
+ */
+function isProduct(v: AbsValue): boolean {
+  if (v.kind === 'con') return isTupleCtor(v.ctor) || !ctorBelow(v.ctor, v.args);
+  return v.kind === 'map' && v.may.length === 0;
+}
+
+/** The product `v` with `cap` applied to each of its parts. */
+function capParts(v: AbsValue, cap: (p: AbsValue) => AbsValue): AbsValue {
+  if (v.kind === 'con') return con(v.ctor, v.args.map(cap));
+  if (v.kind === 'map')
+    return absMap(
+      v.must.map(([k, x]) => [k, cap(x)] as const),
+      [],
+    );
+  return v;
+}
+
+/** Whether constructor `ctor` occurs anywhere inside `xs` (a recursive value, not a record). */
+function ctorBelow(ctor: string, xs: readonly AbsValue[]): boolean {
+  const seen = (v: AbsValue): boolean => {
+    switch (v.kind) {
+      case 'con':
+        return v.ctor === ctor || v.args.some(seen);
+      case 'union':
+        return v.alts.some(seen);
+      case 'fix':
+        return seen(v.body);
+      case 'map':
+        return v.must.some(([, x]) => seen(x)) || v.may.some(([k, x]) => seen(k) || seen(x));
+      default:
+        return false;
+    }
+  };
+  return xs.some(seen);
 }

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   type AbsValue,
+  absMap,
   arbMember,
   base,
   boundedSkeleton,
@@ -20,6 +21,7 @@ import {
   openSize,
   printAbs,
   shapeJoin,
+  shapeTop,
   size,
   top,
   union,
@@ -112,6 +114,40 @@ describe('lattice', () => {
     const k = shapeJoin(j, pair(2, 'a'));
     expect(k.kind === 'union' && k.alts.length).toBe(2);
     expect(leq(pair(2, 'a'), k) && leq(pair(0, 'a'), k) && leq(con('nil', []), k)).toBe(true);
+  });
+
+  it('shapeTop is an upper bound no larger than its argument that keeps constructors and map keys', () => {
+    fc.assert(
+      fc.property(
+        anyAbs.chain((a) => fc.tuple(fc.constant(a), arbMember(a, opts))),
+        ([a, ta]) => {
+          const s = shapeTop(a);
+          expect(conforms(ta, s, CTORS)).toBe(true);
+          expect(leq(a, s)).toBe(true);
+          expect(size(s) <= size(a) || s.kind === 'top').toBe(true);
+          // idempotent: a pinned value pinned again does not change
+          expect(equals(shapeTop(s), s)).toBe(true);
+        },
+      ),
+      cfg,
+    );
+    // an environment keeps its keys, its values become `1`; a record keeps its constructor
+    const env = absMap(
+      [
+        ['x', con('const', [constant(3)])],
+        ['y', union([con('nonConst', []), con('undef', [])])],
+      ],
+      [],
+    );
+    expect(printAbs(shapeTop(con('state', [constant(true), env])))).toBe(
+      `state('Any, {"x": 'Any, "y": 'Any})`,
+    );
+    // a map with may-entries keeps its must-keys and one `1: 1` entry
+    expect(printAbs(shapeTop(absMap([['x', base('Int')]], [[base('Str'), base('Int')]])))).toBe(
+      `{"x": 'Any, 'Any: 'Any}`,
+    );
+    // a union with a non-constructor alternative has no shape to keep
+    expect(shapeTop(union([con('nil', []), base('Int')])).kind).toBe('top');
   });
 
   it('boundedSkeleton is an upper bound within the cap, keeping constructors where it can', () => {

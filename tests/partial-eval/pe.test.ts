@@ -16,7 +16,12 @@ import {
   top,
   union,
 } from '../../src/abstract-values/index.js';
-import { Contexts, finitenessAnalysis, partialEvaluate } from '../../src/partial-eval/index.js';
+import {
+  Contexts,
+  finitenessAnalysis,
+  type PeOptions,
+  partialEvaluate,
+} from '../../src/partial-eval/index.js';
 import { compileFile, forEachExpr, Interpreter, type Program } from '../../src/scf-lang/index.js';
 import { equal } from '../../src/scf-lang/prelude.js';
 
@@ -29,8 +34,8 @@ function compile(src: string): Program {
 }
 
 /** Staged ≡ unstaged on random members of `input`. */
-function checkExact(p: Program, entry: string, input: AbsValue[], runs = 200): void {
-  const res = partialEvaluate(p, entry, input);
+function checkExact(p: Program, entry: string, input: AbsValue[], runs = 200, opts: PeOptions = {}): void {
+  const res = partialEvaluate(p, entry, input, opts);
   const u = new Interpreter(p);
   const s = new Interpreter(res.residual);
   fc.assert(
@@ -283,6 +288,65 @@ export function run(x: number, y: number, key: string): number {
     // the plain map's insert and lookup; the raised one's lookups are tuple reads
     expect(mapOps).toBe(2);
     checkExact(q, 't.run', inp, 300);
+  });
+
+  it('a parameter out of fuel keeps its map keys, so lookups of those keys still fold', () => {
+    // `walk`'s `acc` keeps growing (a list a cell longer each round), so its fuel runs out and its
+    // parameters are pinned. Pinned to `1`, `m` would forget that it binds 'b', so the `some`
+    // test on its lookup would stay in the residual code; pinned to its constructors and keys
+    // ({"a": 1, "b": 1}) the lookup is known to succeed.
+    const PINNED = `
+function len(xs: List<number>): number {
+  return xs.kind === 'nil' ? 0 : 1 + len(xs.tail);
+}
+function walk(m: PMap<string, number>, acc: List<number>, i: number, n: number): PMap<string, number> {
+  if (i >= n) return mapInsert(m, 'c', len(acc));
+  const r = mapFind(m, 'b');
+  return walk(mapInsert(m, 'a', (r.kind === 'some' ? r.value : 0) + i), { kind: 'cons', head: i, tail: acc }, i + 1, n);
+}
+export function run(x: number, y: number, n: number): number {
+  const m = walk(mapInsert(mapInsert(mapEmpty(), 'a', x), 'b', y), { kind: 'nil' }, 0, n);
+  const r = mapFind(m, 'b');
+  return r.kind === 'some' ? 1 : 2;
+}
+`;
+    const q = compile(PINNED);
+    // n late but small (the unstaged recursion is that deep)
+    const inp = [base('Int'), base('Int'), union([constant(0), constant(3), constant(40)])];
+    const res = partialEvaluate(q, 't.run', inp, { specFuel: 1 });
+    expect(
+      res.events.some((e) => e.reason === 'spec-fuel' && e.to.startsWith('its constructors and map keys')),
+    ).toBe(true);
+    expect(printAbs(res.output)).toBe('1');
+    checkExact(q, 't.run', inp, 100, { specFuel: 1 });
+  });
+
+  it('a record or a map with known keys over the size cap is cut part by part, not as a whole', () => {
+    // `st` (a flag and a map of five counters) grows past a cap of 6 nodes; cut as a whole the map
+    // would become `1` (6 nodes cannot give its five values one each), and the flag and the
+    // untouched 'k' with it; cut part by part every value keeps its shape
+    const RECORD = `
+type St = { readonly kind: 'st'; readonly done: boolean; readonly m: PMap<string, number> };
+function get(m: PMap<string, number>, k: string): number {
+  const r = mapFind(m, k);
+  return r.kind === 'some' ? r.value : 0;
+}
+function walk(st: St, i: number, n: number): St {
+  if (i >= n) return st;
+  const m = mapInsert(mapInsert(st.m, 'a', get(st.m, 'b') + i), 'b', get(st.m, 'c') * i);
+  return walk({ kind: 'st', done: false, m: mapInsert(mapInsert(m, 'c', i), 'd', get(m, 'a')) }, i + 1, n);
+}
+export function run(x: number, n: number): number {
+  const m0 = mapInsert(mapInsert(mapInsert(mapEmpty(), 'a', x), 'b', x), 'c', x);
+  const st = walk({ kind: 'st', done: false, m: mapInsert(mapInsert(m0, 'd', x), 'k', 7) }, 0, n);
+  return st.done ? 1 : get(st.m, 'k');
+}
+`;
+    const q = compile(RECORD);
+    const inp = [base('Int'), union([constant(0), constant(3), constant(40)])];
+    const res = partialEvaluate(q, 't.run', inp, { growCap: 6 });
+    expect(printAbs(res.output)).toBe('7');
+    checkExact(q, 't.run', inp, 100, { growCap: 6 });
   });
 
   it('can be turned off (raiseMaps: false): no tuple operations, same results', () => {
