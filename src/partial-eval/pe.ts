@@ -621,6 +621,9 @@ class PartialEvaluator {
     } else if (spec.retRep === NO_REP) {
       spec.retRep = res.rep;
       if (res.rep !== undefined) for (const c of spec.callers) this.markDirty(c);
+    } else if (!sameRep(spec.retRep, res.rep) && this.representable(res, spec.retRep)) {
+      // a constant result takes the representation decided before
+      res = { v: res.v, r: this.literalAs(res.v, spec.retRep, spec.fn.span), rep: spec.retRep };
     } else if (!sameRep(spec.retRep, res.rep)) {
       if (spec.retRep !== undefined) {
         spec.retRep = undefined;
@@ -742,6 +745,20 @@ class PartialEvaluator {
   }
 
   // ---- representations (raise.ts) -------------------------------------------------------
+
+  /** Whether `b` is a constant (held plainly) that `rep` can represent (`literalAs`). */
+  private representable(b: Binding, rep: Rep): boolean {
+    return rep !== undefined && b.rep === undefined && b.r.kind === 'lit' && fitsRep(b.v, rep);
+  }
+
+  /** The constant `v` represented per `rep` (which `fitsRep` it): a literal of its view. */
+  private literalAs(v: AbsValue, rep: Rep, span: Span): Expr {
+    const s = this.single(viewOf(v, rep));
+    if (s === undefined) throw new Error('internal error: a constant whose view is not constant');
+    const r = this.node({ kind: 'lit', value: s.value as Value }, span);
+    this.cs.set(r.label, new View(v, rep));
+    return r;
+  }
 
   /** `b` represented plainly: raised maps inside it are built as maps again. */
   private plain(b: Binding, span: Span): Binding {
@@ -1021,7 +1038,14 @@ class PartialEvaluator {
         if (a.v.kind === 'bottom') rep = b.rep;
         else if (b.v.kind === 'bottom') rep = a.rep;
         else if (sameRep(a.rep, b.rep)) rep = a.rep;
-        else {
+        else if (this.representable(a, b.rep)) {
+          // a constant branch takes the other branch's representation
+          a = { v: a.v, r: this.literalAs(a.v, b.rep, e.span), rep: b.rep };
+          rep = b.rep;
+        } else if (this.representable(b, a.rep)) {
+          b = { v: b.v, r: this.literalAs(b.v, a.rep, e.span), rep: a.rep };
+          rep = a.rep;
+        } else {
           a = this.plain(a, e.span);
           b = this.plain(b, e.span);
           rep = undefined;
@@ -1150,7 +1174,11 @@ class PartialEvaluator {
     });
     // arguments represented differently (a raised map here, a plain one there) get different
     // specializations, so one plain caller does not make the parameter plain for every caller
-    const reps = repSignature(args.map((a) => a.rep));
+    // a constant argument counts as represented the way its value naturally is (a map raised):
+    // a constant environment (every variable known) passed where raised ones are passed too
+    // does not make the parameter plain
+    const argReps = args.map((a) => (a.rep === undefined && a.r.kind === 'lit' ? literalRep(a.v) : a.rep));
+    const reps = repSignature(argReps);
     const key = this.contexts.key(fn.name, reps === undefined ? keyValues : [...keyValues, constant(reps)]);
     const ctx = this.contexts.push(key, caller.ctx);
     let spec = this.specs.get(ctx.id);
@@ -1170,7 +1198,7 @@ class PartialEvaluator {
         fn,
         ctx,
         args.map((a) => this.fresh(a.v)),
-        args.map((a) => a.rep),
+        argReps,
       );
       spec.callers.add(caller);
       this.analyze(spec);
@@ -1181,7 +1209,7 @@ class PartialEvaluator {
       let repChanged = false;
       args.forEach((a, i) => {
         const pr = (spec as Spec).paramReps[i];
-        if (pr !== undefined && !sameRep(a.rep, pr)) {
+        if (pr !== undefined && !sameRep(a.rep, pr) && !this.representable(a, pr)) {
           (spec as Spec).paramReps[i] = undefined;
           repChanged = true;
         }
@@ -1237,7 +1265,12 @@ class PartialEvaluator {
     const v = this.fresh(ret);
     const callee = spec;
     // arguments as the parameters represent them (a differing one is plain: see above)
-    const actuals = args.map((a, i) => (sameRep(a.rep, callee.paramReps[i]) ? a.r : this.plain(a, e.span).r));
+    const actuals = args.map((a, i) => {
+      const pr = callee.paramReps[i];
+      if (sameRep(a.rep, pr)) return a.r;
+      if (this.representable(a, pr)) return this.literalAs(a.v, pr, e.span);
+      return this.plain(a, e.span).r;
+    });
     return this.bind(
       v,
       () => this.node({ kind: 'call', fn: callee.name, args: actuals }, e.span),
@@ -1463,4 +1496,28 @@ function ctorBelow(ctor: string, xs: readonly AbsValue[]): boolean {
     }
   };
   return xs.some(seen);
+}
+
+/**
+ * The representation a constant takes naturally: a map with at most RAISE_CAP keys is raised, a
+ * constructor holding one is represented, anything else is plain.
+ */
+function literalRep(v: AbsValue): Rep {
+  if (v.kind === 'map')
+    return v.may.length === 0 && v.must.length <= RAISE_CAP ? tupleRep(v.must.map(([k]) => k)) : undefined;
+  if (v.kind === 'con') return conRep(v.ctor, v.args.map(literalRep));
+  return undefined;
+}
+
+/** Whether every value `v` holds can be represented per `rep` (the maps have exactly its keys). */
+function fitsRep(v: AbsValue, rep: Rep): boolean {
+  if (rep === undefined) return true;
+  if (rep.kind === 'tuple')
+    return (
+      v.kind === 'map' &&
+      v.may.length === 0 &&
+      v.must.length === rep.keys.length &&
+      v.must.every(([k], i) => comparePrim(k, rep.keys[i] as Prim) === 0)
+    );
+  return v.kind === 'con' && v.ctor === rep.ctor && v.args.every((a, i) => fitsRep(a, rep.args[i]));
 }

@@ -21,7 +21,10 @@
  * represented fields) and flow through variables, projections, lets and calls; wherever two reps
  * meet and differ (the branches of an `if`, a call's argument against the callee's parameter, a
  * body's result against the specialization's result) both sides become plain, which is always
- * possible (`plainCode`). A specialization's parameter and result reps only ever change to
+ * possible (`plainCode`) — except that a constant side takes the other side's representation (a
+ * literal of its view), and a constant argument counts as represented the way its value naturally
+ * is (`literalRep` in pe.ts: a map raised), so a fully known environment does not make plain the
+ * helpers it is passed to. A specialization's parameter and result reps only ever change to
  * plain, so this adds a bounded number of re-analyses to the partial evaluator's fixpoint.
  *
  * The collecting semantics records, for an expression with a non-plain rep, the value *as

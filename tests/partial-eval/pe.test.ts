@@ -349,6 +349,36 @@ export function run(x: number, n: number): number {
     checkExact(q, 't.run', inp, 100, { growCap: 6 });
   });
 
+  it('a constant map passed where raised ones are passed too does not make the parameter plain', () => {
+    // `get` is called with the constant map {a: 1, b: 2} and with raised maps of the same keys;
+    // held plainly, the constant would make `get`'s parameter plain (its lookups map operations)
+    const CONST = `
+function get(m: PMap<string, number>, k: string): number {
+  const r = mapFind(m, k);
+  return r.kind === 'some' ? r.value : 0;
+}
+function pick(c: boolean, x: number): PMap<string, number> {
+  return c ? mapInsert(mapInsert(mapEmpty(), 'a', 1), 'b', 2) : mapInsert(mapInsert(mapEmpty(), 'a', x), 'b', x);
+}
+export function run(c: boolean, x: number, y: number): number {
+  const known = mapInsert(mapInsert(mapEmpty(), 'a', 1), 'b', 2);
+  const other = mapInsert(mapInsert(mapEmpty(), 'a', x), 'b', y);
+  return get(known, 'a') + get(other, 'b') + get(pick(c, x), 'a') + get(other, 'a');
+}
+`;
+    const q = compile(CONST);
+    const inp = [union([constant(true), constant(false)]), base('Int'), base('Int')];
+    const res = partialEvaluate(q, 't.run', inp);
+    let mapOps = 0;
+    for (const f of res.residual.funs.values()) {
+      forEachExpr(f.body, (e) => {
+        if (e.kind === 'prim' && e.op.startsWith('map_')) mapOps++;
+      });
+    }
+    expect(mapOps).toBe(0);
+    checkExact(q, 't.run', inp, 200);
+  });
+
   it('can be turned off (raiseMaps: false): no tuple operations, same results', () => {
     const res = partialEvaluate(p, 't.run', input, { raiseMaps: false });
     expect(res.stats.raisedOps).toBe(0);
