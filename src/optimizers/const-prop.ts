@@ -244,7 +244,8 @@ export function cpCmd(
       const env = killPassed(st.env, arraysPassed(c.cond, setEmpty()));
       const [cond, cv] = cpExpr(c.cond, env);
       // if (1) A else B => A;  if (0) A else B => B  (two calls, not one on `cv ? A : B`: a
-      // partial evaluator that does not know the constant then still knows each command)
+      // partial evaluator that does not know the constant then still knows each command; scf's
+      // splits such a call itself, but the optimizer should not depend on it)
       if (cv.kind === 'const') {
         if (cv.value !== 0) return cpCmd(c.thenCmd, reachable(env), n, spent, names, build);
         return cpCmd(c.elseCmd, reachable(env), n, spent, names, build);

@@ -16,7 +16,9 @@
  *   of a key, keys from finite parameters (finiteness.ts) and shrinking singleton arguments), so helper
  *   functions are replicated per input node and fixpoint loops are unrolled k times. One
  *   specialization per context (memoized); its parameters are the join of all arguments it was
- *   called with, its result the join of what its body returned.
+ *   called with, its result the join of what its body returned. A call whose key (finite)
+ *   argument is a conditional, `f(c ? x : y)`, is evaluated as `c ? f(x) : f(y)`: with `c` late,
+ *   each call is still specialized to a known node, not to the union of both.
  * - Recursion through one context is solved as a fixpoint with a worklist: a specialization is
  *   re-analysed when its arguments grow, or when the result of a specialization it called grew.
  *   Growth is stepwise, never a cliff (`grow`): the first `joinsBeforeWiden` changes join
@@ -1138,6 +1140,17 @@ class PartialEvaluator {
   private call(e: Call, env: Env | undefined, caller: Spec): Binding {
     const fn = this.program.funs.get(e.fn);
     if (!fn) throw new Error(`internal error: call of unknown function '${e.fn}'`);
+    // f(…, c ? x : y, …) with a key (finite) parameter there: c ? f(…, x, …) : f(…, y, …), so
+    // that when c is late each call is still specialized to a known node rather than to the
+    // union of both (which makes everything below it late)
+    const finite = this.finite.get(fn.name) as readonly boolean[];
+    const split = e.args.findIndex((a, i) => finite[i] && a.kind === 'if');
+    if (split >= 0) {
+      const a = e.args[split] as Extract<Expr, { kind: 'if' }>;
+      const branch = (x: Expr): Expr => ({ ...e, args: e.args.map((y, i) => (i === split ? x : y)) });
+      // biome-ignore lint/suspicious/noThenProperty: Core's `if` node has a `then` field
+      return this.ev({ ...a, then: branch(a.then), else: branch(a.else) }, env, caller);
+    }
     const args = e.args.map((a) => this.ev(a, env, caller));
     // an argument with no value: no run gets past it, so neither does the call (the residual is
     // that argument's code; keeping the call would need the original function in the program)
@@ -1163,7 +1176,6 @@ class PartialEvaluator {
       }
     }
 
-    const finite = this.finite.get(fn.name) as readonly boolean[];
     const earlier = this.contexts.nearest(caller.ctx, fn.name);
     const keyValues = args.map((a, i) => {
       if (finite[i]) return a.v;

@@ -379,6 +379,35 @@ export function run(c: boolean, x: number, y: number): number {
     checkExact(q, 't.run', inp, 200);
   });
 
+  it('a call whose key argument is a conditional is specialized to each branch', () => {
+    // `size(c ? e.l : e.r)` with c late: keyed on the union of both subtrees, `size` would be
+    // specialized to a tree it cannot tell apart (kind tests and calls left in the residual
+    // code); split into `c ? size(e.l) : size(e.r)`, each call has a known tree and folds
+    const COND = `
+type T = { readonly kind: 'leaf' } | { readonly kind: 'node'; readonly l: T; readonly r: T };
+function size(t: T): number {
+  return t.kind === 'leaf' ? 1 : 1 + size(t.l) + size(t.r);
+}
+export function run(t: T, c: boolean): number {
+  return t.kind === 'node' ? size(c ? t.l : t.r) : 0;
+}
+`;
+    const q = compile(COND);
+    const leaf = con('leaf', []);
+    const tree = con('node', [leaf, con('node', [leaf, con('node', [leaf, leaf])])]);
+    const inp = [tree, union([constant(true), constant(false)])];
+    const res = partialEvaluate(q, 't.run', inp);
+    expect(printAbs(res.output)).toBe('1 | 5');
+    let calls = 0;
+    for (const f of res.residual.funs.values()) {
+      forEachExpr(f.body, (e) => {
+        if (e.kind === 'call' || e.kind === 'test') calls++;
+      });
+    }
+    expect(calls).toBe(0);
+    checkExact(q, 't.run', inp, 50);
+  });
+
   it('can be turned off (raiseMaps: false): no tuple operations, same results', () => {
     const res = partialEvaluate(p, 't.run', input, { raiseMaps: false });
     expect(res.stats.raisedOps).toBe(0);
