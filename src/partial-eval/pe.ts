@@ -625,7 +625,7 @@ class PartialEvaluator {
       if (res.rep !== undefined) for (const c of spec.callers) this.markDirty(c);
     } else if (!sameRep(spec.retRep, res.rep) && this.representable(res, spec.retRep)) {
       // a constant result takes the representation decided before
-      res = { v: res.v, r: this.literalAs(res.v, spec.retRep, spec.fn.span), rep: spec.retRep };
+      res = this.literalAs(res, spec.retRep, spec.fn.span);
     } else if (!sameRep(spec.retRep, res.rep)) {
       if (spec.retRep !== undefined) {
         spec.retRep = undefined;
@@ -753,13 +753,13 @@ class PartialEvaluator {
     return rep !== undefined && b.rep === undefined && b.r.kind === 'lit' && fitsRep(b.v, rep);
   }
 
-  /** The constant `v` represented per `rep` (which `fitsRep` it): a literal of its view. */
-  private literalAs(v: AbsValue, rep: Rep, span: Span): Expr {
-    const s = this.single(viewOf(v, rep));
+  /** The constant `b` represented per `rep` (which `fitsRep` it): a literal of its view. */
+  private literalAs(b: Binding, rep: Rep, span: Span): Binding {
+    const s = this.single(viewOf(b.v, rep));
     if (s === undefined) throw new Error('internal error: a constant whose view is not constant');
     const r = this.node({ kind: 'lit', value: s.value as Value }, span);
-    this.cs.set(r.label, new View(v, rep));
-    return r;
+    this.cs.set(r.label, new View(b.v, rep));
+    return { v: b.v, r, rep };
   }
 
   /** `b` represented plainly: raised maps inside it are built as maps again. */
@@ -1042,10 +1042,10 @@ class PartialEvaluator {
         else if (sameRep(a.rep, b.rep)) rep = a.rep;
         else if (this.representable(a, b.rep)) {
           // a constant branch takes the other branch's representation
-          a = { v: a.v, r: this.literalAs(a.v, b.rep, e.span), rep: b.rep };
+          a = this.literalAs(a, b.rep, e.span);
           rep = b.rep;
         } else if (this.representable(b, a.rep)) {
-          b = { v: b.v, r: this.literalAs(b.v, a.rep, e.span), rep: a.rep };
+          b = this.literalAs(b, a.rep, e.span);
           rep = a.rep;
         } else {
           a = this.plain(a, e.span);
@@ -1280,7 +1280,7 @@ class PartialEvaluator {
     const actuals = args.map((a, i) => {
       const pr = callee.paramReps[i];
       if (sameRep(a.rep, pr)) return a.r;
-      if (this.representable(a, pr)) return this.literalAs(a.v, pr, e.span);
+      if (this.representable(a, pr)) return this.literalAs(a, pr, e.span).r;
       return this.plain(a, e.span).r;
     });
     return this.bind(
