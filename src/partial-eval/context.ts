@@ -18,7 +18,10 @@
  *
  * A second bound, `maxDepth`, keeps only the most recent keys of a chain (call strings of
  * bounded length, as in k-CFA): a small helper reached along many call paths would otherwise get
- * one specialization per path, identical for all but the path.
+ * one specialization per path, identical for all but the path. The cost: a helper `maxDepth`
+ * calls below a specialization shares its context with every other path that ends in the same
+ * keys, so its parameters are their join (const-prop's `lookup` of a loop counter serves the
+ * loop's simulation, its fixpoint and every unrolled round at once).
  *
  * Invariants. Keys and chains are hash-consed: equal keys (values compared by `equals`, which
  * ignores identity tags) have one id, equal chains one id, so contexts compare as integers.
