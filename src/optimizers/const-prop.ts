@@ -9,7 +9,11 @@
  * contents to `undef`), every local and every other name a command may write (`modifiedNames`:
  * combinator results are not locals) to `undef`, "no value yet". Commands only rebind names, and an
  * unreachable state keeps the environment it had, so every environment of a run binds the same
- * list `names`, over which meets and comparisons go. The rules:
+ * list `names`. Meets and comparisons go over the names a command may modify (`modifiedNames`):
+ * the two branches of an `if` start from one environment, and every round of a loop from the
+ * entry's values for the names the loop does not modify, so those names already agree (the
+ * outputs are the same as meeting over all of `names`; a partial evaluator then never has to ask
+ * whether two copies of a late value are equal). The rules:
  * - a variable whose value is `const` becomes a literal; an operator, cast, `!`/`~`/`-`, `?:`,
  *   `&&`/`||` or a load from a `constArray` at a constant index whose operands are constants is
  *   folded with exactly the reference evaluator's C semantics (int32 wrapping with `| 0` and
@@ -253,7 +257,9 @@ export function cpCmd(
       const [thenCmd, st1, n1, s1] = cpCmd(c.thenCmd, reachable(env), n, spent, names, build);
       const [elseCmd, st2, n2, s2] = cpCmd(c.elseCmd, reachable(env), n1, s1, names, build);
       const out: Cmd = build ? { kind: 'if', cond, thenCmd, elseCmd, lbl: c.lbl } : c;
-      return [out, meetState(names, st1, st2), n2, s2];
+      // both branches start from `env`: only what they may modify can differ
+      const mods = setToList(modifiedNames(c.elseCmd, modifiedNames(c.thenCmd, setEmpty())));
+      return [out, meetState(mods, st1, st2), n2, s2];
     }
     case 'while':
       return cpWhile(c, st, n, spent, names, build);
@@ -411,14 +417,16 @@ export function loopFix(
   names: List<string>,
   fuel: number,
 ): [CpState, number] {
-  if (fuel <= 0) return [reachable(setNonConst(setToList(modifiedNames(c, setEmpty())), entry.env)), spent];
+  // what the loop may modify; every other name keeps its entry value in every round
+  const mods = setToList(modifiedNames(c, setEmpty()));
+  if (fuel <= 0) return [reachable(setNonConst(mods, entry.env)), spent];
   const [env, cv] = loopCond(c, head.env);
   const [out, spent1] =
     cv.kind === 'const' && cv.value === 0
       ? [unreachable(env), spent]
       : stateAfter(c.body, reachable(env), spent, names);
-  const next = meetState(names, entry, out);
-  if (sameState(names, next, head)) return [head, spent1];
+  const next = meetState(mods, entry, out);
+  if (sameState(mods, next, head)) return [head, spent1];
   return loopFix(c, entry, next, spent1, names, fuel - 1);
 }
 
