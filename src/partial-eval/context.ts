@@ -21,7 +21,9 @@
  * one specialization per path, identical for all but the path. The cost: a helper `maxDepth`
  * calls below a specialization shares its context with every other path that ends in the same
  * keys, so its parameters are their join (const-prop's `lookup` of a loop counter serves the
- * loop's simulation, its fixpoint and every unrolled round at once).
+ * loop's simulation, its fixpoint and every unrolled round at once). pe.ts unfolds the calls on
+ * static paths instead of specializing them, which removes this price there; the calls it
+ * makes from an unfolded body are still keyed in the context the unfolded call would have had.
  *
  * Invariants. Keys and chains are hash-consed: equal keys (values compared by `equals`, which
  * ignores identity tags) have one id, equal chains one id, so contexts compare as integers.

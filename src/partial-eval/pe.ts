@@ -19,6 +19,17 @@
  *   called with, its result the join of what its body returned. A call whose key (finite)
  *   argument is a conditional, `f(c ? x : y)`, is evaluated as `c ? f(x) : f(y)`: with `c` late,
  *   each call is still specialized to a known node, not to the union of both.
+ * - Unfolding. A call on a static path — no `if` with a late condition open around it since the
+ *   analysis of the enclosing specialization began (`late` counts the open ones) — is not
+ *   specialized but unfolded: the callee's body is evaluated in place with the exact argument
+ *   bindings (values, tags and representations; no join with other callers, no cap on the
+ *   result), its parameters and lets bound under residual names of their own (`x$uN`). Calls
+ *   made inside it are keyed in the context a specialization of it would have had
+ *   (`ctxOverride`), so contexts still tell its callers apart. Specialized call chains join the
+ *   states of every path that ends in the same keys (context.ts); on a static path nothing
+ *   needs joining, since every decision is known. Termination: `unfoldDepth` bounds the nesting;
+ *   a recursion whose end depends on late data meets a late test first and is specialized from
+ *   there on, as before.
  * - Recursion through one context is solved as a fixpoint with a worklist: a specialization is
  *   re-analysed when its arguments grow, or when the result of a specialization it called grew.
  *   Growth is stepwise, never a cliff (`grow`): the first `joinsBeforeWiden` changes join
@@ -71,8 +82,8 @@
  *   at most specFuel + SKELETON_STEPS + 2 times (each change is counted; after the pinned
  *   shape, `1` absorbs everything), each parameter's or result's representation changes at most twice
  *   (undecided → decided → plain), the number of contexts is bounded by the k rule and the
- *   chain depth, so the worklist empties; the visit budget and `maxSpecs` bound the rest in
- *   work (never in time).
+ *   chain depth, so the worklist empties; unfoldings nest at most `unfoldDepth` deep, each over
+ *   a finite body; the visit budget and `maxSpecs` bound the rest in work (never in time).
  */
 import {
   type AbsValue,
@@ -162,7 +173,15 @@ export interface PeOptions {
   readonly onProgress?: (stats: PeStats) => void;
   /** Residual maps whose keys are all known become tuples of their values (raise.ts; default true). */
   readonly raiseMaps?: boolean;
+  /**
+   * Calls on a static path unfolded inside one another at most (default UNFOLD_DEPTH); 0: none,
+   * every call that is not static is specialized (SCF §3.4 alone).
+   */
+  readonly unfoldDepth?: number;
 }
+
+/** Most calls unfolded inside one another (`PeOptions.unfoldDepth`). */
+export const UNFOLD_DEPTH = 64;
 
 export type PeStop = 'fixpoint' | 'widened' | 'fuel';
 
@@ -198,6 +217,8 @@ export interface PeStats {
   analyses: number;
   /** Calls folded by running them concretely. */
   staticCalls: number;
+  /** Calls on a static path unfolded in place (their bodies evaluated with the exact arguments). */
+  unfolded: number;
   /** Specializations given up (body a call of the original function) when the budget ran out. */
   generalized: number;
   /** Parameters or results widened to `1`: a specialization's fuel ran out, or a value grew past `growCap`. */
@@ -357,6 +378,7 @@ class PartialEvaluator {
     specs: 0,
     analyses: 0,
     staticCalls: 0,
+    unfolded: 0,
     generalized: 0,
     widenedToTop: 0,
     skeletons: 0,
@@ -376,6 +398,15 @@ class PartialEvaluator {
   private readonly growCap: number;
   private readonly staticSteps: number;
   private readonly raiseMaps: boolean;
+  private readonly unfoldDepth: number;
+  /** Calls being unfolded, one inside the other (in the current analysis). */
+  private unfolding = 0;
+  /** How many `if`s with a late condition are open around the evaluation (in the current analysis). */
+  private late = 0;
+  /** Inside an unfolded call: the context its calls are made in (else their caller's). */
+  private ctxOverride: Chain | undefined = undefined;
+  /** Numbers the residual variables of unfolded bodies apart. */
+  private nextUnfoldVar = 0;
   private widened = false;
   /** Original functions called generically (kept in the residual program with their callees). */
   private readonly genericFns = new Set<string>();
@@ -404,6 +435,7 @@ class PartialEvaluator {
     this.growCap = opts.growCap ?? 256;
     this.staticSteps = opts.staticCallSteps ?? 2_000_000;
     this.raiseMaps = opts.raiseMaps ?? true;
+    this.unfoldDepth = opts.unfoldDepth ?? UNFOLD_DEPTH;
   }
 
   run(root: FunDef, input: readonly AbsValue[]): PeResult {
@@ -599,6 +631,11 @@ class PartialEvaluator {
     }
     this.stats.analyses++;
     spec.analyzing = true;
+    // an analysis starts on a static path of its own, outside any unfolding
+    const outer = { unfolding: this.unfolding, late: this.late, ctx: this.ctxOverride };
+    this.unfolding = 0;
+    this.late = 0;
+    this.ctxOverride = undefined;
     spec.dirty = false;
     const outerCs = this.cs;
     this.cs = new Map();
@@ -637,6 +674,9 @@ class PartialEvaluator {
     spec.cs = this.cs;
     this.cs = outerCs;
     spec.analyzing = false;
+    this.unfolding = outer.unfolding;
+    this.late = outer.late;
+    this.ctxOverride = outer.ctx;
     if (spec.generalized) {
       this.settleGeneric(spec);
       return;
@@ -1033,8 +1073,16 @@ class PartialEvaluator {
         if (!t && !f) return { v: bottom(), r: c.r };
         if (!f) return this.ev(e.then, this.refine(e.cond, env, true), spec);
         if (!t) return this.ev(e.else, this.refine(e.cond, env, false), spec);
-        let a = this.ev(e.then, this.refine(e.cond, env, true), spec);
-        let b = this.ev(e.else, this.refine(e.cond, env, false), spec);
+        // both branches: each is on a late path (a call there is not unfolded)
+        this.late++;
+        let a: Binding;
+        let b: Binding;
+        try {
+          a = this.ev(e.then, this.refine(e.cond, env, true), spec);
+          b = this.ev(e.else, this.refine(e.cond, env, false), spec);
+        } finally {
+          this.late--;
+        }
         // one representation for both branches (a branch that cannot return does not count)
         let rep: Rep;
         if (a.v.kind === 'bottom') rep = b.rep;
@@ -1063,18 +1111,7 @@ class PartialEvaluator {
       }
       case 'let': {
         const x = this.ev(e.value, env, spec);
-        const bound: Binding =
-          x.r.kind === 'lit' || x.r.kind === 'var'
-            ? x
-            : this.withFields(
-                this.bind(x.v, () => this.node({ kind: 'var', name: e.name }, e.span), e.span, x.rep),
-                x.fields,
-              );
-        const body = this.ev(e.body, { name: e.name, b: bound, next: env }, spec);
-        if (bound === x) return body; // nothing to bind: uses were replaced by the constant or variable
-        const r = this.node({ kind: 'let', name: e.name, value: x.r, body: body.r }, e.span);
-        this.cs.set(r.label, body.rep === undefined ? body.v : new View(body.v, body.rep));
-        return body.rep === undefined ? { v: body.v, r } : { v: body.v, r, rep: body.rep };
+        return this.letIn(e.name, x, env, e.span, (inner) => this.ev(e.body, inner, spec));
       }
       case 'prim': {
         const args = e.args.map((a) => this.ev(a, env, spec));
@@ -1095,6 +1132,64 @@ class PartialEvaluator {
         return this.call(e, env, spec);
       default:
         return assertNever(e);
+    }
+  }
+
+  /**
+   * `let name = x in body`: `body` evaluated with `name` bound to `x` (directly when `x` is a
+   * constant or a variable, else to a residual variable). Inside an unfolded call the residual
+   * variable gets a name of its own (`name$uN`): it cannot capture a caller's variable of the same
+   * name that an argument refers to.
+   */
+  private letIn(
+    name: string,
+    x: Binding,
+    env: Env | undefined,
+    span: Span,
+    body: (env: Env | undefined) => Binding,
+  ): Binding {
+    const rname = this.unfolding > 0 ? `${name}$u${this.nextUnfoldVar++}` : name;
+    const bound: Binding =
+      x.r.kind === 'lit' || x.r.kind === 'var'
+        ? x
+        : this.withFields(
+            this.bind(x.v, () => this.node({ kind: 'var', name: rname }, span), span, x.rep),
+            x.fields,
+          );
+    const b = body({ name, b: bound, next: env });
+    if (bound === x) return b; // nothing to bind: uses were replaced by the constant or variable
+    const r = this.node({ kind: 'let', name: rname, value: x.r, body: b.r }, span);
+    this.cs.set(r.label, b.rep === undefined ? b.v : new View(b.v, b.rep));
+    return b.rep === undefined ? { v: b.v, r } : { v: b.v, r, rep: b.rep };
+  }
+
+  /**
+   * `fn`'s body evaluated in place for `args` (the parameters let-bound to them), its calls made
+   * in context `ctx` — the one a specialization of this call would have had.
+   */
+  private unfold(
+    fn: FunDef,
+    args: readonly Binding[],
+    ctx: Chain,
+    env: Env | undefined,
+    caller: Spec,
+    span: Span,
+  ): Binding {
+    this.stats.unfolded++;
+    const outerCtx = this.ctxOverride;
+    this.unfolding++;
+    this.ctxOverride = ctx;
+    try {
+      const bindParams = (i: number, inner: Env | undefined): Binding =>
+        i === fn.params.length
+          ? this.ev(fn.body, inner, caller)
+          : this.letIn(fn.params[i] as string, args[i] as Binding, inner, span, (next) =>
+              bindParams(i + 1, next),
+            );
+      return bindParams(0, env);
+    } finally {
+      this.unfolding--;
+      this.ctxOverride = outerCtx;
     }
   }
 
@@ -1176,7 +1271,8 @@ class PartialEvaluator {
       }
     }
 
-    const earlier = this.contexts.nearest(caller.ctx, fn.name);
+    const callerCtx = this.ctxOverride ?? caller.ctx;
+    const earlier = this.contexts.nearest(callerCtx, fn.name);
     const keyValues = args.map((a, i) => {
       if (finite[i]) return a.v;
       if (a.r.kind !== 'lit') return undefined;
@@ -1192,7 +1288,12 @@ class PartialEvaluator {
     const argReps = args.map((a) => (a.rep === undefined && a.r.kind === 'lit' ? literalRep(a.v) : a.rep));
     const reps = repSignature(argReps);
     const key = this.contexts.key(fn.name, reps === undefined ? keyValues : [...keyValues, constant(reps)]);
-    const ctx = this.contexts.push(key, caller.ctx);
+    const ctx = this.contexts.push(key, callerCtx);
+    // on a static path (no late test open since the caller's analysis began, so every decision
+    // up to here is known): evaluated in place with the exact arguments — no join with other
+    // callers of the context, no freshened tags, no cap on the result
+    if (this.late === 0 && this.unfolding < this.unfoldDepth && !this.exhausted && !caller.generalized)
+      return this.unfold(fn, args, ctx, env, caller, e.span);
     let spec = this.specs.get(ctx.id);
     if (!spec && this.exhausted) {
       // out of budget: residualize the call as it is
@@ -1445,7 +1546,15 @@ function isAtom(r: Expr): boolean {
 
 /** Whether every variable of the atom `r` still names the binding it named (not shadowed since). */
 function inScope(r: Expr, env: Env | undefined): boolean {
-  if (r.kind === 'var') return lookup(env, r.name)?.r === r;
+  if (r.kind === 'var') {
+    // the nearest binding that introduces the residual name must be the one holding `r`
+    // (residual names are source names, or renamed apart inside unfolded calls)
+    for (let x = env; x; x = x.next) {
+      if (x.b.r === r) return true;
+      if (x.b.r.kind === 'var' && x.b.r.name === r.name) return false;
+    }
+    return false;
+  }
   if (r.kind === 'proj') return inScope(r.arg, env);
   return true;
 }

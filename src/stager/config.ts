@@ -15,7 +15,8 @@
  *   `bind` are not constants (`nonConst`);
  * - `sample` (optional) gives stage-2 values of exactly the bound formals, used by benchmarks,
  *   the demo and tests; `id` (a positive integer) and `description` are optional;
- * - `pe` (optional) sets partial-evaluator limits: `{ "growCap": 1024, "specFuel": 8 }`.
+ * - `pe` (optional) sets partial-evaluator limits: `{ "growCap": 1024, "specFuel": 8 }`, and
+ *   `"unfoldDepth": 0` turns unfolding of calls on static paths off (SCF's specialization alone).
  *
  * Algorithm: jsonc-parser's `parseTree` (strict JSON: no comments, no trailing commas) gives a
  * tree with offsets; one walk checks keys and types and builds the `StageConfig`, remembering
@@ -91,7 +92,7 @@ export interface StageConfig {
    * Partial-evaluator limits for this config (src/partial-eval PeOptions), e.g. a `growCap` above
    * the default 256 nodes for a kernel whose abstract program is large (a 13-operand map).
    */
-  readonly pe?: Readonly<{ growCap?: number; specFuel?: number }>;
+  readonly pe?: Readonly<{ growCap?: number; specFuel?: number; unfoldDepth?: number }>;
   /**
    * Where each value is written, by path: `input`, `function`, `pipeline[1]`, `bind`, `bind.a`
    * (the value), `bind.a:key` (the key), `sample`, `sample.a`, …; `''` is the whole object.
@@ -329,24 +330,25 @@ export function parseConfig(text: string, file: string): StageConfig {
   }
 
   // pe
-  let pe: { growCap?: number; specFuel?: number } | undefined;
+  let pe: { growCap?: number; specFuel?: number; unfoldDepth?: number } | undefined;
   const peNode = byKey.get('pe');
   if (peNode !== undefined) {
     if (peNode.type !== 'object') fail(peNode, "'pe' must be an object of partial-evaluator limits");
     pe = {};
     for (const [name, k, v] of props(peNode)) {
-      if (name !== 'growCap' && name !== 'specFuel')
-        fail(k, `unknown partial-evaluator limit '${name}' (known: growCap, specFuel)`);
+      if (name !== 'growCap' && name !== 'specFuel' && name !== 'unfoldDepth')
+        fail(k, `unknown partial-evaluator limit '${name}' (known: growCap, specFuel, unfoldDepth)`);
       const value = v.value;
+      const min = name === 'unfoldDepth' ? 0 : 1;
       if (
         v.type !== 'number' ||
         !Number.isInteger(value) ||
-        (value as number) < 1 ||
+        (value as number) < min ||
         (value as number) > 1_000_000
       )
-        fail(v, `'pe.${name}' must be an integer in 1..1000000`);
+        fail(v, `'pe.${name}' must be an integer in ${min}..1000000`);
       at(`pe.${name}`, v);
-      pe[name as 'growCap' | 'specFuel'] = value as number;
+      pe[name as 'growCap' | 'specFuel' | 'unfoldDepth'] = value as number;
     }
   }
 
