@@ -155,7 +155,10 @@ import { type Finiteness, finitenessAnalysis } from './finiteness.js';
 export interface PeOptions {
   /** At most k instances of a specialization key in a call chain (SCF §3.4; default 2). */
   readonly k?: number;
-  /** Most keys in a specialization context: the most recent ones are kept (default 3). */
+  /**
+   * Most keys in a specialization context: the most recent ones are kept (default 2; it was 3
+   * before unfolding, whose frames are keys of the contexts below them too).
+   */
   readonly chainDepth?: number;
   /** Changes of a specialization's parameters or result joined exactly before widening (default 3). */
   readonly joinsBeforeWiden?: number;
@@ -425,7 +428,7 @@ class PartialEvaluator {
   ) {
     this.ctors = withPrelude(program.ctors);
     this.finite = finitenessAnalysis(program);
-    this.contexts = new Contexts(opts.k ?? 2, opts.chainDepth ?? 3);
+    this.contexts = new Contexts(opts.k ?? 2, opts.chainDepth ?? 2);
     this.interp = new Interpreter(program);
     this.budget = opts.budget ?? 800_000;
     this.hardBudget = this.budget * 4;
