@@ -1113,8 +1113,11 @@ class PartialEvaluator {
         );
       }
       case 'let': {
+        // (no helper frame around the body: Core nests a let per `const`, so this recursion is
+        // as deep as an optimizer's longest chain of consts)
         const x = this.ev(e.value, env, spec);
-        return this.letIn(e.name, x, env, e.span, (inner) => this.ev(e.body, inner, spec));
+        const bound = this.letBound(e.name, x, e.span);
+        return this.letWrap(bound, x, this.ev(e.body, { name: e.name, b: bound, next: env }, spec), e.span);
       }
       case 'prim': {
         const args = e.args.map((a) => this.ev(a, env, spec));
@@ -1139,29 +1142,24 @@ class PartialEvaluator {
   }
 
   /**
-   * `let name = x in body`: `body` evaluated with `name` bound to `x` (directly when `x` is a
-   * constant or a variable, else to a residual variable). Inside an unfolded call the residual
-   * variable gets a name of its own (`name$uN`): it cannot capture a caller's variable of the same
-   * name that an argument refers to.
+   * `let name = x in …`: what `name` is bound to — `x` itself when it is a constant or a variable,
+   * else a residual variable. Inside an unfolded call the variable gets a name of its own
+   * (`name$uN`): it cannot capture a caller's variable of the same name that an argument refers to.
    */
-  private letIn(
-    name: string,
-    x: Binding,
-    env: Env | undefined,
-    span: Span,
-    body: (env: Env | undefined) => Binding,
-  ): Binding {
+  private letBound(name: string, x: Binding, span: Span): Binding {
+    if (x.r.kind === 'lit' || x.r.kind === 'var') return x;
     const rname = this.unfolding > 0 ? `${name}$u${this.nextUnfoldVar++}` : name;
-    const bound: Binding =
-      x.r.kind === 'lit' || x.r.kind === 'var'
-        ? x
-        : this.withFields(
-            this.bind(x.v, () => this.node({ kind: 'var', name: rname }, span), span, x.rep),
-            x.fields,
-          );
-    const b = body({ name, b: bound, next: env });
+    return this.withFields(
+      this.bind(x.v, () => this.node({ kind: 'var', name: rname }, span), span, x.rep),
+      x.fields,
+    );
+  }
+
+  /** The residual `let` of `bound` (from `letBound`) around the body's binding `b`. */
+  private letWrap(bound: Binding, x: Binding, b: Binding, span: Span): Binding {
     if (bound === x) return b; // nothing to bind: uses were replaced by the constant or variable
-    const r = this.node({ kind: 'let', name: rname, value: x.r, body: b.r }, span);
+    const name = (bound.r as Extract<Expr, { kind: 'var' }>).name;
+    const r = this.node({ kind: 'let', name, value: x.r, body: b.r }, span);
     this.cs.set(r.label, b.rep === undefined ? b.v : new View(b.v, b.rep));
     return b.rep === undefined ? { v: b.v, r } : { v: b.v, r, rep: b.rep };
   }
@@ -1183,13 +1181,16 @@ class PartialEvaluator {
     this.unfolding++;
     this.ctxOverride = ctx;
     try {
-      const bindParams = (i: number, inner: Env | undefined): Binding =>
-        i === fn.params.length
-          ? this.ev(fn.body, inner, caller)
-          : this.letIn(fn.params[i] as string, args[i] as Binding, inner, span, (next) =>
-              bindParams(i + 1, next),
-            );
-      return bindParams(0, env);
+      // the parameters bound in order, the body evaluated, then the residual lets around it
+      const bound = fn.params.map((p, i) => this.letBound(p, args[i] as Binding, span));
+      let inner = env;
+      fn.params.forEach((p, i) => {
+        inner = { name: p, b: bound[i] as Binding, next: inner };
+      });
+      let out = this.ev(fn.body, inner, caller);
+      for (let i = fn.params.length - 1; i >= 0; i--)
+        out = this.letWrap(bound[i] as Binding, args[i] as Binding, out, span);
+      return out;
     } finally {
       this.unfolding--;
       this.ctxOverride = outerCtx;

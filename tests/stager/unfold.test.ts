@@ -87,6 +87,26 @@ describe('unfolding calls on static paths', () => {
     expect(paper.stages[0]?.result.peStats.unfolded).toBe(0);
   });
 
+  it('stages a 200-statement straight-line function (unfolding adds no stack frame per let)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'scf-unfold-'));
+    const body = Array.from({ length: 200 }, (_, i) => `  x = x + m * ${i % 7};`).join('\n');
+    writeFileSync(
+      path.join(dir, 'long.c'),
+      `int long_seq(int n, int m) {\n  int x;\n  x = n;\n${body}\n  return x;\n}\n`,
+    );
+    writeFileSync(
+      path.join(dir, 'long.json'),
+      JSON.stringify({
+        input: 'long.c',
+        function: 'long_seq',
+        pipeline: ['const-prop'],
+        bind: { m: "'Int" },
+      }),
+    );
+    const staged = await stageConfig(loadConfig(path.join(dir, 'long.json')));
+    expect(staged.stages[0]?.result.peStats.unfolded).toBeGreaterThan(0);
+  }, 60_000);
+
   it('keeps the staged const-prop equal to the unstaged one', () => {
     const stage = unfolded.stages[0];
     if (stage === undefined) throw new Error('no stage');
