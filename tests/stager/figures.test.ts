@@ -3,7 +3,7 @@
  * stager prints are Fig. 6's, and the staged DAE has the shape of Fig. 7 — one specialized
  * fragment per input command (with unfolding off, as the paper's partial evaluator: by default
  * the fragments are unfolded into the entry), no case test on the input's node kinds left in
- * the staged code, and far fewer live-set operations than the unstaged DAE.
+ * them, and far fewer live-set operations than the unstaged DAE.
  */
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';

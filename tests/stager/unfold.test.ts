@@ -34,25 +34,25 @@ const KERNEL = `void rows(int n, int m, int out[]) {
 }
 `;
 
-let config: StageConfig;
 let unfolded: StagedConfig;
 let paper: StagedConfig;
 
+/** The config of `source` (a kernel file `name.c`) with `fields`, in a temporary folder. */
+function tempConfig(name: string, source: string, fields: Record<string, unknown>): StageConfig {
+  const dir = mkdtempSync(path.join(tmpdir(), 'scf-unfold-'));
+  writeFileSync(path.join(dir, `${name}.c`), source);
+  writeFileSync(path.join(dir, `${name}.json`), JSON.stringify({ input: `${name}.c`, ...fields }));
+  return loadConfig(path.join(dir, `${name}.json`));
+}
+
 beforeAll(async () => {
   await loadKernelParser();
-  const dir = mkdtempSync(path.join(tmpdir(), 'scf-unfold-'));
-  writeFileSync(path.join(dir, 'rows.c'), KERNEL);
-  writeFileSync(
-    path.join(dir, 'rows.json'),
-    JSON.stringify({
-      input: 'rows.c',
-      function: 'rows',
-      pipeline: ['const-prop', 'copy-prop', 'dae'],
-      bind: { m: "'Int" },
-      sample: { m: 2 },
-    }),
-  );
-  config = loadConfig(path.join(dir, 'rows.json'));
+  const config = tempConfig('rows', KERNEL, {
+    function: 'rows',
+    pipeline: ['const-prop', 'copy-prop', 'dae'],
+    bind: { m: "'Int" },
+    sample: { m: 2 },
+  });
   unfolded = await stageConfig(config);
   paper = await stageConfig({ ...config, pe: { unfoldDepth: 0 } });
 }, 60_000);
@@ -88,22 +88,14 @@ describe('unfolding calls on static paths', () => {
   });
 
   it('stages a 200-statement straight-line function (unfolding adds no stack frame per let)', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'scf-unfold-'));
     const body = Array.from({ length: 200 }, (_, i) => `  x = x + m * ${i % 7};`).join('\n');
-    writeFileSync(
-      path.join(dir, 'long.c'),
-      `int long_seq(int n, int m) {\n  int x;\n  x = n;\n${body}\n  return x;\n}\n`,
-    );
-    writeFileSync(
-      path.join(dir, 'long.json'),
-      JSON.stringify({
-        input: 'long.c',
-        function: 'long_seq',
-        pipeline: ['const-prop'],
-        bind: { m: "'Int" },
-      }),
-    );
-    const staged = await stageConfig(loadConfig(path.join(dir, 'long.json')));
+    const source = `int long_seq(int n, int m) {\n  int x;\n  x = n;\n${body}\n  return x;\n}\n`;
+    const config = tempConfig('long', source, {
+      function: 'long_seq',
+      pipeline: ['const-prop'],
+      bind: { m: "'Int" },
+    });
+    const staged = await stageConfig(config);
     expect(staged.stages[0]?.result.peStats.unfolded).toBeGreaterThan(0);
   }, 60_000);
 
