@@ -3,7 +3,8 @@
  *
  *   stage(program, I) = let (residual, cs, output) = PE(program, I) in (DAE(residual, cs), cs, output)
  *
- * followed by merging residual functions that are equal up to callee names (minimize.ts).
+ * followed by merging residual functions that are equal up to callee names (minimize.ts) and
+ * splitting functions too large for V8 to optimize (split.ts).
  *
  * `stage` runs the partial evaluator (src/partial-eval) on one optimizer and the abstract
  * description of its arguments, then dead-assignment elimination with liveness patterns
@@ -30,6 +31,7 @@ import {
 import { allPasses, findPass, type Pass } from '../optimizers/index.js';
 import { SOURCE_ROOT } from '../runtime/paths.js';
 import { mergeEqualFunctions } from './minimize.js';
+import { MAX_FUN_NODES, splitLargeFunctions } from './split.js';
 import {
   type CtorDecl,
   compileFile,
@@ -89,6 +91,8 @@ export function optimizerSources(pass: StageablePass): string[] {
 export interface StageOptions {
   readonly pe?: PeOptions;
   readonly dae?: DaeOptions;
+  /** Largest residual function emitted, in Core nodes (split.ts; default MAX_FUN_NODES). */
+  readonly maxFunNodes?: number;
 }
 
 export interface StageResult {
@@ -126,14 +130,23 @@ export function stage(
   const t1 = performance.now();
   const dae = eliminateDeadAssignments(pe.residual, pe.cs, pe.entry, opts.dae);
   const min = mergeEqualFunctions(dae.program, pe.entry);
+  const split = splitLargeFunctions(min.program, opts.maxFunNodes ?? MAX_FUN_NODES);
   const t2 = performance.now();
   const comments = new Map(pe.comments);
   for (const [kept, others] of min.merged) {
     const c = comments.get(kept);
     if (c !== undefined) comments.set(kept, `${c}; also ${others.length} equal specialization(s)`);
   }
+  for (const [whole, parts] of split.parts) {
+    parts.forEach((p, i) => {
+      comments.set(
+        p,
+        `part ${i + 1} of ${whole} (split: a function over ${opts.maxFunNodes ?? MAX_FUN_NODES} Core nodes)`,
+      );
+    });
+  }
   return {
-    residual: min.program,
+    residual: split.program,
     entry: pe.entry,
     cs: pe.cs,
     output: pe.output,
@@ -146,7 +159,7 @@ export function stage(
     sizes: {
       original: programSize(program),
       residual: programSize(pe.residual),
-      staged: programSize(min.program),
+      staged: programSize(split.program),
     },
     ms: { pe: t1 - t0, dae: t2 - t1 },
   };
