@@ -83,7 +83,8 @@
  *   shape, `1` absorbs everything), each parameter's or result's representation changes at most twice
  *   (undecided → decided → plain), the number of contexts is bounded by the k rule and the
  *   chain depth, so the worklist empties; unfoldings nest at most `unfoldDepth` deep, each over
- *   a finite body; the visit budget and `maxSpecs` bound the rest in work (never in time).
+ *   a finite body; analyses and unfoldings open inside one another at most NEST_LIMIT deep (a
+ *   call past it is analysed later from the worklist), which bounds the JS stack; the visit budget and `maxSpecs` bound the rest in work (never in time).
  */
 import {
   type AbsValue,
@@ -186,6 +187,16 @@ export interface PeOptions {
 /** Most calls unfolded inside one another (`PeOptions.unfoldDepth`). */
 export const UNFOLD_DEPTH = 64;
 
+/**
+ * Most analyses and unfoldings open inside one another (each is a JavaScript recursion of the
+ * partial evaluator, some forty frames per statement of a straight-line kernel); a call that
+ * would open one more is specialized and analysed later, from the worklist, at depth 0. So a long
+ * kernel function stages within the default JS stack (a 1,000-statement one needs about 2,500
+ * levels otherwise, and about 250 statements overflowed it). Counted in work: the residual
+ * program stays a pure function of the inputs.
+ */
+export const NEST_LIMIT = 100;
+
 export type PeStop = 'fixpoint' | 'widened' | 'fuel';
 
 /**
@@ -222,6 +233,8 @@ export interface PeStats {
   staticCalls: number;
   /** Calls on a static path unfolded in place (their bodies evaluated with the exact arguments). */
   unfolded: number;
+  /** Specializations whose first analysis waited for the worklist (analyses nested NEST_LIMIT deep). */
+  deferred: number;
   /** Specializations given up (body a call of the original function) when the budget ran out. */
   generalized: number;
   /** Parameters or results widened to `1`: a specialization's fuel ran out, or a value grew past `growCap`. */
@@ -382,6 +395,7 @@ class PartialEvaluator {
     analyses: 0,
     staticCalls: 0,
     unfolded: 0,
+    deferred: 0,
     generalized: 0,
     widenedToTop: 0,
     skeletons: 0,
@@ -404,6 +418,8 @@ class PartialEvaluator {
   private readonly unfoldDepth: number;
   /** Calls being unfolded, one inside the other (in the current analysis). */
   private unfolding = 0;
+  /** Analyses and unfoldings open, one inside the other (all analyses; NEST_LIMIT). */
+  private nest = 0;
   /** How many `if`s with a late condition are open around the evaluation (in the current analysis). */
   private late = 0;
   /** Inside an unfolded call: the context its calls are made in (else their caller's). */
@@ -624,6 +640,16 @@ class PartialEvaluator {
     while (this.worklist.length > 0) {
       const s = this.worklist.pop() as Spec;
       if (s.dirty && !s.analyzing) this.analyze(s);
+    }
+  }
+
+  /** `analyze` one level deeper in the nesting `NEST_LIMIT` bounds. */
+  private analyzeNested(spec: Spec): void {
+    this.nest++;
+    try {
+      this.analyze(spec);
+    } finally {
+      this.nest--;
     }
   }
 
@@ -1179,6 +1205,7 @@ class PartialEvaluator {
     this.stats.unfolded++;
     const outerCtx = this.ctxOverride;
     this.unfolding++;
+    this.nest++;
     this.ctxOverride = ctx;
     try {
       // the parameters bound in order, the body evaluated, then the residual lets around it
@@ -1193,6 +1220,7 @@ class PartialEvaluator {
       return out;
     } finally {
       this.unfolding--;
+      this.nest--;
       this.ctxOverride = outerCtx;
     }
   }
@@ -1296,7 +1324,14 @@ class PartialEvaluator {
     // on a static path (no late test open since the caller's analysis began, so every decision
     // up to here is known): evaluated in place with the exact arguments — no join with other
     // callers of the context, no freshened tags, no cap on the result
-    if (this.late === 0 && this.unfolding < this.unfoldDepth && !this.exhausted && !caller.generalized)
+    const deep = this.nest >= NEST_LIMIT;
+    if (
+      this.late === 0 &&
+      this.unfolding < this.unfoldDepth &&
+      !deep &&
+      !this.exhausted &&
+      !caller.generalized
+    )
       return this.unfold(fn, args, ctx, env, caller, e.span);
     let spec = this.specs.get(ctx.id);
     if (!spec && this.exhausted) {
@@ -1318,7 +1353,12 @@ class PartialEvaluator {
         argReps,
       );
       spec.callers.add(caller);
-      this.analyze(spec);
+      // too deep: analysed from the worklist (its result is `0` until then; this caller is
+      // analysed again when it grows)
+      if (deep) {
+        this.stats.deferred++;
+        this.worklist.push(spec);
+      } else this.analyzeNested(spec);
     } else {
       spec.callers.add(caller);
       // an argument represented otherwise than the parameter makes the parameter plain; every
@@ -1374,8 +1414,8 @@ class PartialEvaluator {
         }
       }
       if ((grew || repChanged) && !spec.generalized) {
-        if (spec.analyzing) this.markDirty(spec);
-        else this.analyze(spec);
+        if (spec.analyzing || deep) this.markDirty(spec);
+        else this.analyzeNested(spec);
       }
     }
     const ret = spec.ret;

@@ -99,6 +99,28 @@ describe('unfolding calls on static paths', () => {
     expect(staged.stages[0]?.result.peStats.unfolded).toBeGreaterThan(0);
   }, 60_000);
 
+  it('stages a 600-statement function within the JS stack (deeper analyses wait for the worklist)', async () => {
+    const body = Array.from({ length: 600 }, (_, i) => `  x = x + m * ${i % 7};`).join('\n');
+    const source = `int long_seq(int n, int m) {\n  int x;\n  x = n;\n${body}\n  return x;\n}\n`;
+    const config = tempConfig('long600', source, {
+      function: 'long_seq',
+      pipeline: ['const-prop'],
+      bind: { m: "'Int" },
+    });
+    const staged = await stageConfig(config);
+    const stage = staged.stages[0];
+    if (stage === undefined) throw new Error('no stage');
+    expect(stage.result.peStats.deferred).toBeGreaterThan(0);
+    const unstaged = new Interpreter(optimizerProgram(stage.pass));
+    const residual = new Interpreter(stage.result.residual);
+    for (const m of [3, 0, -7]) {
+      const formals = listFromArray(formalsFromBindings(staged.fun, { m }));
+      const u = unstaged.run(stage.pass.entry, [staged.fun, formals]);
+      const s = residual.run(stage.result.entry, [staged.fun, formals]);
+      expect(equal(s.value, u.value)).toBe(true);
+    }
+  }, 120_000);
+
   it('keeps the staged const-prop equal to the unstaged one', () => {
     const stage = unfolded.stages[0];
     if (stage === undefined) throw new Error('no stage');
