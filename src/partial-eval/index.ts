@@ -12,5 +12,7 @@ export {
   type PeResult,
   type PeStats,
   type PeStop,
+  NEST_LIMIT,
   partialEvaluate,
+  STATIC_WORK,
 } from './pe.js';

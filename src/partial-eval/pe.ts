@@ -66,6 +66,8 @@
  *   a spec count, calls without a specialization yet are residualized as calls of the original
  *   functions (which then join the residual program), and specializations whose arguments still
  *   grow are given up the same way; past four times the visits, the original program is returned.
+ *   Static calls are bounded one by one (`staticCallSteps`) and together (STATIC_WORK Core nodes
+ *   run concretely; past it, calls with known arguments are specialized like the others).
  *   `stop` says what ended the run: 'fixpoint', 'widened' (widening was needed) or 'fuel'
  *   (something was widened to `1`, given up, or a budget ran out), and `reason` says it in words.
  * - Residual code is taken from the last analysis of each specialization: when the worklist is
@@ -197,6 +199,15 @@ export const UNFOLD_DEPTH = 64;
  */
 export const NEST_LIMIT = 100;
 
+/**
+ * Most Core nodes all static calls of one run may evaluate concretely together; past it, calls
+ * with known arguments are specialized like the others (whose work the visit budget bounds). Each
+ * static call is bounded on its own (`staticCallSteps`), but not their number: on a kernel of
+ * deeply nested loops the optimizer's own run is exponential in the nesting, and staging ran it
+ * over and over.
+ */
+export const STATIC_WORK = 50_000_000;
+
 export type PeStop = 'fixpoint' | 'widened' | 'fuel';
 
 /**
@@ -231,6 +242,8 @@ export interface PeStats {
   analyses: number;
   /** Calls folded by running them concretely. */
   staticCalls: number;
+  /** Core nodes the concrete runs of static calls evaluated, failed ones included (STATIC_WORK). */
+  staticWork: number;
   /** Calls on a static path unfolded in place (their bodies evaluated with the exact arguments). */
   unfolded: number;
   /** Specializations whose first analysis waited for the worklist (analyses nested NEST_LIMIT deep). */
@@ -394,6 +407,7 @@ class PartialEvaluator {
     specs: 0,
     analyses: 0,
     staticCalls: 0,
+    staticWork: 0,
     unfolded: 0,
     deferred: 0,
     generalized: 0,
@@ -1284,14 +1298,19 @@ class PartialEvaluator {
     const stuck = args.find((a) => a.v.kind === 'bottom');
     if (stuck) return { v: bottom(), r: stuck.r };
 
-    // static call: every argument known
-    if (this.staticSteps > 0 && args.every((a) => a.r.kind === 'lit')) {
+    // static call: every argument known (while the run's static work lasts)
+    if (
+      this.staticSteps > 0 &&
+      this.stats.staticWork < STATIC_WORK &&
+      args.every((a) => a.r.kind === 'lit')
+    ) {
       try {
         const out = this.interp.run(
           fn.name,
           args.map((a) => (a.r as Extract<Expr, { kind: 'lit' }>).value),
           { maxSteps: this.staticSteps },
         );
+        this.stats.staticWork += out.counts.total;
         this.stats.staticCalls++;
         const v = fromConcrete(out.value, this.ctors);
         const r = this.node({ kind: 'lit', value: out.value as Value }, e.span);
@@ -1299,6 +1318,7 @@ class PartialEvaluator {
         return { v, r };
       } catch (err) {
         if (!(err instanceof ScfRuntimeError)) throw err;
+        this.stats.staticWork += this.interp.lastSteps;
         // fails or runs long concretely: specialize it like any other call
       }
     }

@@ -111,6 +111,11 @@ export class Interpreter {
     }
   }
 
+  /** Core nodes the last `run` evaluated, also when it failed (its work, for callers' budgets). */
+  get lastSteps(): number {
+    return this.state.counts.total;
+  }
+
   private loc(span: Span): string {
     return formatLocation(span, this.program.sources);
   }

@@ -7,13 +7,17 @@
  *   depths on both sides of the limit: exit 0 with the known value, or exit 2 with K1014, never 3.
  * - Long straight-line code: 10^5 statements evaluate (the evaluator and printer iterate along seq
  *   chains); optimizing or compiling a function nested past MAX_TREE_DEPTH is K1014, exit 2, at the
- *   statement where it gets too deep; just below, the whole pipeline and the JS back end run.
+ *   statement where it gets too deep; just below, the whole pipeline and the JS back end run, and
+ *   900 statements stage (the partial evaluator's nesting is bounded, NEST_LIMIT) with the staged
+ *   pipeline giving the unstaged result.
  * - SCF-lang: a `.ts` nested past MAX_SCF_NESTING (estimated on the raw text) is SCF1006, without
  *   calling oxc-parser, which would overflow the native stack (a segmentation fault: exit 139). Run in
  *   real processes, where a crash shows as an exit status.
  * - Growth: nested 64-trip loops unroll within UNROLL_BUDGET (seconds, under a 1 GB heap: node is
  *   run with --max-old-space-size=1024, so more would be a crash); 30,000 functions evaluate in
- *   seconds (the parser was quadratic in them).
+ *   seconds (the parser was quadratic in them); staging DAE on 20 nested loops (whose liveness
+ *   fixpoints, run concretely for static calls, are exponential in the nesting) stops at the
+ *   partial evaluator's static-work budget (STATIC_WORK).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,6 +26,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MAX_NESTING, MAX_TREE_DEPTH } from '../../src/kernel/index.js';
+import { STATIC_WORK } from '../../src/partial-eval/index.js';
 import { MAX_SCF_NESTING } from '../../src/scf-lang/nesting.js';
 import { cli } from '../cli/helpers.js';
 
@@ -278,6 +283,31 @@ describe('long straight-line code', () => {
     );
     expect([k.code, k.out.trim()]).toEqual([0, `{"backend":"js","result":${want}}`]);
   }, 120_000);
+
+  it('900 statements stage in a real process (the partial evaluator nests at most NEST_LIMIT deep) and the staged pipeline gives the unstaged result', () => {
+    const body = Array.from({ length: 900 }, (_, i) => `  x = x + m * ${i % 7};`).join('\n');
+    const f = file('long.c', `int long_seq(int n, int m) {\n  int x;\n  x = n;\n${body}\n  return x;\n}\n`);
+    const config = file(
+      'long.json',
+      JSON.stringify({
+        input: f,
+        function: 'long_seq',
+        pipeline: ['const-prop', 'copy-prop', 'dae'],
+        bind: { m: "'Int" },
+      }),
+    );
+    const out = path.join(TMP, 'staged-long');
+    const st = clean(spawnScf([], 'stage', config, '--out', out, '--json'));
+    expect(st.code).toBe(0);
+    const report = JSON.parse(st.out) as { passes: { stats: { deferred: number } }[] };
+    expect(report.passes[0]?.stats.deferred).toBeGreaterThan(0);
+    for (const m of ['3', '-2']) {
+      const staged = clean(spawnScf([], 'opt', f, '--bind', `m=${m}`, '--staged', out));
+      const unstaged = clean(spawnScf([], 'opt', f, '--bind', `m=${m}`));
+      expect([staged.code, staged.err]).toEqual([0, '']);
+      expect(staged.out).toBe(unstaged.out);
+    }
+  }, 180_000);
 });
 
 describe('SCF-lang nested past the raw-text limit (real processes: oxc-parser used to crash)', () => {
@@ -357,6 +387,26 @@ describe('growth', () => {
       }
     }, 120_000);
   }
+
+  it('20 nested loops: staging DAE stops within its static-work budget (the optimizer run concretely is exponential in the nesting)', () => {
+    const vars = Array.from({ length: 20 }, (_, i) => `i${i}`);
+    const f = file(
+      'nest20.c',
+      `int f(int n, int m) {\n  int x = n;\n${vars.map((v) => `for (int ${v} = 0; ${v} < 2; ${v}++)\n`).join('')}x = x + m;\n  return x;\n}\n`,
+    );
+    const config = file(
+      'nest20.json',
+      JSON.stringify({ input: f, function: 'f', pipeline: ['dae'], bind: { m: "'Int" } }),
+    );
+    const st = clean(spawnScf([], 'stage', config, '--out', path.join(TMP, 'staged-nest20'), '--json'));
+    expect(st.code).toBe(0);
+    const report = JSON.parse(st.out) as { passes: { stop: string; stats: { staticWork: number } }[] };
+    const work = report.passes[0]?.stats.staticWork ?? 0;
+    // the budget is checked before each static call, which is bounded by staticCallSteps itself
+    expect(work).toBeGreaterThanOrEqual(STATIC_WORK);
+    expect(work).toBeLessThan(STATIC_WORK + 4_000_000);
+    expect(report.passes[0]?.stop).toBe('fuel');
+  }, 120_000);
 
   it('a single 64-trip loop is still unrolled completely', async () => {
     const f = file('one.c', nest(64, 1));
