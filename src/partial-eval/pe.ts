@@ -86,7 +86,8 @@
  *   (undecided → decided → plain), the number of contexts is bounded by the k rule and the
  *   chain depth, so the worklist empties; unfoldings nest at most `unfoldDepth` deep, each over
  *   a finite body; analyses and unfoldings open inside one another at most NEST_LIMIT deep (a
- *   call past it is analysed later from the worklist), which bounds the JS stack; the visit budget and `maxSpecs` bound the rest in work (never in time).
+ *   call past it is analysed later from the worklist), which bounds the JS stack; the visit
+ *   budget and `maxSpecs` bound the rest in work (never in time).
  */
 import {
   type AbsValue,

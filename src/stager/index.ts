@@ -1,8 +1,9 @@
 /**
  * The stager (SCF Fig. 8) and everything around it: staging one optimizer or a pipeline
- * (stage.ts) and a JSON config end to end (stage-config.ts), merging equal residual functions (minimize.ts), splitting
- * functions too large for V8 to optimize (split.ts), emitting the staged optimizers as TypeScript with a checked admission of their
- * input (emit.ts, admit.ts, runtime.ts), the stub and files (write.ts), the JSON configs
+ * (stage.ts) and a JSON config end to end (stage-config.ts), merging equal residual functions
+ * (minimize.ts), splitting functions too large for V8 to optimize (split.ts), emitting the staged
+ * optimizers as TypeScript with a checked admission of their input (emit.ts, admit.ts,
+ * runtime.ts), the stub and files (write.ts), the JSON configs
  * (config.ts), early-stage descriptions of a kernel's formals (describe-input.ts) and the Fig. 6
  * printer for abstract kernel programs (print-kernel.ts).
  */

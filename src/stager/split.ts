@@ -65,8 +65,7 @@ export function splitLargeFunctions(program: Program, maxNodes = MAX_FUN_NODES):
         if (!program.funs.has(name)) return name;
       }
     };
-    const [body] = reduce(f.body, maxNodes, (e) => {
-      const params = freeVars(e);
+    const [body] = reduce(f.body, maxNodes, (e, params) => {
       const name = fresh();
       outlined.push({ name, params, body: e, span: e.span, exported: false });
       return {
@@ -88,10 +87,10 @@ export function splitLargeFunctions(program: Program, maxNodes = MAX_FUN_NODES):
 }
 
 /**
- * `e` with children outlined (by `outline`) until it has at most `max` nodes where possible;
- * with its size after.
+ * `e` with children outlined (by `outline`, given the child's free variables) until it has at
+ * most `max` nodes where possible; with its size after.
  */
-function reduce(e: Expr, max: number, outline: (e: Expr) => Expr): [Expr, number] {
+function reduce(e: Expr, max: number, outline: (e: Expr, params: string[]) => Expr): [Expr, number] {
   const kids: [Expr, number][] = [];
   const reduced = mapChildren(e, (c) => {
     const r = reduce(c, max, outline);
@@ -102,7 +101,8 @@ function reduce(e: Expr, max: number, outline: (e: Expr) => Expr): [Expr, number
   if (size <= max) return [reduced, size];
   // children in `reduced`'s order (mapChildren visits them in `children` order)
   const cs = [...children(reduced)];
-  const cost = cs.map((c, i) => (kids[i] as [Expr, number])[1] - (1 + freeVars(c).length));
+  const fvs = cs.map(freeVars);
+  const cost = cs.map((_, i) => (kids[i] as [Expr, number])[1] - (1 + (fvs[i] as string[]).length));
   const done = new Set<number>();
   while (size > max) {
     let best = -1;
@@ -116,7 +116,7 @@ function reduce(e: Expr, max: number, outline: (e: Expr) => Expr): [Expr, number
     }
     if (best < 0) break;
     done.add(best);
-    cs[best] = outline(cs[best] as Expr);
+    cs[best] = outline(cs[best] as Expr, fvs[best] as string[]);
     size -= cost[best] as number;
   }
   let i = 0;

@@ -45,6 +45,17 @@ function tempConfig(name: string, source: string, fields: Record<string, unknown
   return loadConfig(path.join(dir, `${name}.json`));
 }
 
+/** const-prop alone on `long_seq`: `n` straight-line statements `x = x + m * k`, `m` late. */
+function longSeqConfig(n: number): StageConfig {
+  const body = Array.from({ length: n }, (_, i) => `  x = x + m * ${i % 7};`).join('\n');
+  const source = `int long_seq(int n, int m) {\n  int x;\n  x = n;\n${body}\n  return x;\n}\n`;
+  return tempConfig(`long${n}`, source, {
+    function: 'long_seq',
+    pipeline: ['const-prop'],
+    bind: { m: "'Int" },
+  });
+}
+
 beforeAll(async () => {
   await loadKernelParser();
   const config = tempConfig('rows', KERNEL, {
@@ -88,26 +99,12 @@ describe('unfolding calls on static paths', () => {
   });
 
   it('stages a 200-statement straight-line function (unfolding adds no stack frame per let)', async () => {
-    const body = Array.from({ length: 200 }, (_, i) => `  x = x + m * ${i % 7};`).join('\n');
-    const source = `int long_seq(int n, int m) {\n  int x;\n  x = n;\n${body}\n  return x;\n}\n`;
-    const config = tempConfig('long', source, {
-      function: 'long_seq',
-      pipeline: ['const-prop'],
-      bind: { m: "'Int" },
-    });
-    const staged = await stageConfig(config);
+    const staged = await stageConfig(longSeqConfig(200));
     expect(staged.stages[0]?.result.peStats.unfolded).toBeGreaterThan(0);
   }, 60_000);
 
   it('stages a 600-statement function within the JS stack (deeper analyses wait for the worklist)', async () => {
-    const body = Array.from({ length: 600 }, (_, i) => `  x = x + m * ${i % 7};`).join('\n');
-    const source = `int long_seq(int n, int m) {\n  int x;\n  x = n;\n${body}\n  return x;\n}\n`;
-    const config = tempConfig('long600', source, {
-      function: 'long_seq',
-      pipeline: ['const-prop'],
-      bind: { m: "'Int" },
-    });
-    const staged = await stageConfig(config);
+    const staged = await stageConfig(longSeqConfig(600));
     const stage = staged.stages[0];
     if (stage === undefined) throw new Error('no stage');
     expect(stage.result.peStats.deferred).toBeGreaterThan(0);
