@@ -60,8 +60,10 @@ import {
   HELPERS,
   tolerance,
   type WgslArgs,
+  generateWgslProgram,
   type WgslProgram,
   wgslProgramArb,
+  wgslTapeArb,
 } from './wgsl-gen.js';
 
 const RUNS = Number(process.env.SCF_WGSL_RUNS ?? 60);
@@ -168,6 +170,19 @@ describe('WGSL differential-test generator (no GPU)', () => {
       ),
     ];
     expect(missing, JSON.stringify(Object.fromEntries(seen))).toEqual([]);
+  });
+
+  it('never fails to build a program: an exact-only broadcast scalar when c is inexact and no exact result is in scope', () => {
+    // Found by CI (about one tape in 30,000): the scalar pool was empty and the generator threw.
+    const tape = [
+      73918, 757060, 97717, 191011, 109877, 884976, 554591, 678437, 274994, 82371, 225781, 943262, 910586,
+      171198, 317463, 925783, 756224, 27012, 34523, 954282, 341588, 781967,
+    ];
+    const g = generateWgslProgram(tape);
+    expect(structureOf(parseClean(g.source, 'generated.c'), 'f').loops, g.source).toBeGreaterThan(0);
+    // and a large deterministic sample builds without throwing
+    const tapes = fc.sample(wgslTapeArb, { seed: 11, numRuns: 20_000 });
+    for (const t of tapes) generateWgslProgram(t);
   });
 });
 

@@ -373,7 +373,9 @@ class Gen {
   /** A float scalar operand for a broadcast: a literal, c or an earlier result. */
   private fscalar(exactOnly: boolean): { text: string; abs: F } {
     const t = this.t;
-    if (t.chance(0.35)) {
+    const pool = this.floats.filter((s) => !exactOnly || this.exact(s.abs));
+    // a literal always, when no scalar in scope is exact enough (c may be inexact by now)
+    if (pool.length === 0 || t.chance(0.35)) {
       const [text, v] = t.oneOf([
         ['0.5f', 0.5],
         ['2.0f', 2],
@@ -382,7 +384,6 @@ class Gen {
       ] as const);
       return { text, abs: fconst(v, v === 0.25 ? 0.25 : 0.5) };
     }
-    const pool = this.floats.filter((s) => !exactOnly || this.exact(s.abs));
     const results = pool.filter((s) => s !== this.c);
     const s = t.oneOf(results.length > 0 && t.chance(0.6) ? results : pool);
     if (s !== this.c) this.features.add('broadcast-result');
@@ -1003,9 +1004,14 @@ export const argsArb: fc.Arbitrary<WgslArgs> = lengthArb.chain((n) =>
   }),
 );
 
-export const wgslProgramArb: fc.Arbitrary<WgslProgram> = fc
-  .array(fc.nat({ max: 1_000_000 }), { minLength: 40, maxLength: 200, size: 'max' })
-  .map(generateWgslProgram);
+/** The random choices one generated program is built from. */
+export const wgslTapeArb: fc.Arbitrary<number[]> = fc.array(fc.nat({ max: 1_000_000 }), {
+  minLength: 40,
+  maxLength: 200,
+  size: 'max',
+});
+
+export const wgslProgramArb: fc.Arbitrary<WgslProgram> = wgslTapeArb.map(generateWgslProgram);
 
 /** Where `actual` differs from `expected` beyond the check's tolerance at length n, or undefined. */
 export function compareValue(
