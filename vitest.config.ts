@@ -18,5 +18,6 @@ export default defineConfig({
     include: ['tests/**/*.test.ts'],
     testTimeout: 60_000,
     pool: 'forks',
+    setupFiles: ['tests/fc-seed.ts'],
   },
 });
