@@ -41,7 +41,9 @@ export {
 } from './describe-input.js';
 export { type EmitMeta, type EmitOptions, emitModule } from './emit.js';
 export {
+  ELIDED,
   KERNEL_CTORS,
+  PRINT_NODES,
   type PrintKernelOptions,
   printAbstractCmd,
   printAbstractExpr,

@@ -85,23 +85,44 @@ export const KERNEL_CTORS: CtorTable = new Map<string, CtorInfo>([
 export interface PrintKernelOptions {
   /** Constructor table giving field order (default `KERNEL_CTORS`). */
   readonly ctors?: CtorTable;
+  /**
+   * How many nodes of the value are printed (default PRINT_NODES); past them every expression,
+   * command or other part not yet printed is `…`.
+   */
+  readonly maxNodes?: number;
 }
+
+/**
+ * The nodes a description prints at most. An abstract value is a DAG (a result that shares a
+ * sub-value at several places, like a statement list that follows each alternative of an
+ * unrolled loop); printed as a tree it can be exponentially bigger: on 20 nested loops the
+ * descriptions took 40 s and 90 MB to write, on 30 nested loops almost 5 minutes. On the
+ * benchmark configurations the inputs I1–I3 print in at most 600 nodes; the last pass's output
+ * in up to 1.1 · 10⁶ (doconvol's: 9 MB of text), which is now cut.
+ */
+export const PRINT_NODES = 50_000;
+
+/** What stands for the parts not printed. */
+export const ELIDED = '…';
 
 /** An abstract kernel `Fun` (or a union of them) in Fig. 6 notation. */
 export function printAbstractFun(v: AbsValue, opts: PrintKernelOptions = {}): string {
-  return new KernelPrinter(opts.ctors ?? KERNEL_CTORS).fun(v);
+  const p = new KernelPrinter(opts.ctors ?? KERNEL_CTORS, opts.maxNodes ?? PRINT_NODES);
+  const text = p.fun(v);
+  return p.elided ? `${text}\n${p.note()}` : text;
 }
 
 /** An abstract kernel `Expr` in Fig. 6 notation (`x | (x * 'Int)`). */
 export function printAbstractExpr(v: AbsValue, opts: PrintKernelOptions = {}): string {
-  return new KernelPrinter(opts.ctors ?? KERNEL_CTORS).expr(v, 0);
+  return new KernelPrinter(opts.ctors ?? KERNEL_CTORS, opts.maxNodes ?? PRINT_NODES).expr(v, 0);
 }
 
 /** An abstract kernel `Cmd` in Fig. 6 notation, one line per statement, indented `indent` levels. */
 export function printAbstractCmd(v: AbsValue, indent = 0, opts: PrintKernelOptions = {}): string {
   const lines: string[] = [];
-  const p = new KernelPrinter(opts.ctors ?? KERNEL_CTORS);
+  const p = new KernelPrinter(opts.ctors ?? KERNEL_CTORS, opts.maxNodes ?? PRINT_NODES);
   p.printList(p.flatten(v), indent, lines);
+  if (p.elided) lines.push(p.note());
   return lines.join('\n');
 }
 
@@ -195,8 +216,29 @@ function floatText(v: number): { text: string; prec: number } {
 class KernelPrinter {
   /** Enclosing `fix` binders, for naming recursion variables as printAbs does. */
   private depth = 0;
+  /** Nodes printed so far. */
+  private nodes = 0;
+  /** Whether some part was not printed (`maxNodes` reached). */
+  elided = false;
 
-  constructor(private readonly ctors: CtorTable) {}
+  constructor(
+    private readonly ctors: CtorTable,
+    private readonly maxNodes: number,
+  ) {}
+
+  /** Counts one more node; true once past `maxNodes` (the caller prints ELIDED instead). */
+  private full(): boolean {
+    if (this.nodes >= this.maxNodes) {
+      this.elided = true;
+      return true;
+    }
+    this.nodes++;
+    return false;
+  }
+
+  note(): string {
+    return `(* ${ELIDED}: not printed — this description prints as more than ${this.maxNodes} nodes (shared parts are printed once per place) *)`;
+  }
 
   // ---- access ------------------------------------------------------------------------------
 
@@ -285,6 +327,7 @@ class KernelPrinter {
    * `nested`: a union or fix is parenthesized.
    */
   private generic(v: AbsValue, nested = false): string {
+    if (this.full()) return ELIDED;
     const paren = (s: string) => (nested ? `(${s})` : s);
     switch (v.kind) {
       case 'con': {
@@ -382,12 +425,17 @@ class KernelPrinter {
 
   // ---- commands ----------------------------------------------------------------------------
 
-  /** The commands of a seq chain, in order, without skips (other values stay one item). */
-  flatten(c: AbsValue): AbsValue[] {
-    if (this.isCon(c, 'seq'))
-      return [...this.flatten(this.field(c, 'first')), ...this.flatten(this.field(c, 'second'))];
-    if (this.isCon(c, 'skip')) return [];
-    return [c];
+  /**
+   * The commands of a seq chain, in order, without skips (other values stay one item); no more
+   * than the nodes left to print and one (a shared seq can stand for exponentially many).
+   */
+  flatten(c: AbsValue, out: AbsValue[] = []): AbsValue[] {
+    if (out.length > this.maxNodes - this.nodes) return out;
+    if (this.isCon(c, 'seq')) {
+      this.flatten(this.field(c, 'first'), out);
+      this.flatten(this.field(c, 'second'), out);
+    } else if (!this.isCon(c, 'skip')) out.push(c);
+    return out;
   }
 
   /** The step of a `for`-marked loop and the rest of its body, when it can print as `for`. */
@@ -408,6 +456,10 @@ class KernelPrinter {
 
   printList(cmds: readonly AbsValue[], indent: number, lines: string[]): void {
     for (let i = 0; i < cmds.length; i++) {
+      if (this.full()) {
+        lines.push(`${pad(indent)}${ELIDED}`);
+        return;
+      }
       const c = cmds[i] as AbsValue;
       const next = cmds[i + 1];
       const loop = next ? this.forParts(next) : undefined;
@@ -735,6 +787,7 @@ class KernelPrinter {
 
   /** An expression, parenthesized when it binds looser than `min` (C precedence). */
   expr(e: AbsValue, min: number): string {
+    if (this.full()) return ELIDED;
     switch (e.kind) {
       case 'con':
         return this.exprCon(e, min);

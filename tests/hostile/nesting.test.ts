@@ -17,10 +17,12 @@
  *   run with --max-old-space-size=1024, so more would be a crash); 30,000 functions evaluate in
  *   seconds (the parser was quadratic in them); staging DAE on 20 nested loops (whose liveness
  *   fixpoints, run concretely for static calls, are exponential in the nesting) stops at the
- *   partial evaluator's static-work budget (STATIC_WORK).
+ *   partial evaluator's static-work budget (STATIC_WORK); staging the whole pipeline on 30 nested
+ *   loops writes descriptions of bounded size (PRINT_NODES: a value shared at many places printed
+ *   as a tree is exponential).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -28,6 +30,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { MAX_NESTING, MAX_TREE_DEPTH } from '../../src/kernel/index.js';
 import { STATIC_WORK } from '../../src/partial-eval/index.js';
 import { MAX_SCF_NESTING } from '../../src/scf-lang/nesting.js';
+import { PRINT_NODES } from '../../src/stager/index.js';
 import { cli } from '../cli/helpers.js';
 
 const RUNS = Number(process.env.SCF_HOSTILE_RUNS ?? 150);
@@ -406,6 +409,30 @@ describe('growth', () => {
     expect(work).toBeGreaterThanOrEqual(STATIC_WORK);
     expect(work).toBeLessThan(STATIC_WORK + 4_000_000);
     expect(report.passes[0]?.stop).toBe('fuel');
+  }, 120_000);
+
+  it('30 nested loops, whole pipeline: staging writes small descriptions (a shared value prints as a tree only up to PRINT_NODES)', () => {
+    const vars = Array.from({ length: 30 }, (_, i) => `i${i}`);
+    const f = file(
+      'nest30.c',
+      `int f(int n, int m) {\n  int x = n;\n${vars.map((v) => `for (int ${v} = 0; ${v} < 2; ${v}++)\n`).join('')}x = x + m;\n  return x;\n}\n`,
+    );
+    const config = file(
+      'nest30.json',
+      JSON.stringify({
+        input: f,
+        function: 'f',
+        pipeline: ['const-prop', 'copy-prop', 'dae'],
+        bind: { m: "'Int" },
+      }),
+    );
+    const out = path.join(TMP, 'staged-nest30');
+    // before the bound: 90 MB of descriptions for 20 loops, almost 5 minutes and 3 GB for 30
+    const st = clean(spawnScf(['--max-old-space-size=1024'], 'stage', config, '--out', out, '-q'));
+    expect(st.code).toBe(0);
+    const text = readFileSync(path.join(out, 'f.abstract.txt'), 'utf8');
+    expect(text.length).toBeLessThan(5_000_000);
+    expect(text).toContain(`prints as more than ${PRINT_NODES} nodes`);
   }, 120_000);
 
   it('a single 64-trip loop is still unrolled completely', async () => {

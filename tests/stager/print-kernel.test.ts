@@ -287,6 +287,39 @@ describe('sets of programs', () => {
     ).toBe('f(1, ...nil | cons(x, nil))');
   });
 
+  it('a value shared at many places prints at most maxNodes nodes, then … and a note', () => {
+    // 40 levels of `seq(c, c)` over one shared c: 2^40 statements as a tree, 41 nodes as a DAG
+    let c = abs(assign('u', bin('+', v('u'), int(1))));
+    for (let i = 0; i < 40; i++) c = con('seq', [c, c, base('Int')]);
+    const f = abs({
+      kind: 'fun',
+      name: 'f',
+      ret: 'int',
+      params: list(param('x')),
+      locals: list(local('u')),
+      body: holes.abs(c),
+      lbl: L,
+    });
+    const text = printAbstractFun(f, { maxNodes: 1_000 });
+    expect(text.length).toBeLessThan(60_000);
+    expect(text).toContain('  u++;\n');
+    expect(text).toContain('  …\n}');
+    expect(text).toMatch(/not printed — this description prints as more than 1000 nodes/);
+    // the default limit too, for commands and expressions
+    expect(printAbstractFun(f).length).toBeLessThan(2_000_000);
+    const lines = printAbstractCmd(c, 0, { maxNodes: 10 }).split('\n');
+    expect(lines.slice(0, 11)).toEqual([...Array(10).fill('u++;'), '…']);
+    expect(lines.slice(11)).toHaveLength(1);
+    let e = abs(v('x'));
+    for (let i = 0; i < 40; i++) e = con('binary', [constant('+'), constant('int'), e, e, base('Int')]);
+    // seven nodes down the left operands; every other operand is …
+    expect(printAbstractExpr(e, { maxNodes: 7 })).toBe('… + … + … + … + … + … + … + …');
+    // within the limit nothing changes
+    const small = mulAdd(v('x'), v('y'));
+    expect(printAbstractFun(small, { maxNodes: 1_000 })).toBe(printAbstractFun(small));
+    expect(printAbstractFun(small)).not.toContain('…');
+  });
+
   it('a union of functions prints each; labels never print', () => {
     const a = mulAdd(v('x'), v('y'));
     const b = mulAdd(bin('*', v('x'), v('a')), v('y'));
