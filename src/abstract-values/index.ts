@@ -59,6 +59,7 @@ export {
   EXACT_LIMIT,
   project,
   refineCtor,
+  refineField,
   testCtor,
 } from './ops.js';
 export {

@@ -195,6 +195,49 @@ export function refineCtor(v: AbsValue, ctor: string, outcome: boolean, arity?: 
 }
 
 /**
+ * `v` narrowed by the knowledge that `c⁻ᵏ v` (a boolean field) evaluated to `outcome`: members
+ * not built by `ctor` are dropped (the projection fails on them), and so are those whose field
+ * cannot be `outcome`; a field that may be either becomes `outcome` (the member keeps its tag: it
+ * is the same value, known better). What is not a finite set of constants is kept as it is.
+ */
+export function refineField(v: AbsValue, ctor: string, index: number, outcome: boolean): AbsValue {
+  let changed = false;
+  const alts: AbsValue[] = [];
+  for (const a of alternatives(v)) {
+    if (a.kind === 'top') {
+      alts.push(a);
+      continue;
+    }
+    const f = a.kind === 'con' && a.ctor === ctor ? a.args[index] : undefined;
+    if (a.kind !== 'con' || f === undefined) {
+      changed = true;
+      continue;
+    }
+    const fs = alternatives(f);
+    const keep = fs.flatMap((x): AbsValue[] => {
+      if (x.kind !== 'consts') return [x];
+      const vs = x.values.filter((y) => typeof y !== 'boolean' || y === outcome);
+      if (vs.length === x.values.length) return [x];
+      return vs.length === 0 ? [] : [consts(vs, x.tag)];
+    });
+    if (keep.length === 0) {
+      changed = true;
+      continue;
+    }
+    if (keep.length === fs.length && keep.every((x, j) => x === fs[j])) {
+      alts.push(a);
+      continue;
+    }
+    changed = true;
+    const args = a.args.slice();
+    args[index] = keep.length === 1 ? (keep[0] as AbsValue) : union(keep, f.tag);
+    alts.push(con(a.ctor, args, a.tag));
+  }
+  if (!changed) return v;
+  return union(alts, v.tag);
+}
+
+/**
  * `c⁻ᵏ v`: field `index` of the members built by `ctor` (members built otherwise are the ones
  * on which projection fails). A single such alternative yields its argument with its own tag.
  */

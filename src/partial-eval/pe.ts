@@ -8,8 +8,10 @@
  *   expression computing the same value under every concrete environment the abstract one
  *   admits. A value that is a singleton becomes a constant (`lit`, possibly a whole constructor
  *   tree or map); a constructor test or an `if` whose outcome is known is folded, and only the
- *   taken branch is evaluated; in the branches of `if (c? x)` (and `if (x == k)`) the variable
- *   `x` is narrowed. `cs` records the value of every residual expression by its label.
+ *   taken branch is evaluated; in the branches of `if (c? x)`, `if (x == k)` and `if (c⁻ᵏ x)` (a
+ *   boolean field, as in const-prop's `if (!st.reach)`) the variable `x` is narrowed — for a field,
+ *   to the members whose field can be the outcome, that field made the outcome (`refineField`).
+ *   `cs` records the value of every residual expression by its label.
  * - Calls whose arguments are all constants are *static*: they run on the concrete interpreter
  *   (with a step budget) and fold to their result. Other calls are specialized: the callee is
  *   analysed for a context (context.ts: the chain of specialization keys, at most k instances
@@ -114,6 +116,7 @@ import {
   printAbs,
   project,
   refineCtor,
+  refineField,
   singleton,
   size,
   testCtor,
@@ -1253,6 +1256,15 @@ class PartialEvaluator {
       const b = lookup(env, name);
       if (!b) return env;
       const v = refineCtor(b.v, cond.ctor, outcome, this.arity(cond.ctor));
+      if (v === b.v) return env;
+      return { name, b: this.bind(v, () => b.r, cond.span, b.rep), next: env };
+    }
+    // `if (!st.reach)`: the members of `st` whose field can be what the test found
+    if (cond.kind === 'proj' && cond.arg.kind === 'var') {
+      const name = cond.arg.name;
+      const b = lookup(env, name);
+      if (!b) return env;
+      const v = refineField(b.v, cond.ctor, cond.index, outcome);
       if (v === b.v) return env;
       return { name, b: this.bind(v, () => b.r, cond.span, b.rep), next: env };
     }

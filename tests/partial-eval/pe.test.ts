@@ -8,11 +8,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   type AbsValue,
+  anyBool,
   arbMember,
   base,
   con,
   constant,
   printAbs,
+  refineField,
   top,
   union,
 } from '../../src/abstract-values/index.js';
@@ -22,7 +24,13 @@ import {
   type PeOptions,
   partialEvaluate,
 } from '../../src/partial-eval/index.js';
-import { compileFile, forEachExpr, Interpreter, type Program } from '../../src/scf-lang/index.js';
+import {
+  compileFile,
+  forEachExpr,
+  Interpreter,
+  type Program,
+  printProgram,
+} from '../../src/scf-lang/index.js';
 import { equal } from '../../src/scf-lang/prelude.js';
 
 const HEADER = `import { type PMap, mapEmpty, mapFind, mapInsert, type List } from 'scf/prelude';\n`;
@@ -100,6 +108,46 @@ describe('partial evaluation', () => {
       export function walk(l: L, acc: L): number { return l.kind === 'end' ? 0 : walk(l.t, { kind: 'c', h: l.h, t: acc }); }
     `);
     expect(finitenessAnalysis(q).get('t.walk')).toEqual([true, false]);
+  });
+});
+
+describe('narrowing on a boolean field test', () => {
+  // const-prop's `if (!st.reach) return …` on a state that is one of several records
+  const q = compile(`
+    type St = { readonly kind: 'st'; readonly reach: boolean; readonly n: number };
+    export function f(s: St): number {
+      if (!s.reach) return s.n;
+      return s.reach ? 7 : 99;
+    }
+    export function g(s: St): number {
+      if (s.reach) return 1;
+      return s.reach ? 5 : 6;
+    }
+  `);
+  const st = (reach: AbsValue, n: AbsValue) => con('st', [reach, n]);
+
+  it('each branch sees only the members whose field can be what the test found', () => {
+    const input = union([st(constant(false), constant(1)), st(constant(true), constant(2))]);
+    const res = partialEvaluate(q, 't.f', [input]);
+    // unnarrowed: 1 | 2 | 7 | 99 (the then branch reads n of both, the else branch tests again)
+    expect(printAbs(res.output)).toBe('1 | 7');
+    const text = printProgram(res.residual);
+    expect(text).not.toContain('99');
+    expect(text).not.toContain('st⁻²');
+    checkExact(q, 't.f', [input]);
+  });
+
+  it('a field that may be either becomes the outcome; what is not a constant stays', () => {
+    const res = partialEvaluate(q, 't.g', [st(anyBool(), base('Int'))]);
+    expect(printAbs(res.output)).toBe('1 | 6');
+    checkExact(q, 't.g', [st(anyBool(), base('Int'))]);
+    // on the value itself: a record of another constructor is dropped (the projection fails on
+    // it), a field that is not a finite set of constants is kept, top stays top
+    const mixed = union([st(anyBool(), constant(3)), con('q', [base('Int')]), st(base('Int'), constant(4))]);
+    expect(printAbs(refineField(mixed, 'st', 0, true))).toBe("st(true, 3) | st('Int, 4)");
+    expect(printAbs(refineField(mixed, 'st', 0, false))).toBe("st(false, 3) | st('Int, 4)");
+    expect(printAbs(refineField(union([top(), con('q', [base('Int')])]), 'st', 0, true))).toBe("'Any");
+    expect(refineField(st(constant(true), constant(3)), 'st', 0, false).kind).toBe('bottom');
   });
 });
 
