@@ -6,6 +6,8 @@
  * `emitAdmission(desc, …)` emits TypeScript that decides `args[i] ∈ Ψ(desc[i])` and throws
  * `InputNotAdmitted` (path, what was expected, what was found) when not; `checkAdmitted` does the
  * same by interpretation. Both run one *plan*, built here once, so they raise identical errors.
+ * The emitted `admit(args, from = 0)` skips the arguments before `from` (a stub admits its frozen
+ * kernel once and then only the formals).
  *
  * Algorithm (planning). Membership is decided exactly as `conforms` (abstract-values/member.ts)
  * decides it; the plan only moves work from run time to build time:
@@ -804,10 +806,15 @@ class AdmissionEmitter {
     this.plan.args.forEach((e, i) => {
       if (e.k === 'any') return;
       const a = `a${i}`;
-      body.push(`  const ${a} = args[${i}];`);
-      this.checkEntry(e, a, { base: null, suffix: `$[${i}]` }, body, '  ', fn);
+      // arguments before `from` are not checked (the caller admitted them already and they
+      // cannot have changed: a stub's frozen kernel)
+      body.push(`  if (from <= ${i}) {`, `    const ${a} = args[${i}];`);
+      this.checkEntry(e, a, { base: null, suffix: `$[${i}]` }, body, '    ', fn);
+      body.push('  }');
     });
-    const main = [`${exported ? 'export ' : ''}function ${this.name}(args) {`, ...body, '}'].join('\n');
+    const main = [`${exported ? 'export ' : ''}function ${this.name}(args, from = 0) {`, ...body, '}'].join(
+      '\n',
+    );
     return [...this.decls, main].join('\n\n');
   }
 

@@ -251,6 +251,15 @@ describe('examples', () => {
     }
   });
 
+  it('from: arguments before it are not checked, the rest and the arity are', () => {
+    const f = fns.prims as (args: readonly unknown[], from?: number) => void;
+    expect(outcome(() => f(['junk', true], 1))).toBe('ok');
+    expect(outcome(() => f(['junk', true]))).toContain('$[0] |');
+    expect(outcome(() => f([1, 'junk'], 1))).toContain('$[1] |');
+    expect(outcome(() => f([1], 1))).toBe('$ | 2 arguments | 1 arguments');
+    expect(outcome(() => f(['junk', 'junk'], 2))).toBe('ok');
+  });
+
   it('the Immutable.js markers the emitted code reads agree with IMap.isMap / ISet.isSet', () => {
     for (const x of [
       IMap(),

@@ -37,6 +37,7 @@ const RUNS = Number(process.env.SCF_STAGED_RUNS ?? 1000);
 const PROPERTY_TIMEOUT = Math.max(600_000, RUNS * 30);
 
 interface Stub {
+  FUN: Fun;
   formalsOf(values: Record<string, unknown>): LatticeVal[];
   stagedPipeline(formals: readonly LatticeVal[]): Fun;
   unstagedPipeline(formals: readonly LatticeVal[]): Fun;
@@ -154,5 +155,16 @@ describe.each(files.map((f) => [path.relative(ROOT, f), f]))('staged ≡ unstage
     expect(warnings).toEqual([]);
     expect(r.staged).toBe(true);
     expect(isDeepStrictEqual(r.fun, stub.unstagedPipeline(stub.formalsOf(sample)))).toBe(true);
+  });
+
+  it('the stub’s kernel is frozen, so admitting it once (not on every run) stays exact', () => {
+    expect(isDeepStrictEqual(stub.FUN, fun)).toBe(true);
+    expect(Object.isFrozen(stub.FUN) && Object.isFrozen(stub.FUN.body)).toBe(true);
+    expect(() => {
+      (stub.FUN as { name: string }).name = 'other';
+    }).toThrow(TypeError);
+    expect(() => {
+      (stub.FUN.params as { kind: string }).kind = 'nil';
+    }).toThrow(TypeError);
   });
 });
