@@ -182,7 +182,7 @@ function formatReport(r: KernelBenchReport): string {
   for (const t of r.runTimes) out.push(`  ${t.kernel}: ${t.description}`);
   out.push(
     '',
-    `Pipelines alone, side by side: staged ${r.pipelines.stagedUs.toFixed(1)} µs (admission check ${r.pipelines.admitUs.toFixed(1)} µs), ` +
+    `Pipelines alone, side by side: staged ${r.pipelines.stagedUs.toFixed(1)} µs (admission check of the formals ${r.pipelines.admitFormalsUs.toFixed(2)} µs; of kernel and formals, a stub's first run only, ${r.pipelines.admitUs.toFixed(1)} µs), ` +
       `unstaged ${r.pipelines.unstagedUs.toFixed(1)} µs: ${r.pipelines.speedup.toFixed(2)}×`,
     '',
     'Ratios:',

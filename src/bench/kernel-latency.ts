@@ -67,9 +67,12 @@ export const COEF_NAMES = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8']
  * (they import only `scf/runtime`, which `importStub` resolves to this installation) and imports the stub, and the admission check of the first staged module (what
  * `stagedPipeline` runs before the staged passes). `dispose` removes the folder.
  */
-export async function importStaged(
-  staged: StagedConfig,
-): Promise<{ stub: Stub; admit: (input: unknown[]) => void; dir: string; dispose: () => void }> {
+export async function importStaged(staged: StagedConfig): Promise<{
+  stub: Stub;
+  admit: (input: unknown[], from?: number) => void;
+  dir: string;
+  dispose: () => void;
+}> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'scf-staged-'));
   const dispose = () => rmSync(dir, { recursive: true, force: true });
   try {
@@ -82,7 +85,7 @@ export async function importStaged(
     const stub = await importStub(written.stub);
     // the first stage's module exports the admission check the stub runs before the staged passes
     const first = (await import(pathToFileURL(written.modules[0] as string).href)) as {
-      admit: (input: unknown[]) => void;
+      admit: (input: unknown[], from?: number) => void;
     };
     return { stub, admit: first.admit, dir, dispose };
   } catch (e) {
@@ -266,12 +269,15 @@ export interface KernelBenchReport {
   readonly runTimes: readonly RunTimeRow[];
   /**
    * Side-by-side medians of the pipelines alone (µs per call, alternating batches): the stub's
-   * `specialize` (formals, admission check, staged passes), `runPipeline`, and the admission check.
+   * `specialize` (formals, admission check, staged passes), `runPipeline`, and the admission check:
+   * of kernel and formals (`admitUs`: a stub's first run) and of the formals alone
+   * (`admitFormalsUs`: every later run, the kernel being frozen and admitted once).
    */
   readonly pipelines: {
     readonly stagedUs: number;
     readonly unstagedUs: number;
     readonly admitUs: number;
+    readonly admitFormalsUs: number;
     readonly speedup: number;
   };
   readonly ratios: Readonly<Record<string, number>>;
@@ -340,6 +346,7 @@ export async function runKernelBench(opts: KernelBenchOptions = {}): Promise<Ker
         staged: () => stub.specialize(sample),
         unstaged: () => runPipeline(program, fn, passes, sample),
         admit: () => admit(admitInput),
+        admitFormals: () => admit(admitInput, 1),
       },
       15,
       20,
@@ -535,6 +542,7 @@ export async function runKernelBench(opts: KernelBenchOptions = {}): Promise<Ker
         stagedUs: pipe.staged,
         unstagedUs: pipe.unstaged,
         admitUs: pipe.admit,
+        admitFormalsUs: pipe.admitFormals,
         speedup: pipe.unstaged / pipe.staged,
       },
       ratios,

@@ -26,6 +26,7 @@ describe.skipIf(GPU.skip)(GPU.title('the kernel latency benchmark'), () => {
     );
     expect(r.maxAbsDiff).toBe(0);
     expect(r.pipelines.speedup).toBeGreaterThan(0);
+    expect(r.pipelines.admitFormalsUs).toBeGreaterThan(0);
   });
 });
 
