@@ -60,6 +60,7 @@ export {
   project,
   refineCtor,
   refineField,
+  refineFieldIs,
   testCtor,
 } from './ops.js';
 export {

@@ -201,6 +201,25 @@ export function refineCtor(v: AbsValue, ctor: string, outcome: boolean, arity?: 
  * is the same value, known better). What is not a finite set of constants is kept as it is.
  */
 export function refineField(v: AbsValue, ctor: string, index: number, outcome: boolean): AbsValue {
+  return refineFieldBy(v, ctor, index, (p) => typeof p !== 'boolean' || p === outcome);
+}
+
+/**
+ * `v` narrowed by the knowledge that `c⁻ᵏ v` is (outcome true) or is not (false) the string `s`
+ * (`e.op === '+'`), as `refineField` narrows on a boolean field.
+ */
+export function refineFieldIs(
+  v: AbsValue,
+  ctor: string,
+  index: number,
+  s: string,
+  outcome: boolean,
+): AbsValue {
+  return refineFieldBy(v, ctor, index, (p) => typeof p !== 'string' || (p === s) === outcome);
+}
+
+/** Members of `v` built by `ctor` whose field `index` has a constant `keep` admits. */
+function refineFieldBy(v: AbsValue, ctor: string, index: number, keep: (p: Prim) => boolean): AbsValue {
   let changed = false;
   const alts: AbsValue[] = [];
   for (const a of alternatives(v)) {
@@ -214,23 +233,23 @@ export function refineField(v: AbsValue, ctor: string, index: number, outcome: b
       continue;
     }
     const fs = alternatives(f);
-    const keep = fs.flatMap((x): AbsValue[] => {
+    const kept = fs.flatMap((x): AbsValue[] => {
       if (x.kind !== 'consts') return [x];
-      const vs = x.values.filter((y) => typeof y !== 'boolean' || y === outcome);
+      const vs = x.values.filter(keep);
       if (vs.length === x.values.length) return [x];
       return vs.length === 0 ? [] : [consts(vs, x.tag)];
     });
-    if (keep.length === 0) {
+    if (kept.length === 0) {
       changed = true;
       continue;
     }
-    if (keep.length === fs.length && keep.every((x, j) => x === fs[j])) {
+    if (kept.length === fs.length && kept.every((x, j) => x === fs[j])) {
       alts.push(a);
       continue;
     }
     changed = true;
     const args = a.args.slice();
-    args[index] = keep.length === 1 ? (keep[0] as AbsValue) : union(keep, f.tag);
+    args[index] = kept.length === 1 ? (kept[0] as AbsValue) : union(kept, f.tag);
     alts.push(con(a.ctor, args, a.tag));
   }
   if (!changed) return v;

@@ -9,8 +9,9 @@
  *   admits. A value that is a singleton becomes a constant (`lit`, possibly a whole constructor
  *   tree or map); a constructor test or an `if` whose outcome is known is folded, and only the
  *   taken branch is evaluated; in the branches of `if (c? x)`, `if (x == k)` and `if (c⁻ᵏ x)` (a
- *   boolean field, as in const-prop's `if (!st.reach)`) the variable `x` is narrowed — for a field,
- *   to the members whose field can be the outcome, that field made the outcome (`refineField`).
+ *   boolean field, as in const-prop's `if (!st.reach)`) and `if (c⁻ᵏ x === 's')` (a string field,
+ *   `e.op === '+'`, and `!==`) the variable `x` is narrowed — for a field, to the members whose
+ *   field can be the outcome, that field made the outcome (`refineField`, `refineFieldIs`).
  *   `cs` records the value of every residual expression by its label.
  * - Calls whose arguments are all constants are *static*: they run on the concrete interpreter
  *   (with a step budget) and fold to their result. Other calls are specialized: the callee is
@@ -117,6 +118,7 @@ import {
   project,
   refineCtor,
   refineField,
+  refineFieldIs,
   singleton,
   size,
   testCtor,
@@ -1251,6 +1253,7 @@ class PartialEvaluator {
   private refine(cond: Expr, env: Env | undefined, outcome: boolean): Env | undefined {
     if (cond.kind === 'prim' && cond.op === 'not' && cond.args[0])
       return this.refine(cond.args[0], env, !outcome);
+    if (cond.kind === 'prim' && cond.op === 'ne') return this.refine({ ...cond, op: 'eq' }, env, !outcome);
     if (cond.kind === 'test' && cond.arg.kind === 'var') {
       const name = cond.arg.name;
       const b = lookup(env, name);
@@ -1267,6 +1270,24 @@ class PartialEvaluator {
       const v = refineField(b.v, cond.ctor, cond.index, outcome);
       if (v === b.v) return env;
       return { name, b: this.bind(v, () => b.r, cond.span, b.rep), next: env };
+    }
+    // `if (e.op === '+')`: the members of `e` whose field can be (or can be other than) that string
+    if (cond.kind === 'prim' && (cond.op === 'eq' || cond.op === 'equal')) {
+      const [l, r] = cond.args;
+      const [p, k] =
+        l?.kind === 'proj' && r?.kind === 'lit'
+          ? [l, r]
+          : r?.kind === 'proj' && l?.kind === 'lit'
+            ? [r, l]
+            : [];
+      if (p?.arg.kind === 'var' && typeof k?.value === 'string') {
+        const name = p.arg.name;
+        const b = lookup(env, name);
+        if (!b) return env;
+        const v = refineFieldIs(b.v, p.ctor, p.index, k.value, outcome);
+        if (v === b.v) return env;
+        return { name, b: this.bind(v, () => b.r, cond.span, b.rep), next: env };
+      }
     }
     if (outcome && cond.kind === 'prim' && (cond.op === 'eq' || cond.op === 'equal')) {
       const [l, r] = cond.args;

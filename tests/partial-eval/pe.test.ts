@@ -13,8 +13,10 @@ import {
   base,
   con,
   constant,
+  consts,
   printAbs,
   refineField,
+  refineFieldIs,
   top,
   union,
 } from '../../src/abstract-values/index.js';
@@ -148,6 +150,27 @@ describe('narrowing on a boolean field test', () => {
     expect(printAbs(refineField(mixed, 'st', 0, false))).toBe("st(false, 3) | st('Int, 4)");
     expect(printAbs(refineField(union([top(), con('q', [base('Int')])]), 'st', 0, true))).toBe("'Any");
     expect(refineField(st(constant(true), constant(3)), 'st', 0, false).kind).toBe('bottom');
+  });
+
+  it('a string field compared with a literal (=== and !==) narrows the same way', () => {
+    const b = compile(`
+      type B = { readonly kind: 'bin'; readonly op: string; readonly n: number };
+      export function f(e: B): number {
+        if (e.op === '+') return e.op === '+' ? 1 : 99;
+        if ('-' !== e.op) return e.op === '-' ? 98 : 3;
+        return e.op === '-' ? 2 : 97;
+      }
+    `);
+    const input = union([
+      con('bin', [consts(['+', '-']), base('Int')]),
+      con('bin', [consts(['*']), base('Int')]),
+    ]);
+    // unnarrowed: 1 | 2 | 3 | 97 | 98 | 99
+    expect(printAbs(partialEvaluate(b, 't.f', [input]).output)).toBe('1 | 2 | 3');
+    checkExact(b, 't.f', [input]);
+    // a field that is not a finite set of constants stays as it is
+    const open = con('bin', [base('Str'), base('Int')]);
+    expect(printAbs(refineFieldIs(open, 'bin', 0, '+', true))).toBe(printAbs(open));
   });
 });
 
