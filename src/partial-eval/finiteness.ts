@@ -5,49 +5,125 @@
  * Algorithm. The entry function's parameters are finite (partial evaluation binds them to one
  * abstract value each). A value obtained from finite values by projections is finite: along
  * any sequence of projections an abstract value has finitely many sub-values (a regular tree has
- * finitely many distinct subtrees). So an expression is finite when it is
- *   - a literal or a constructor test (finitely many booleans),
- *   - a variable bound to a finite parameter or to a finite `let` value,
- *   - a projection of a finite expression,
- *   - an `if` whose two branches are finite, or a `let` whose body is finite.
- * Constructor applications, calls and primitives are not (they may build ever larger values).
- * A parameter is finite when the argument at every call site is finite; this is the greatest
- * fixpoint of that condition, computed by starting from "all finite" and removing parameters
- * until nothing changes (at most one removal per parameter, so it terminates after at most
- * |parameters| + 1 rounds; no fuel needed beyond that bound, which the loop asserts).
- *
- * The entry function's parameters start finite like every other and stay so unless a recursive
- * call passes it something non-finite.
+ * finitely many distinct subtrees). What is known of an expression is a *shape*: `true` (finite),
+ * `false` (maybe not), or, for a tuple, the shape of each part (`daeCmd`'s `[command, live set]`:
+ * the command is built, the live set is finite). An expression's shape is
+ *   - `true` for a literal, a constructor test, and a primitive giving a boolean (finitely many
+ *     values whatever its arguments);
+ *   - its binding's for a variable (a parameter's finiteness, a `let`'s shape);
+ *   - a projection: that part of a tuple's shape, or the shape of a finite value;
+ *   - a tuple: its parts' shapes; any other constructor application: `false` (it may build ever
+ *     larger values);
+ *   - a set primitive (`set_add`, `set_union`, …) of finite arguments: `true` (its elements are
+ *     theirs, and a finite set of elements has finitely many sets);
+ *   - a call: the callee's result shape — computed for its parameters' finiteness, or, when
+ *     every argument here is finite, for all its parameters finite (so a helper called on the
+ *     input by one caller and on built values by another still gives a finite result to the
+ *     first: DAE's `mentionedCmd`, which computes the names a kernel reads and those its output
+ *     mentions);
+ *   - an `if`: what holds of both branches; a `let`: its body's.
+ * A parameter is finite when the argument at every call site is whole finite (every part).
+ * Parameters and both result shapes of each function start finite and only lose it (the greatest
+ * fixpoint): each round that changes something lowers one parameter, or one node of a result
+ * shape (a tuple part from `true` to parts to `false`; shapes only have the tuple nesting of the
+ * program's constructor applications), so the rounds are bounded by `roundBound`, which the loop
+ * asserts.
  *
  * Invariant. Soundness of using finite parameters in specialization keys does not depend on
  * this analysis alone: the call-chain bound k (context.ts) still limits recursion, so a wrongly
  * "finite" parameter costs size, never termination.
  */
-import { assertNever, type Expr, type Program } from '../scf-lang/index.js';
+import { tupleArity } from '../abstract-values/member.js';
+import { assertNever, type Expr, forEachExpr, type Program } from '../scf-lang/index.js';
 
 /** Function name → per-parameter finiteness. */
 export type Finiteness = ReadonlyMap<string, readonly boolean[]>;
 
+/** What is known finite of a value: all of it, maybe not, or per part of a tuple. */
+type Shape = boolean | readonly Shape[];
+
+/** Primitives giving a boolean. */
+const BOOL_PRIMS: ReadonlySet<string> = new Set([
+  'eq',
+  'ne',
+  'lt',
+  'le',
+  'gt',
+  'ge',
+  'not',
+  'equal',
+  'map_has',
+  'set_has',
+  'set_subset',
+]);
+
+/** Set primitives whose result holds only elements of their arguments. */
+const SET_PRIMS: ReadonlySet<string> = new Set([
+  'set_empty',
+  'set_singleton',
+  'set_add',
+  'set_delete',
+  'set_union',
+  'set_intersect',
+  'set_diff',
+]);
+
 export function finitenessAnalysis(program: Program): Finiteness {
   const fin = new Map<string, boolean[]>();
-  for (const f of program.funs.values())
+  /** Result shape for the parameters' finiteness, and for all parameters finite. */
+  const res = new Map<string, Shape>();
+  const resAll = new Map<string, Shape>();
+  for (const f of program.funs.values()) {
     fin.set(
       f.name,
       f.params.map(() => true),
     );
-  const total = [...fin.values()].reduce((n, ps) => n + ps.length, 0);
+    res.set(f.name, true);
+    resAll.set(f.name, true);
+  }
+
+  const shapeOf = (e: Expr, env: ReadonlyMap<string, Shape>): Shape => {
+    switch (e.kind) {
+      case 'lit':
+      case 'test':
+        return true;
+      case 'var':
+        return env.get(e.name) ?? false;
+      case 'proj': {
+        const s = shapeOf(e.arg, env);
+        return typeof s === 'boolean' ? s : (s[e.index] ?? false);
+      }
+      case 'if':
+        return meet(shapeOf(e.then, env), shapeOf(e.else, env));
+      case 'let': {
+        const inner = new Map(env);
+        inner.set(e.name, shapeOf(e.value, env));
+        return shapeOf(e.body, inner);
+      }
+      case 'con':
+        return tupleArity(e.ctor) !== undefined ? e.args.map((a) => shapeOf(a, env)) : false;
+      case 'call': {
+        const all = e.args.every((a) => whole(shapeOf(a, env)));
+        return (all ? resAll : res).get(e.fn) ?? false;
+      }
+      case 'prim':
+        if (BOOL_PRIMS.has(e.op)) return true;
+        return SET_PRIMS.has(e.op) && e.args.every((a) => whole(shapeOf(a, env)));
+      default:
+        return assertNever(e);
+    }
+  };
+
+  const bound = roundBound(program);
   let changed = true;
   let rounds = 0;
   while (changed) {
     changed = false;
-    if (rounds++ > total + 1) throw new Error('internal error: finiteness analysis did not converge');
+    if (rounds++ > bound) throw new Error('internal error: finiteness analysis did not converge');
     for (const f of program.funs.values()) {
       const own = fin.get(f.name) as boolean[];
-      const scope = new Map<string, boolean>();
-      f.params.forEach((p, i) => {
-        scope.set(p, own[i] as boolean);
-      });
-      const visit = (e: Expr, env: ReadonlyMap<string, boolean>): void => {
+      const scope = new Map<string, Shape>(f.params.map((p, i) => [p, own[i] as boolean]));
+      const visit = (e: Expr, env: ReadonlyMap<string, Shape>): void => {
         switch (e.kind) {
           case 'var':
           case 'lit':
@@ -61,7 +137,7 @@ export function finitenessAnalysis(program: Program): Finiteness {
             const callee = fin.get(e.fn);
             if (!callee) return;
             e.args.forEach((a, i) => {
-              if (callee[i] && !finiteExpr(a, env)) {
+              if (callee[i] && !whole(shapeOf(a, env))) {
                 callee[i] = false;
                 changed = true;
               }
@@ -80,7 +156,7 @@ export function finitenessAnalysis(program: Program): Finiteness {
           case 'let': {
             visit(e.value, env);
             const inner = new Map(env);
-            inner.set(e.name, finiteExpr(e.value, env));
+            inner.set(e.name, shapeOf(e.value, env));
             visit(e.body, inner);
             return;
           }
@@ -89,32 +165,55 @@ export function finitenessAnalysis(program: Program): Finiteness {
         }
       };
       visit(f.body, scope);
+      const allFinite = new Map<string, Shape>(f.params.map((p) => [p, true]));
+      for (const [table, env] of [
+        [res, scope],
+        [resAll, allFinite],
+      ] as const) {
+        const before = table.get(f.name) as Shape;
+        const after = meet(before, shapeOf(f.body, env));
+        if (!sameShape(before, after)) {
+          table.set(f.name, after);
+          changed = true;
+        }
+      }
     }
   }
   return fin;
 }
 
-function finiteExpr(e: Expr, env: ReadonlyMap<string, boolean>): boolean {
-  switch (e.kind) {
-    case 'lit':
-    case 'test':
-      return true;
-    case 'var':
-      return env.get(e.name) === true;
-    case 'proj':
-      return finiteExpr(e.arg, env);
-    case 'if':
-      return finiteExpr(e.then, env) && finiteExpr(e.else, env);
-    case 'let': {
-      const inner = new Map(env);
-      inner.set(e.name, finiteExpr(e.value, env));
-      return finiteExpr(e.body, inner);
-    }
-    case 'con':
-    case 'call':
-    case 'prim':
-      return false;
-    default:
-      return assertNever(e);
+/** Whether every part of a value of this shape is finite. */
+function whole(s: Shape): boolean {
+  return s === true || (Array.isArray(s) && s.every(whole));
+}
+
+/** What holds of both. */
+function meet(a: Shape, b: Shape): Shape {
+  if (a === false || b === false) return false;
+  if (a === true) return b;
+  if (b === true) return a;
+  if (a.length !== b.length) return false;
+  return a.map((x, i) => meet(x, b[i] as Shape));
+}
+
+function sameShape(a: Shape, b: Shape): boolean {
+  if (typeof a === 'boolean' || typeof b === 'boolean') return a === b;
+  return a.length === b.length && a.every((x, i) => sameShape(x, b[i] as Shape));
+}
+
+/**
+ * Rounds after which nothing can change: one per parameter, and per result shape two per node it
+ * can have (a node goes from `true` to parts to `false`; a shape has at most one node per tuple
+ * argument in the program, and one for the whole), plus the last round that changes nothing.
+ */
+function roundBound(program: Program): number {
+  let tupleArgs = 0;
+  let params = 0;
+  for (const f of program.funs.values()) {
+    params += f.params.length;
+    forEachExpr(f.body, (e) => {
+      if (e.kind === 'con' && tupleArity(e.ctor) !== undefined) tupleArgs += e.args.length;
+    });
   }
+  return params + 2 * program.funs.size * 2 * (tupleArgs + 1) + 1;
 }

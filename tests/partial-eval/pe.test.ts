@@ -111,6 +111,33 @@ describe('partial evaluation', () => {
     `);
     expect(finitenessAnalysis(q).get('t.walk')).toEqual([true, false]);
   });
+  it('finiteness: booleans, sets of finite elements, tuple parts, and calls on finite arguments', () => {
+    const q = compile(`
+      import { type PSet, setAdd, setEmpty, setHas } from 'scf/prelude';
+      type L = { readonly kind: 'end' } | { readonly kind: 'c'; readonly h: string; readonly t: L };
+      export function main(l: L): number {
+        const all = names(l, setEmpty());
+        const other = names({ kind: 'c', h: 'x', t: l }, setEmpty());
+        const [rest, seen] = walk(l, all);
+        return use(seen, rest) + use(other, rest);
+      }
+      function names(l: L, acc: PSet<string>): PSet<string> {
+        return l.kind === 'end' ? acc : names(l.t, setAdd(acc, l.h));
+      }
+      function walk(l: L, acc: PSet<string>): [L, PSet<string>] {
+        return l.kind === 'end' ? [l, acc] : walk(l.t, setAdd(acc, l.h));
+      }
+      function use(s: PSet<string>, l: L): number {
+        return setHas(s, 'x') && l.kind === 'end' ? 1 : 0;
+      }
+    `);
+    const fin = finitenessAnalysis(q);
+    // names is also called on a built list, so its own parameters are not finite …
+    expect(fin.get('t.names')).toEqual([false, false]);
+    // … but on the input it gives a finite set, which walk threads and returns as a tuple part
+    expect(fin.get('t.walk')).toEqual([true, true]);
+    expect(fin.get('t.use')).toEqual([false, true]);
+  });
 });
 
 describe('narrowing on a boolean field test', () => {
