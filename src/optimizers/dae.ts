@@ -23,7 +23,10 @@
  *   scalars, so it stabilizes within |scalars| + 1 rounds; the fuel DAE_FUEL (64 rounds) is a
  *   safety net: when it runs out the head is `all`, every name that can be live (a post-fixpoint).
  *   The body is then rewritten once, under the fixpoint.
- * Afterwards `seq`s drop their `skip`s (`mkSeq`) and locals no longer mentioned are dropped.
+ * Afterwards `seq`s drop their `skip`s (`mkSeq`) and locals no longer mentioned are dropped: the
+ * names the output mentions are gathered by the final walk itself, from the commands it keeps
+ * (`build`; a loop's fixpoint rounds do not gather), not by walking the output again — the same
+ * set, and a partial evaluator builds it from input nodes, which are known early.
  *
  * Invariants. A removed assignment's value is never read before being overwritten on any path, so
  * every successful execution computes the same results and arrays. Labels are those of the input
@@ -44,8 +47,7 @@ export function optimize(f: Fun): Fun {
   const scalars = scalarNames(f.params, f.locals, setEmpty());
   // With combinators, arrays that something reads may be live too (one that nothing reads never is).
   const all = hasSoac(f.body) ? mentionedCmd(f.body, false, scalars) : scalars;
-  const [body] = daeCmd(f.body, setEmpty(), all);
-  const used = namesCmd(body, setEmpty());
+  const [body, , used] = daeCmd(f.body, setEmpty(), all, true, setEmpty());
   return {
     kind: 'fun',
     name: f.name,
@@ -66,47 +68,78 @@ export function scalarNames(ps: List<Param>, ds: List<Decl>, acc: LiveSet): Live
   return acc;
 }
 
-/** `c` with dead assignments removed, and the scalars live before it, given those live after it. */
-export function daeCmd(c: Cmd, live: LiveSet, all: LiveSet): [Cmd, LiveSet] {
+/**
+ * `c` with dead assignments removed, the scalars live before it (given those live after it), and
+ * `names` with, when `build`, every name the rewritten command mentions (the locals still used;
+ * gathered here from the commands kept rather than by walking the output afterwards). A loop's
+ * rounds pass `build` false and get `names` back as it is.
+ */
+export function daeCmd(
+  c: Cmd,
+  live: LiveSet,
+  all: LiveSet,
+  build: boolean,
+  names: PSet<string>,
+): [Cmd, LiveSet, PSet<string>] {
   switch (c.kind) {
     case 'assign':
       // x = e;  => skip  when x is dead here and e has no call
-      if (!setHas(live, c.name) && !hasCall(c.rhs)) return [{ kind: 'skip', lbl: c.lbl }, live];
-      return [c, usesExpr(c.rhs, setDelete(live, c.name))];
+      if (!setHas(live, c.name) && !hasCall(c.rhs)) return [{ kind: 'skip', lbl: c.lbl }, live, names];
+      return [c, usesExpr(c.rhs, setDelete(live, c.name)), kept(c, build, names)];
     case 'store':
-      return [c, usesExpr(c.rhs, usesExpr(c.index, live))];
+      return [c, usesExpr(c.rhs, usesExpr(c.index, live)), kept(c, build, names)];
     case 'seq': {
-      const [second, l2] = daeCmd(c.second, live, all);
-      const [first, l1] = daeCmd(c.first, l2, all);
-      return [mkSeq(first, second, c.lbl), l1];
+      const [second, l2, n2] = daeCmd(c.second, live, all, build, names);
+      const [first, l1, n1] = daeCmd(c.first, l2, all, build, n2);
+      return [mkSeq(first, second, c.lbl), l1, n1];
     }
     case 'if': {
-      const [thenCmd, lt] = daeCmd(c.thenCmd, live, all);
-      const [elseCmd, le] = daeCmd(c.elseCmd, live, all);
+      const [thenCmd, lt, nt] = daeCmd(c.thenCmd, live, all, build, names);
+      const [elseCmd, le, ne] = daeCmd(c.elseCmd, live, all, build, nt);
       // if (e) {} else {}  => skip  when e has no call
       if (thenCmd.kind === 'skip' && elseCmd.kind === 'skip' && !hasCall(c.cond)) {
-        return [{ kind: 'skip', lbl: c.lbl }, live];
+        return [{ kind: 'skip', lbl: c.lbl }, live, names];
       }
-      return [{ kind: 'if', cond: c.cond, thenCmd, elseCmd, lbl: c.lbl }, usesExpr(c.cond, setUnion(lt, le))];
+      return [
+        { kind: 'if', cond: c.cond, thenCmd, elseCmd, lbl: c.lbl },
+        usesExpr(c.cond, setUnion(lt, le)),
+        build ? namesExpr(c.cond, ne) : ne,
+      ];
     }
     case 'while': {
       const head = loopFix(c, live, usesExpr(c.cond, live), all, DAE_FUEL);
-      const [body] = daeCmd(c.body, head, all);
-      return [{ kind: 'while', cond: c.cond, body, isFor: c.isFor, lbl: c.lbl }, head];
+      const [body, , nb] = daeCmd(c.body, head, all, build, names);
+      return [
+        { kind: 'while', cond: c.cond, body, isFor: c.isFor, lbl: c.lbl },
+        head,
+        build ? namesExpr(c.cond, nb) : nb,
+      ];
     }
     case 'return':
-      return [c, c.value.kind === 'some' ? usesExpr(c.value.value, setEmpty()) : setEmpty()];
+      return [
+        c,
+        c.value.kind === 'some' ? usesExpr(c.value.value, setEmpty()) : setEmpty(),
+        kept(c, build, names),
+      ];
     case 'skip':
-      return [c, live];
+      return [c, live, names];
     case 'callCmd':
-      return [c, usesExprs(c.args, live)];
-    case 'soac':
-      return daeSoac(c, live, all);
+      return [c, usesExprs(c.args, live), kept(c, build, names)];
+    case 'soac': {
+      const [s, before] = daeSoac(c, live, all);
+      return [s, before, kept(s, build, names)];
+    }
     case 'hfused': {
       const [members, before] = daeMembers(c.members, live, all);
-      return [fusedOf(members, c.lbl), before];
+      const fused = fusedOf(members, c.lbl);
+      return [fused, before, kept(fused, build, names)];
     }
   }
+}
+
+/** `names` with those a command kept as it is mentions, when building. */
+function kept(c: Cmd, build: boolean, names: PSet<string>): PSet<string> {
+  return build ? mentionedCmd(c, true, names) : names;
 }
 
 /**
@@ -166,7 +199,7 @@ function usesArg(a: SoacArg, live: LiveSet): LiveSet {
 /** The live set at the loop head: least fixpoint of vars(cond) ∪ liveOut ∪ before(body, head). */
 export function loopFix(c: While, liveOut: LiveSet, head: LiveSet, all: LiveSet, fuel: number): LiveSet {
   if (fuel <= 0) return all;
-  const [, beforeBody] = daeCmd(c.body, head, all);
+  const [, beforeBody] = daeCmd(c.body, head, all, false, setEmpty());
   const next = usesExpr(c.cond, setUnion(liveOut, beforeBody));
   if (equal(next, head)) return head;
   return loopFix(c, liveOut, setUnion(head, next), all, fuel - 1);
@@ -202,11 +235,6 @@ export function usesExprs(es: List<Expr>, live: LiveSet): LiveSet {
 }
 
 // ---- unused locals ---------------------------------------------------------------------------
-
-/** Adds every variable and array name `c` mentions. */
-export function namesCmd(c: Cmd, acc: PSet<string>): PSet<string> {
-  return mentionedCmd(c, true, acc);
-}
 
 /**
  * Adds every variable and array name `c` mentions; the destinations of combinators only when

@@ -202,7 +202,7 @@ describe('the optimizers, emitted', () => {
     expect(code).toMatch(/import \{[^}]*setAdd[^}]*\} from '/);
     expect(code).not.toMatch(/=>/); // no closures at all
     expect(code).not.toContain('(function');
-    expect(code).toContain('// dae.daeCmd\nfunction daeCmd(c, live, all) {');
+    expect(code).toContain('// dae.daeCmd\nfunction daeCmd(c, live, all, build, names) {');
     expect(code).toContain('export const meta = {');
   });
 
