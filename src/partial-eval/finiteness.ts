@@ -34,28 +34,13 @@
  * "finite" parameter costs size, never termination.
  */
 import { tupleArity } from '../abstract-values/member.js';
-import { assertNever, type Expr, forEachExpr, type Program } from '../scf-lang/index.js';
+import { assertNever, BOOL_PRIMS, type Expr, forEachExpr, type Program } from '../scf-lang/index.js';
 
 /** Function name → per-parameter finiteness. */
 export type Finiteness = ReadonlyMap<string, readonly boolean[]>;
 
 /** What is known finite of a value: all of it, maybe not, or per part of a tuple. */
 type Shape = boolean | readonly Shape[];
-
-/** Primitives giving a boolean. */
-const BOOL_PRIMS: ReadonlySet<string> = new Set([
-  'eq',
-  'ne',
-  'lt',
-  'le',
-  'gt',
-  'ge',
-  'not',
-  'equal',
-  'map_has',
-  'set_has',
-  'set_subset',
-]);
 
 /** Set primitives whose result holds only elements of their arguments. */
 const SET_PRIMS: ReadonlySet<string> = new Set([

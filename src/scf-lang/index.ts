@@ -32,6 +32,7 @@ export {
   ScfRuntimeError,
 } from './interp.js';
 export {
+  BOOL_PRIMS,
   type PrimCategory,
   type PrimInfo,
   type PrimOp,

@@ -90,6 +90,21 @@ export const PRIMS = {
 
 export type PrimOp = keyof typeof PRIMS;
 
+/** Primitives whose result is always a boolean. */
+export const BOOL_PRIMS: ReadonlySet<PrimOp> = new Set<PrimOp>([
+  'eq',
+  'ne',
+  'lt',
+  'le',
+  'gt',
+  'ge',
+  'not',
+  'equal',
+  'map_has',
+  'set_has',
+  'set_subset',
+]);
+
 export function isPrimOp(name: string): name is PrimOp {
   return Object.hasOwn(PRIMS, name);
 }

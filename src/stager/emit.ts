@@ -55,7 +55,7 @@ import {
   type Program,
   programSize,
 } from '../scf-lang/core.js';
-import type { PrimOp } from '../scf-lang/prims.js';
+import { BOOL_PRIMS, type PrimOp } from '../scf-lang/prims.js';
 import { showValue } from '../scf-lang/values.js';
 import { ADMISSION_RUNTIME_IMPORTS, emitAdmission, jsString } from './admit.js';
 
@@ -177,21 +177,6 @@ const BINARY: Partial<Record<PrimOp, readonly [string, number]>> = {
 };
 
 const UNARY: Partial<Record<PrimOp, string>> = { neg: '-', bitnot: '~', not: '!' };
-
-/** Primitives whose result is always a boolean. */
-const BOOL_PRIMS: ReadonlySet<PrimOp> = new Set<PrimOp>([
-  'eq',
-  'ne',
-  'lt',
-  'le',
-  'gt',
-  'ge',
-  'not',
-  'equal',
-  'map_has',
-  'set_has',
-  'set_subset',
-]);
 
 const RUNTIME_HELPERS = ['mapOf', 'setOf', 'isTuple', 'projField', 'projIndex'] as const;
 

@@ -54,6 +54,19 @@ function clean<R extends Run>(r: R): R {
   return r;
 }
 
+/** A config staging const-prop → copy-prop → dae on `fn` of the kernel file `f`, with `m` late. */
+function wholePipeline(name: string, f: string, fn: string): string {
+  return file(
+    name,
+    JSON.stringify({
+      input: f,
+      function: fn,
+      pipeline: ['const-prop', 'copy-prop', 'dae'],
+      bind: { m: "'Int" },
+    }),
+  );
+}
+
 /** `scf ARGV…` in a real process, with node's own flags first. */
 function spawnScf(nodeFlags: readonly string[], ...argv: string[]): Run & { ms: number } {
   const start = performance.now();
@@ -290,15 +303,7 @@ describe('long straight-line code', () => {
   it('900 statements stage in a real process (the partial evaluator nests at most NEST_LIMIT deep) and the staged pipeline gives the unstaged result', () => {
     const body = Array.from({ length: 900 }, (_, i) => `  x = x + m * ${i % 7};`).join('\n');
     const f = file('long.c', `int long_seq(int n, int m) {\n  int x;\n  x = n;\n${body}\n  return x;\n}\n`);
-    const config = file(
-      'long.json',
-      JSON.stringify({
-        input: f,
-        function: 'long_seq',
-        pipeline: ['const-prop', 'copy-prop', 'dae'],
-        bind: { m: "'Int" },
-      }),
-    );
+    const config = wholePipeline('long.json', f, 'long_seq');
     const out = path.join(TMP, 'staged-long');
     const st = clean(spawnScf([], 'stage', config, '--out', out, '--json'));
     expect(st.code).toBe(0);
@@ -417,15 +422,7 @@ describe('growth', () => {
       'nest30.c',
       `int f(int n, int m) {\n  int x = n;\n${vars.map((v) => `for (int ${v} = 0; ${v} < 2; ${v}++)\n`).join('')}x = x + m;\n  return x;\n}\n`,
     );
-    const config = file(
-      'nest30.json',
-      JSON.stringify({
-        input: f,
-        function: 'f',
-        pipeline: ['const-prop', 'copy-prop', 'dae'],
-        bind: { m: "'Int" },
-      }),
-    );
+    const config = wholePipeline('nest30.json', f, 'f');
     const out = path.join(TMP, 'staged-nest30');
     // before the bound: 90 MB of descriptions for 20 loops, almost 5 minutes and 3 GB for 30
     const st = clean(spawnScf(['--max-old-space-size=1024'], 'stage', config, '--out', out, '-q'));
