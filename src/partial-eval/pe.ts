@@ -1254,26 +1254,18 @@ class PartialEvaluator {
     if (cond.kind === 'prim' && cond.op === 'not' && cond.args[0])
       return this.refine(cond.args[0], env, !outcome);
     if (cond.kind === 'prim' && cond.op === 'ne') return this.refine({ ...cond, op: 'eq' }, env, !outcome);
-    if (cond.kind === 'test' && cond.arg.kind === 'var') {
-      const name = cond.arg.name;
-      const b = lookup(env, name);
-      if (!b) return env;
-      const v = refineCtor(b.v, cond.ctor, outcome, this.arity(cond.ctor));
-      if (v === b.v) return env;
-      return { name, b: this.bind(v, () => b.r, cond.span, b.rep), next: env };
-    }
+    if (cond.kind === 'test' && cond.arg.kind === 'var')
+      return this.narrow(env, cond.arg.name, cond.span, (v) =>
+        refineCtor(v, cond.ctor, outcome, this.arity(cond.ctor)),
+      );
     // `if (!st.reach)`: the members of `st` whose field can be what the test found
-    if (cond.kind === 'proj' && cond.arg.kind === 'var') {
-      const name = cond.arg.name;
-      const b = lookup(env, name);
-      if (!b) return env;
-      const v = refineField(b.v, cond.ctor, cond.index, outcome);
-      if (v === b.v) return env;
-      return { name, b: this.bind(v, () => b.r, cond.span, b.rep), next: env };
-    }
-    // `if (e.op === '+')`: the members of `e` whose field can be (or can be other than) that string
+    if (cond.kind === 'proj' && cond.arg.kind === 'var')
+      return this.narrow(env, cond.arg.name, cond.span, (v) =>
+        refineField(v, cond.ctor, cond.index, outcome),
+      );
     if (cond.kind === 'prim' && (cond.op === 'eq' || cond.op === 'equal')) {
       const [l, r] = cond.args;
+      // `if (e.op === '+')`: the members of `e` whose field can be (or can be other than) that string
       const [p, k] =
         l?.kind === 'proj' && r?.kind === 'lit'
           ? [l, r]
@@ -1281,20 +1273,27 @@ class PartialEvaluator {
             ? [r, l]
             : [];
       if (p?.arg.kind === 'var' && typeof k?.value === 'string') {
-        const name = p.arg.name;
-        const b = lookup(env, name);
-        if (!b) return env;
-        const v = refineFieldIs(b.v, p.ctor, p.index, k.value, outcome);
-        if (v === b.v) return env;
-        return { name, b: this.bind(v, () => b.r, cond.span, b.rep), next: env };
+        const s = k.value;
+        return this.narrow(env, p.arg.name, cond.span, (v) => refineFieldIs(v, p.ctor, p.index, s, outcome));
       }
-    }
-    if (outcome && cond.kind === 'prim' && (cond.op === 'eq' || cond.op === 'equal')) {
-      const [l, r] = cond.args;
-      if (l?.kind === 'var' && r?.kind === 'lit') return this.bindConst(env, l.name, r.value);
-      if (r?.kind === 'var' && l?.kind === 'lit') return this.bindConst(env, r.name, l.value);
+      if (outcome && l?.kind === 'var' && r?.kind === 'lit') return this.bindConst(env, l.name, r.value);
+      if (outcome && r?.kind === 'var' && l?.kind === 'lit') return this.bindConst(env, r.name, l.value);
     }
     return env;
+  }
+
+  /** `env` with `name` rebound to `by` of its value (same residual and representation), if that differs. */
+  private narrow(
+    env: Env | undefined,
+    name: string,
+    span: Span,
+    by: (v: AbsValue) => AbsValue,
+  ): Env | undefined {
+    const b = lookup(env, name);
+    if (!b) return env;
+    const v = by(b.v);
+    if (v === b.v) return env;
+    return { name, b: this.bind(v, () => b.r, span, b.rep), next: env };
   }
 
   private bindConst(env: Env | undefined, name: string, value: Value): Env | undefined {
