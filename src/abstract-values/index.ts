@@ -49,6 +49,7 @@ export {
   PRELUDE_CTORS,
   primIn,
   singleton,
+  tupleArity,
   withPrelude,
 } from './member.js';
 export {

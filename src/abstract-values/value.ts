@@ -38,6 +38,7 @@
  * set description, which is what memo tables (specialization keys) want. `equalsWithTags` also
  * compares tags. All three are single linear traversals (SCF §3.3.3).
  */
+import { assertNever } from '../common/index.js';
 
 export type Prim = number | string | boolean;
 export type BaseSet = 'Int' | 'Float' | 'Str';
@@ -108,9 +109,7 @@ export type AbsKind = AbsValue['kind'];
 export const CONST_CAP = 16;
 export const MAY_CAP = 8;
 
-export function assertNever(x: never): never {
-  throw new Error(`internal error: unexpected ${JSON.stringify(x)}`);
-}
+export { assertNever };
 
 // ---- identity tags ---------------------------------------------------------------------------
 

@@ -10,7 +10,8 @@
  * anything is checked as `scf check: cannot read 'F': no such file`.
  */
 import { accessSync, constants, statSync } from 'node:fs';
-import { compileFile, type Diagnostic, formatDiagnostic, lineCol, printProgram } from '../scf-lang/index.js';
+import { lineCol } from '../common/index.js';
+import { compileFile, type Diagnostic, formatDiagnostic, printProgram } from '../scf-lang/index.js';
 import {
   type CliIo,
   type CommandSpec,

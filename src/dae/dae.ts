@@ -43,8 +43,8 @@
  * - The entry function keeps its name and parameters.
  */
 import type { AbsValue } from '../abstract-values/index.js';
-import type { Expr, FunDef, Label, Let, Prim, Program } from '../scf-lang/core.js';
-import { assertNever, forEachExpr } from '../scf-lang/core.js';
+import type { Expr, FunDef, Label, Let, Prim, Program } from '../scf-lang/index.js';
+import { assertNever, forEachExpr } from '../scf-lang/index.js';
 import {
   ALL,
   asMapLP,

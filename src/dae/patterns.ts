@@ -36,6 +36,7 @@
  * chain of capped patterns is finite (the interprocedural fixpoint in `dae.ts` relies on it
  * and on widening besides).
  */
+import { assertNever } from '../common/index.js';
 import {
   type AbsValue,
   alternatives,
@@ -91,10 +92,6 @@ export const LP_SIZE_CAP = 256;
 
 export const ALL: LPAll = { kind: 'all' };
 export const DEAD: LPDead = { kind: 'dead' };
-
-function assertNever(x: never): never {
-  throw new Error(`internal error: unexpected ${JSON.stringify(x)}`);
-}
 
 // ---- smart constructors -------------------------------------------------------------------
 

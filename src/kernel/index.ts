@@ -35,6 +35,7 @@ export {
 } from './structure.js';
 export { hasCall } from './expr-info.js';
 export {
+  article,
   assertNever,
   astNodes,
   emptyRecord,

@@ -2,12 +2,11 @@
  * Small helpers over the kernel AST that are not SCF-lang: cons-list conversion, the type of an
  * expression, exhaustiveness checks. Pure functions; nothing here mutates a node.
  */
+import { assertNever } from '../common/index.js';
 import type { List } from '../scf-lang/prelude.js';
 import type { Fun, Program } from './ast.js';
 
-export function assertNever(x: never): never {
-  throw new Error(`internal error: unexpected value ${JSON.stringify(x)}`);
-}
+export { assertNever };
 
 export function listFromArray<T>(xs: readonly T[]): List<T> {
   let out: List<T> = { kind: 'nil' };

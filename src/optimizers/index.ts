@@ -16,9 +16,9 @@
  * name of the pass that broke it).
  */
 import path from 'node:path';
-import type { Fun, Program } from '../kernel/ast.js';
-import { article, findFun, listFromArray, listToArray } from '../kernel/util.js';
-import { SOURCE_ROOT } from '../runtime/paths.js';
+import type { Fun, Program } from '../kernel/index.js';
+import { article, findFun, listFromArray, listToArray } from '../kernel/index.js';
+import { SOURCE_ROOT } from '../common/index.js';
 import { optimize as constPropOptimize } from './const-prop.js';
 import { optimize as copyPropOptimize } from './copy-prop.js';
 import { optimize as daeOptimize } from './dae.js';

@@ -11,8 +11,8 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { Fun } from '../kernel/ast.js';
-import { listFromArray } from '../kernel/util.js';
+import type { Fun } from '../kernel/index.js';
+import { listFromArray } from '../kernel/index.js';
 import * as prelude from '../scf-lang/prelude.js';
 import { compileFile, formatDiagnostic, type Program } from '../scf-lang/index.js';
 import { emitModule } from '../stager/emit.js';

@@ -33,7 +33,7 @@
  * this analysis alone: the call-chain bound k (context.ts) still limits recursion, so a wrongly
  * "finite" parameter costs size, never termination.
  */
-import { tupleArity } from '../abstract-values/member.js';
+import { tupleArity } from '../abstract-values/index.js';
 import { assertNever, BOOL_PRIMS, type Expr, forEachExpr, type Program } from '../scf-lang/index.js';
 
 /** Function name → per-parameter finiteness. */

@@ -144,8 +144,8 @@ import {
   type Span,
   tupleCtor,
   tupleCtorName,
-} from '../scf-lang/core.js';
-import { isPrim } from '../scf-lang/values.js';
+} from '../scf-lang/index.js';
+import { isPrim } from '../scf-lang/index.js';
 import {
   conRep,
   keyIndex,

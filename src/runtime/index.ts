@@ -4,7 +4,7 @@
  * and `makeStub`, from which a staged stub builds `specialize` (stub.ts). Staged folders import
  * nothing else, so they can be moved anywhere an app has `scf` installed.
  */
-export type { Fun } from '../kernel/ast.js';
+export type { Fun } from '../kernel/index.js';
 export type { Bindings, BindValue, LatticeVal } from '../optimizers/index.js';
 export * from '../scf-lang/prelude.js';
 export {

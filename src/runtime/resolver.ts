@@ -7,7 +7,7 @@
 import { register } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { moduleUrl, SOURCE_ROOT } from './paths.js';
+import { moduleUrl, SOURCE_ROOT } from '../common/index.js';
 
 /** The public entries, each the module that implements it. */
 export const PUBLIC_ENTRIES: Readonly<Record<string, string>> = {

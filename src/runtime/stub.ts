@@ -22,8 +22,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Fun } from '../kernel/ast.js';
-import { listFromArray } from '../kernel/util.js';
+import type { Fun } from '../kernel/index.js';
+import { listFromArray } from '../kernel/index.js';
 import {
   type Bindings,
   findPass,
@@ -33,7 +33,7 @@ import {
   type Pass,
 } from '../optimizers/index.js';
 import { InputNotAdmitted } from '../stager/runtime.js';
-import { SOURCE_ROOT, scfVersion } from './paths.js';
+import { SOURCE_ROOT, scfVersion } from '../common/index.js';
 
 /** One source file a pass was compiled from, and its SHA-256 when staged. */
 export interface ManifestFile {

@@ -17,6 +17,7 @@
  *   runtime errors.
  * - Children are enumerated in exactly one place (`children` / `mapChildren` below).
  */
+import { assertNever } from '../common/index.js';
 import type { PrimOp } from './prims.js';
 import type { Value } from './values.js';
 
@@ -125,9 +126,7 @@ export function tupleCtor(n: number): CtorDecl {
   return { name: tupleCtorName(n), fields: Array.from({ length: n }, (_, i) => String(i)), repr: 'tuple' };
 }
 
-export function assertNever(x: never): never {
-  throw new Error(`internal error: unexpected ${JSON.stringify(x)}`);
-}
+export { assertNever };
 
 // ---- children, defined once ---------------------------------------------------------------
 

@@ -31,7 +31,7 @@ import {
   type TSType,
   type TSTypeAliasDeclaration,
 } from 'oxc-parser';
-import { SOURCE_ROOT } from '../runtime/paths.js';
+import { SOURCE_ROOT } from '../common/index.js';
 import type { Span } from './core.js';
 import { type DiagnosticLog, diag } from './diagnostics.js';
 import { firstTooDeepOffset, MAX_SCF_NESTING } from './nesting.js';

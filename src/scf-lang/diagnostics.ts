@@ -7,6 +7,7 @@
  * SCF3xxx typing.
  */
 import type { Span } from './core.js';
+import { lineCol } from '../common/index.js';
 
 export const MESSAGES = {
   SCF1001: (msg: string) => `syntax error: ${msg}`,
@@ -114,35 +115,6 @@ export class DiagnosticLog {
 }
 
 // ---- positions and printing ---------------------------------------------------------------
-
-export interface LineCol {
-  readonly line: number; // 1-based
-  readonly col: number; // 1-based, in UTF-16 code units
-}
-
-let lastText: string | undefined;
-let lastStarts: number[] = [];
-
-function lineStarts(text: string): number[] {
-  if (text === lastText) return lastStarts;
-  const starts = [0];
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
-  lastText = text;
-  lastStarts = starts;
-  return starts;
-}
-
-export function lineCol(text: string, offset: number): LineCol {
-  const starts = lineStarts(text);
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if ((starts[mid] as number) <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return { line: lo + 1, col: offset - (starts[lo] as number) + 1 };
-}
 
 /** `file:line:col` of a span's start. */
 export function formatLocation(span: Span, sources: ReadonlyMap<string, string>): string {

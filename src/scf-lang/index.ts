@@ -3,7 +3,7 @@
  * its front end (parse with oxc-parser, check, desugar), Core SCF (SCF Fig. 9) with its
  * validator and printer, and the instruction-counting Core interpreter.
  */
-export type { CtorDecl, Expr, ExprKind, FunDef, Label, Program, Span } from './core.js';
+export type { Call, CtorDecl, Expr, ExprKind, FunDef, Label, Let, Prim, Program, Span } from './core.js';
 export {
   assertNever,
   children,
@@ -20,7 +20,6 @@ export {
   type DiagCode,
   formatDiagnostic,
   formatLocation,
-  lineCol,
   MESSAGES,
 } from './diagnostics.js';
 export {

@@ -62,8 +62,8 @@ import {
   sortPrims,
   withPrelude,
 } from '../abstract-values/index.js';
-import { tupleArity } from '../abstract-values/member.js';
-import { assertNever } from '../scf-lang/core.js';
+import { tupleArity } from '../abstract-values/index.js';
+import { assertNever } from '../scf-lang/index.js';
 import { ctorFields, InputNotAdmitted, isCtor, isMap, isSet, notAdmitted, shortValue } from './runtime.js';
 
 /** Runtime exports the emitted checker refers to (import them under these names). */

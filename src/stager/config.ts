@@ -30,6 +30,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { type Node, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
+import { lineCol } from '../common/index.js';
 import {
   type AbsValue,
   type CtorTable,
@@ -176,18 +177,7 @@ const PARSE_MESSAGES: Readonly<Record<string, string>> = {
 
 /** Parses the text of a config file; `file` is used for messages and to resolve `input`. */
 export function parseConfig(text: string, file: string): StageConfig {
-  const lineStarts = [0];
-  for (let i = 0; i < text.length; i++) if (text[i] === '\n') lineStarts.push(i + 1);
-  const posOf = (offset: number): Position => {
-    let lo = 0;
-    let hi = lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((lineStarts[mid] as number) <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo + 1, col: offset - (lineStarts[lo] as number) + 1 };
-  };
+  const posOf = (offset: number): Position => lineCol(text, offset);
   const errAt = (offset: number, reason: string): ConfigError => {
     const p = posOf(offset);
     return new ConfigError(file, p.line, p.col, reason);

@@ -54,9 +54,9 @@ import {
   forEachExpr,
   type Program,
   programSize,
-} from '../scf-lang/core.js';
-import { BOOL_PRIMS, type PrimOp } from '../scf-lang/prims.js';
-import { showValue } from '../scf-lang/values.js';
+} from '../scf-lang/index.js';
+import { BOOL_PRIMS, type PrimOp } from '../scf-lang/index.js';
+import { showValue } from '../scf-lang/index.js';
 import { ADMISSION_RUNTIME_IMPORTS, emitAdmission, jsString } from './admit.js';
 
 export interface EmitOptions {

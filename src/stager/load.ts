@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { registerScfResolver } from '../runtime/resolver.js';
-import type { Fun } from '../kernel/ast.js';
+import type { Fun } from '../kernel/index.js';
 import type { StageManifest, Stub } from '../runtime/stub.js';
 
 /** What a stub written by `writeStaged` exports. */

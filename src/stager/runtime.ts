@@ -16,7 +16,7 @@
  *   the error is raised.
  */
 import { Map as IMap, Set as ISet } from 'immutable';
-import { showValue } from '../scf-lang/values.js';
+import { showValue } from '../scf-lang/index.js';
 
 /** Longest `actual` text kept in an `InputNotAdmitted` (longer renderings are cut with `…`). */
 export const ACTUAL_MAX = 120;

@@ -4,7 +4,7 @@
  * Shared by `scf stage`, `npm run stage`, the benchmarks and the tests.
  */
 import type { AbsValue } from '../abstract-values/index.js';
-import type { Fun, Program as KernelProgram } from '../kernel/ast.js';
+import type { Fun, Program as KernelProgram } from '../kernel/index.js';
 import path from 'node:path';
 import { PassError, resolvePass } from '../optimizers/index.js';
 import { configError, configPipelineInput, loadConfigInput, type StageConfig } from './config.js';

@@ -29,7 +29,7 @@ import {
   partialEvaluate,
 } from '../partial-eval/index.js';
 import { allPasses, findPass, type Pass } from '../optimizers/index.js';
-import { SOURCE_ROOT } from '../runtime/paths.js';
+import { SOURCE_ROOT } from '../common/index.js';
 import { mergeEqualFunctions } from './minimize.js';
 import { MAX_FUN_NODES, splitLargeFunctions } from './split.js';
 import {

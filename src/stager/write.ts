@@ -22,7 +22,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AbsValue } from '../abstract-values/index.js';
 import { type Fun, listToArray } from '../kernel/index.js';
-import { SOURCE_ROOT, scfVersion } from '../runtime/paths.js';
+import { SOURCE_ROOT, scfVersion } from '../common/index.js';
 import { kernelHash, type ManifestPass, type StageManifest, sha256 } from '../runtime/stub.js';
 import { emitModule } from './emit.js';
 import { printAbstractFun } from './print-kernel.js';

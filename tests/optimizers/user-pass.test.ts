@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listToArray, loadKernelParser, printFun } from '../../src/kernel/index.js';
 import { findPass, loadUserPass, type Pass, PassError, resolvePass } from '../../src/optimizers/index.js';
-import { SOURCE_ROOT } from '../../src/runtime/paths.js';
+import { SOURCE_ROOT } from '../../src/common/index.js';
 import { INPUTS, parseC } from './helpers.js';
 
 await loadKernelParser();
