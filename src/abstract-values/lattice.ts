@@ -20,7 +20,8 @@
  * - `meet(a, b)` ⊇ γ(a) ∩ γ(b) (an over-approximation; it refines `a`, so it keeps `a`'s tags).
  * - Growth in steps, for the partial evaluator's growing specializations (no cliff to `1`):
  *   `shapeJoin(old, next)` ⊇ γ(old) ∪ γ(next) keeps the constructor skeleton where both agree
- *   (pointwise joins under one constructor, unions keeping different constructors apart, maps
+ *   (pointwise joins under one constructor, unions keeping different constructors — and records
+ *   of one constructor told apart by a known field, like two labelled commands — apart, maps
  *   with equal must-keys keeping them) and sends numeric leaves that changed to their base set;
  *   `boundedSkeleton(v, cap)` ⊇ γ(v) is a cut of `v` with at most `cap` open nodes that keeps
  *   constructors, unions and must-keys and replaces the biggest parts by `1` first (the budget
@@ -43,6 +44,8 @@ import {
   base,
   bottom,
   comparePrim,
+  type Prim,
+  samePrim,
   con,
   consts,
   equals,
@@ -473,7 +476,9 @@ export function disjoint(a: AbsValue, b: AbsValue): boolean {
  * A shape-preserving upper bound of `old` and `next`, for values that grow across the analyses
  * of one specialization (the partial evaluator's `grow`). Where both sides have the same
  * constructor the arguments join pointwise (the constructor skeleton is kept instead of a union
- * of two whole trees); members of a union with different constructors stay apart; numeric
+ * of two whole trees), unless they are records told apart by a known field (`tellApart`: two
+ * commands with their own labels, with `apart`), which stay apart as a union; members of a
+ * union with different constructors stay apart; numeric
  * constant sets that grew become their base set (`{0} ⊔ {1}` = `'Int`), since a numeric leaf
  * that changes once (a counter, a label) usually keeps changing; maps with the same must-keys keep
  * them and join their values. Everything else falls back to `join`. Sound: the result contains
@@ -482,7 +487,7 @@ export function disjoint(a: AbsValue, b: AbsValue): boolean {
  * Termination is not this function's business: the caller still widens after a bounded number
  * of changes and caps sizes with `boundedSkeleton`.
  */
-export function shapeJoin(old: AbsValue, next: AbsValue): AbsValue {
+export function shapeJoin(old: AbsValue, next: AbsValue, apart = true): AbsValue {
   if (old === next || leq(next, old)) return old;
   if (old.kind === 'bottom') return next;
   if (
@@ -491,6 +496,7 @@ export function shapeJoin(old: AbsValue, next: AbsValue): AbsValue {
     old.ctor === next.ctor &&
     old.args.length === next.args.length
   ) {
+    if (apart && tellApart(old, next)) return union([old, next]);
     return con(
       old.ctor,
       old.args.map((a, i) => shapeJoin(a, next.args[i] as AbsValue)),
@@ -521,13 +527,37 @@ export function shapeJoin(old: AbsValue, next: AbsValue): AbsValue {
     // set or base member a canonical union has); the rest are added
     let alts = old.kind === 'union' ? [...old.alts] : [old];
     for (const n of next.kind === 'union' ? next.alts : [next]) {
-      const i = alts.findIndex((a) => counterpart(a, n));
+      const i = alts.findIndex((a) => counterpart(a, n) && !(apart && tellApart(a, n)));
       if (i >= 0) alts[i] = shapeJoin(alts[i] as AbsValue, n);
       else alts = [...alts, n];
     }
     return union(alts);
   }
   return join(old, next).value;
+}
+
+/**
+ * Whether two nodes of one constructor are records told apart by a field both know exactly —
+ * say two commands of a program with their own labels — and hold structure besides (a leaf like
+ * a literal, whose known field is its value, is not told apart: values that keep changing are
+ * what a join should merge). `shapeJoin` keeps such records apart instead of joining them
+ * pointwise, which would mix their parts (the first command after one with the first after the
+ * other); the partial evaluator then dispatches on that field.
+ */
+export function tellApart(a: AbsValue, b: AbsValue): boolean {
+  if (a.kind !== 'con' || b.kind !== 'con' || a.ctor !== b.ctor) return false;
+  if (!a.args.some((x) => x.kind === 'con' || x.kind === 'union' || x.kind === 'fix' || x.kind === 'map'))
+    return false;
+  return a.args.some((x, i) => {
+    const y = b.args[i] as AbsValue;
+    return (
+      x.kind === 'consts' &&
+      y.kind === 'consts' &&
+      x.values.length === 1 &&
+      y.values.length === 1 &&
+      !samePrim(x.values[0] as Prim, y.values[0] as Prim)
+    );
+  });
 }
 
 function counterpart(a: AbsValue, b: AbsValue): boolean {
@@ -623,8 +653,9 @@ function fitWithin(v: AbsValue, budget: number): AbsValue {
       return top();
     case 'union': {
       // alternatives with one constructor merge argument-wise first (as `widen` does): the
-      // constructor stays known, and the budget is not split among many copies of one shape
-      const merged = mergeSameCtor(v.alts);
+      // constructor stays known, and the budget is not split among many copies of one shape;
+      // records told apart by a known field (a command's label) stay apart
+      const merged = mergeSameCtor(v.alts, undefined, true);
       if (merged.length < v.alts.length) return fitWithin(union(merged), budget);
       const alts = share(v.alts, budget - 1);
       return alts === undefined ? top() : union(alts);
@@ -651,11 +682,13 @@ function fitWithin(v: AbsValue, budget: number): AbsValue {
 /**
  * `alts` with the constructor alternatives of one constructor and arity (among those `which`
  * accepts) joined pointwise (`shapeJoin`, one level, unlike `mergeAlts`), each where its
- * constructor first occurs. An upper bound of the union of `alts`.
+ * constructor first occurs; with `apart`, records told apart (`tellApart`) from the first of
+ * their constructor stay apart. An upper bound of the union of `alts`.
  */
 export function mergeSameCtor(
   alts: readonly AbsValue[],
   which: (ctor: string) => boolean = () => true,
+  apart = false,
 ): AbsValue[] {
   const out: AbsValue[] = [];
   const at = new Map<string, number>();
@@ -666,10 +699,14 @@ export function mergeSameCtor(
     }
     const key = `${a.ctor}/${a.args.length}`;
     const i = at.get(key);
+    if (apart && i !== undefined && tellApart(out[i] as AbsValue, a)) {
+      out.push(a);
+      continue;
+    }
     if (i === undefined) {
       at.set(key, out.length);
       out.push(a);
-    } else out[i] = shapeJoin(out[i] as AbsValue, a);
+    } else out[i] = shapeJoin(out[i] as AbsValue, a, false);
   }
   return out;
 }

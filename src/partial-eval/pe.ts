@@ -22,6 +22,15 @@
  *   called with, its result the join of what its body returned. A call whose key (finite)
  *   argument is a conditional, `f(c ? x : y)`, is evaluated as `c ? f(x) : f(y)`: with `c` late,
  *   each call is still specialized to a known node, not to the union of both.
+ * - Dispatch (SCF's "helpers are replicated per input node", kept when an earlier pass's output
+ *   is one of several programs). A key argument that is a union of a few records of one
+ *   constructor told apart by the known value of one field — the commands of a program after a
+ *   loop that may or may not have been emitted, each with its label — makes a call past a late
+ *   test a residual test of that field, with a call specialized to each group of records in its
+ *   branch (`dispatch`); the abstract domain keeps such records apart when it joins
+ *   (`tellApart`, abstract-values). Specialized to the union instead, the callee's projections
+ *   would mix the programs (the first command of one with the first of the other) in everything
+ *   below it.
  * - Unfolding. A call on a static path — no `if` with a late condition open around it since the
  *   analysis of the enclosing specialization began (`late` counts the open ones) — is not
  *   specialized but unfolded: the callee's body is evaluated in place with the exact argument
@@ -30,15 +39,21 @@
  *   made inside it are keyed in the context a specialization of it would have had
  *   (`ctxOverride`), so contexts still tell its callers apart. Specialized call chains join the
  *   states of every path that ends in the same keys (context.ts); on a static path nothing
- *   needs joining, since every decision is known. Termination: `unfoldDepth` bounds the nesting;
- *   a recursion whose end depends on late data meets a late test first and is specialized from
- *   there on, as before.
+ *   needs joining, since every decision is known. A call-free helper (`mkSeq`, `reachable`) is
+ *   unfolded on late paths too: it has no recursion to bound, and specialized it joins the values
+ *   of every caller in its context (a command list's spine through `mkSeq`). Termination:
+ *   `unfoldDepth` bounds the nesting; a recursion whose end depends on late data meets a late
+ *   test first and is specialized from there on, as before.
  * - Recursion through one context is solved as a fixpoint with a worklist: a specialization is
  *   re-analysed when its arguments grow, or when the result of a specialization it called grew.
  *   Growth is stepwise, never a cliff (`grow`): the first `joinsBeforeWiden` changes join
  *   shape-preservingly (`shapeJoin`: one constructor joins pointwise, a numeric leaf that changed
- *   becomes its base set, different constructors stay apart), later ones widen; a grown value of
- *   more than `growCap` nodes is cut to a skeleton that fits (`boundedSkeleton`: constructors,
+ *   becomes its base set, different constructors stay apart), later ones widen (the result of a
+ *   specialization keyed on a known input node waits KEYED_JOINS changes: it grows as its
+ *   callees' results do, and widening would fold a program's labelled commands into one
+ *   recursive shape); a grown value of more than `growCap` nodes (a result: more than
+ *   RESULT_CAP_PER_KEY_NODE times its key's nodes, if that is more — a pass's result for a
+ *   command is about that command's size) is cut to a skeleton that fits (`boundedSkeleton`: constructors,
  *   unions and map must-keys kept, the biggest parts `1` first). A tuple (several values
  *   returned or passed together) is not a discriminated value: alternatives of one arity are
  *   merged pointwise and each component is capped on its own, so a big component (commands
@@ -252,6 +267,8 @@ export interface PeStats {
   staticWork: number;
   /** Calls on a static path unfolded in place (their bodies evaluated with the exact arguments). */
   unfolded: number;
+  /** Calls dispatched on a field that tells their key argument's records apart (`dispatch`). */
+  dispatches: number;
   /** Specializations whose first analysis waited for the worklist (analyses nested NEST_LIMIT deep). */
   deferred: number;
   /** Specializations given up (body a call of the original function) when the budget ran out. */
@@ -365,6 +382,61 @@ interface Spec {
  */
 const SKELETON_STEPS = 2;
 
+/** Most records a call is dispatched among (`dispatch`); a wider union is specialized as one. */
+const SPLIT_MAX = 8;
+
+/**
+ * Changes a specialization keyed on a known input node makes to its result by joins before it is
+ * widened (`joinsBeforeWiden` for the others): see `grow`.
+ */
+const KEYED_JOINS = 6;
+
+/** A specialization's result may have this many nodes per node of its key values (`resultCap`). */
+const RESULT_CAP_PER_KEY_NODE = 4;
+
+type ConValue = AbsValue & { kind: 'con' };
+
+/** Records whose field has one known value. */
+interface SplitGroup {
+  readonly value: Prim;
+  readonly alts: readonly ConValue[];
+}
+
+/** A dispatch: argument `index`, told apart by field `field` of constructor `ctor`. */
+interface Split {
+  readonly index: number;
+  readonly ctor: string;
+  readonly field: number;
+  readonly groups: readonly SplitGroup[];
+}
+
+/**
+ * The one primitive a value denotes, if any — not a boolean (a flag is narrowed by `refine`, not
+ * dispatched on), nor -0 or NaN, which `eq` does not tell apart as values are told apart here.
+ */
+function singlePrim(v: AbsValue): Prim | undefined {
+  if (v.kind !== 'consts' || v.values.length !== 1) return undefined;
+  const p = v.values[0] as Prim;
+  if (typeof p === 'boolean' || Object.is(p, -0) || Number.isNaN(p)) return undefined;
+  return p;
+}
+
+function primKey(p: Prim): string {
+  return `${typeof p}:${String(p)}`;
+}
+
+/** `xs` in groups of equal `key`, in order of first occurrence. */
+function groupBy<T>(xs: readonly T[], key: (x: T) => string): T[][] {
+  const at = new Map<string, T[]>();
+  for (const x of xs) {
+    const k = key(x);
+    const g = at.get(k);
+    if (g) g.push(x);
+    else at.set(k, [x]);
+  }
+  return [...at.values()];
+}
+
 class BudgetExceeded extends Error {}
 
 /** An expression without its label and span (distributes over the union). */
@@ -415,6 +487,7 @@ class PartialEvaluator {
     staticCalls: 0,
     staticWork: 0,
     unfolded: 0,
+    dispatches: 0,
     deferred: 0,
     generalized: 0,
     widenedToTop: 0,
@@ -446,6 +519,7 @@ class PartialEvaluator {
   private ctxOverride: Chain | undefined = undefined;
   /** Numbers the residual variables of unfolded bodies apart. */
   private nextUnfoldVar = 0;
+  private nextSplit = 0;
   private widened = false;
   /** Original functions called generically (kept in the residual program with their callees). */
   private readonly genericFns = new Set<string>();
@@ -539,7 +613,11 @@ class PartialEvaluator {
   private grow(old: AbsValue, next: AbsValue, changes: number, spec: Spec, what: string): AbsValue {
     const shaped = shapeJoin(old, next);
     let w: AbsValue;
-    if (changes < this.joinsBeforeWiden) w = shaped;
+    // the result for a known input node (a command of the input program) is that node
+    // transformed: it grows as its callees' results do, not by recursion, so widening (which
+    // folds the labelled commands of a program into one recursive shape) waits longer there
+    const keyed = what === 'result' && this.inputKeyed(spec);
+    if (changes < (keyed ? KEYED_JOINS : this.joinsBeforeWiden)) w = shaped;
     else {
       this.widened = true;
       w = widen(old, shaped).value;
@@ -551,7 +629,8 @@ class PartialEvaluator {
     // them) their shape; so is a record (a constructor that does not occur inside itself, like a
     // dataflow state) and a map whose keys are all known (an environment: one value per
     // variable), so a state of many variables keeps every variable's value, not a skeleton
-    const fits = (p: AbsValue) => (openSize(p) <= this.growCap && !fuelOut) || isConcrete(p);
+    const cap = what === 'result' ? this.resultCap(spec) : this.growCap;
+    const fits = (p: AbsValue) => (openSize(p) <= cap && !fuelOut) || isConcrete(p);
     // over the size cap, or in the last changes this specialization's fuel allows: keep a
     // skeleton that fits (constructors and must-keys, the biggest parts `1`) rather than `1`
     const capped = (p: AbsValue): AbsValue => {
@@ -562,7 +641,7 @@ class PartialEvaluator {
         const alts = mergeSameCtor(p.alts);
         if (alts.every(isProduct)) return union(alts.map((a) => capParts(a, capped)));
       }
-      return boundedSkeleton(p, this.growCap, fuelOut);
+      return boundedSkeleton(p, cap, fuelOut);
     };
     let s: AbsValue;
     if (w.kind === 'con' && isTupleCtor(w.ctor)) {
@@ -582,6 +661,38 @@ class PartialEvaluator {
       s.kind === 'top' ? '1' : `a skeleton of ${size(s)} nodes`,
     );
     return s;
+  }
+
+  private readonly leaf = new Map<string, boolean>();
+
+  /** Whether `fn`'s body calls no function (a helper that can be unfolded anywhere). */
+  private callFree(fn: FunDef): boolean {
+    let r = this.leaf.get(fn.name);
+    if (r === undefined) {
+      r = true;
+      forEachExpr(fn.body, (x) => {
+        if (x.kind === 'call') r = false;
+      });
+      this.leaf.set(fn.name, r);
+    }
+    return r;
+  }
+
+  /**
+   * The size cap of a specialization's result: `growCap`, or RESULT_CAP_PER_KEY_NODE times the
+   * nodes of its key values when that is more — what a pass returns for a command is that
+   * command rewritten, about as big as it, so a cap below the command's size cuts the rest of
+   * a program to a skeleton whatever the budget (a fixed cap did, at main_loop's spine).
+   */
+  private resultCap(spec: Spec): number {
+    let n = 0;
+    for (const k of spec.ctx.key.values) if (k !== undefined) n += size(k);
+    return Math.max(this.growCap, RESULT_CAP_PER_KEY_NODE * n);
+  }
+
+  /** Whether a specialization is keyed on a known constructor value (an input node). */
+  private inputKeyed(spec: Spec): boolean {
+    return spec.ctx.key.values.some((k) => k !== undefined && k.kind === 'con' && isConcrete(k));
   }
 
   /** `v` pinned to its constructors and map keys (`shapeTop`) when a specialization's fuel is spent. */
@@ -1356,6 +1467,121 @@ class PartialEvaluator {
       }
     }
 
+    // on a static path the call is unfolded with the exact union (below); past a late test it is
+    // specialized, and there a union of records told apart is dispatched on the field
+    const byField = this.late > 0 ? this.splitKey(finite, args) : undefined;
+    if (byField) return this.dispatch(fn, e, args, caller, finite, byField, env);
+    return this.callWith(fn, e, args, caller, finite, env);
+  }
+
+  /**
+   * A key argument whose value is a union of a few records of one constructor that the known
+   * value of one primitive field tells apart (the label of a command: the spine of a program
+   * after a loop that may or may not have been emitted, `tellApart`), and the groups of records
+   * by that value. The call is then dispatched on the field (`dispatch`) rather than specialized
+   * to the union, which would mix the records' parts (the first command of one with the first of
+   * the other) in everything it calls.
+   */
+  private splitKey(finite: readonly boolean[], args: readonly Binding[]): Split | undefined {
+    for (let i = 0; i < args.length; i++) {
+      const v = (args[i] as Binding).v;
+      if (!finite[i] || v.kind !== 'union' || v.alts.length > SPLIT_MAX) continue;
+      const first = v.alts[0] as AbsValue;
+      if (first.kind !== 'con') continue;
+      if (
+        !v.alts.every((a) => a.kind === 'con' && a.ctor === first.ctor && a.args.length === first.args.length)
+      )
+        continue;
+      const cons = v.alts as readonly ConValue[];
+      for (let f = 0; f < first.args.length; f++) {
+        if (cons.some((a) => singlePrim(a.args[f] as AbsValue) === undefined)) continue;
+        const groups = groupBy(cons, (a) => primKey(singlePrim(a.args[f] as AbsValue) as Prim));
+        if (groups.length < 2) continue;
+        return {
+          index: i,
+          ctor: first.ctor,
+          field: f,
+          groups: groups.map((g) => ({
+            value: singlePrim((g[0] as ConValue).args[f] as AbsValue) as Prim,
+            alts: g,
+          })),
+        };
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * `f(…, x, …)` with `x` a union of records told apart by a field (`splitKey`): a residual test
+   * of the field picks, for each group of records, a call specialized to that group. Every
+   * argument is bound once around the dispatch; the branches are on a late path. (SCF's
+   * specializations are per input node; this keeps them so when an earlier pass's output is
+   * one of several programs.)
+   */
+  private dispatch(
+    fn: FunDef,
+    e: Call,
+    args: readonly Binding[],
+    caller: Spec,
+    finite: readonly boolean[],
+    split: Split,
+    env: Env | undefined,
+  ): Binding {
+    this.stats.dispatches++;
+    const id = this.nextSplit++;
+    const bound = args.map((a, j) => this.letBound(`$k${id}_${j}`, a, e.span));
+    const x = bound[split.index] as Binding;
+    let branches: Binding[];
+    this.late++;
+    try {
+      branches = split.groups.map((g) =>
+        this.callWith(
+          fn,
+          e,
+          bound.map((b, j) => (j === split.index ? { v: union(g.alts), r: b.r, rep: b.rep } : b)),
+          caller,
+          finite,
+          env,
+        ),
+      );
+    } finally {
+      this.late--;
+    }
+    // one representation for every branch, as for an `if`
+    const rep0 = (branches[0] as Binding).rep;
+    if (!branches.every((b) => sameRep(b.rep, rep0))) branches = branches.map((b) => this.plain(b, e.span));
+    const rep = (branches[0] as Binding).rep;
+    let out = branches[branches.length - 1] as Binding;
+    for (let j = branches.length - 2; j >= 0; j--) {
+      const proj = this.node({ kind: 'proj', ctor: split.ctor, index: split.field, arg: x.r }, e.span);
+      this.cs.set(proj.label, project(split.ctor, split.field, x.v));
+      const value = (split.groups[j] as SplitGroup).value;
+      const cond = this.node({ kind: 'prim', op: 'eq', args: [proj, this.litNode(value, e.span)] }, e.span);
+      this.cs.set(cond.label, consts([true, false]));
+      const b = branches[j] as Binding;
+      const v = join(b.v, out.v).value;
+      const r = this.node(
+        // biome-ignore lint/suspicious/noThenProperty: Core's `if` node has a `then` field
+        { kind: 'if', cond, then: b.r, else: out.r },
+        e.span,
+      );
+      this.cs.set(r.label, rep === undefined ? v : new View(v, rep));
+      out = rep === undefined ? { v, r } : { v, r, rep };
+    }
+    for (let j = bound.length - 1; j >= 0; j--)
+      out = this.letWrap(bound[j] as Binding, args[j] as Binding, out, e.span);
+    return out;
+  }
+
+  /** A call whose arguments are evaluated: static, unfolded or specialized (see `call`). */
+  private callWith(
+    fn: FunDef,
+    e: Call,
+    args: readonly Binding[],
+    caller: Spec,
+    finite: readonly boolean[],
+    env: Env | undefined,
+  ): Binding {
     const callerCtx = this.ctxOverride ?? caller.ctx;
     const earlier = this.contexts.nearest(callerCtx, fn.name);
     const keyValues = args.map((a, i) => {
@@ -1379,7 +1605,7 @@ class PartialEvaluator {
     // callers of the context, no freshened tags, no cap on the result
     const deep = this.nest >= NEST_LIMIT;
     if (
-      this.late === 0 &&
+      (this.late === 0 || this.callFree(fn)) &&
       this.unfolding < this.unfoldDepth &&
       !deep &&
       !this.exhausted &&

@@ -116,6 +116,25 @@ describe('lattice', () => {
     expect(leq(pair(2, 'a'), k) && leq(pair(0, 'a'), k) && leq(con('nil', []), k)).toBe(true);
   });
 
+  it('shapeJoin keeps records told apart by a known field apart; a leaf still joins pointwise', () => {
+    // two commands of one program (a label each, and structure): joined pointwise they would be
+    // seq('Int, assign | while, …), mixing the first command of one with that of the other
+    const asg = (l: number) => con('assign', [constant('x'), constant(l)]);
+    const seq = (l: number, a: AbsValue, b: AbsValue) => con('seq', [constant(l), a, b]);
+    const s1 = seq(1, asg(2), asg(3));
+    const s3 = seq(3, asg(4), con('skip', [constant(5)]));
+    const j = shapeJoin(s1, s3);
+    expect(j.kind === 'union' && j.alts.length).toBe(2);
+    expect(leq(s1, j) && leq(s3, j)).toBe(true);
+    // a third record of another label joins neither; one with a label already there joins it
+    const k = shapeJoin(j, seq(1, asg(9), asg(3)));
+    expect(k.kind === 'union' && k.alts.length).toBe(2);
+    // leaves (no structure besides the field) join pointwise as before: a changing literal
+    expect(printAbs(shapeJoin(asg(2), asg(3)))).toBe(printAbs(con('assign', [constant('x'), base('Int')])));
+    // pointwise when asked (the size caps' merges), and the upper bound property holds either way
+    expect(shapeJoin(s1, s3, false).kind).toBe('con');
+  });
+
   it('shapeTop is an upper bound no larger than its argument that keeps constructors and map keys', () => {
     fc.assert(
       fc.property(

@@ -506,6 +506,39 @@ export function run(t: T, c: boolean): number {
     checkExact(q, 't.run', inp, 50);
   });
 
+  it('a call whose key argument is a union of labelled records is dispatched on the label', () => {
+    // `cost(c)` past a late test with c one of two programs (a command list and its suffix, as
+    // after a loop that may have been emitted or not): specialized to the union, its projections
+    // mix the two programs (kind tests and a generic walk left); dispatched on the label, each
+    // branch walks one known program
+    const SEQ = `
+type C =
+  | { readonly kind: 'seq'; readonly lbl: number; readonly first: C; readonly second: C }
+  | { readonly kind: 'op'; readonly lbl: number; readonly w: number };
+function cost(c: C, k: number): number {
+  return c.kind === 'op' ? c.w * k : cost(c.first, k) + cost(c.second, k);
+}
+export function run(c: C, k: number, late: boolean): number {
+  return late ? cost(c, k) : 0;
+}
+`;
+    const q = compile(SEQ);
+    const op = (l: number, w: number) => con('op', [constant(l), constant(w)]);
+    const suffix = con('seq', [constant(3), op(4, 5), op(5, 7)]);
+    const whole = con('seq', [constant(1), op(2, 3), suffix]);
+    const inp = [union([whole, suffix]), base('Int'), union([constant(true), constant(false)])];
+    const res = partialEvaluate(q, 't.run', inp);
+    expect(res.stats.dispatches).toBeGreaterThan(0);
+    let tests = 0;
+    for (const f of res.residual.funs.values()) {
+      forEachExpr(f.body, (e) => {
+        if (e.kind === 'test') tests++;
+      });
+    }
+    expect(tests).toBe(0);
+    checkExact(q, 't.run', inp, 100);
+  });
+
   it('can be turned off (raiseMaps: false): no tuple operations, same results', () => {
     const res = partialEvaluate(p, 't.run', input, { raiseMaps: false });
     expect(res.stats.raisedOps).toBe(0);
