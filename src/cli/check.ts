@@ -14,11 +14,11 @@ import { lineCol } from '../common/index.js';
 import { compileFile, type Diagnostic, formatDiagnostic, printProgram } from '../scf-lang/index.js';
 import {
   type CliIo,
-  type CommandSpec,
   commandHelp,
-  EXIT_BAD_INPUT,
+  type CommandSpec,
   HELP_FLAG,
   parseCommand,
+  reportError,
   UsageError,
 } from './io.js';
 
@@ -63,9 +63,7 @@ export function checkCommand(argv: readonly string[], io: CliIo): number {
   try {
     return run(argv, io);
   } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    io.err(`scf check: ${e.message}`);
-    return EXIT_BAD_INPUT;
+    return reportError('check', io, e);
   }
 }
 

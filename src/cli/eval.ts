@@ -20,12 +20,12 @@ import {
 import { BindError, type BindValue, runPipeline } from '../optimizers/index.js';
 import {
   type CliIo as CommandIO,
-  type CommandSpec,
   commandHelp,
+  type CommandSpec,
   EXIT_BAD_INPUT,
-  EXIT_INTERNAL,
   HELP_FLAG,
   parseCommand,
+  reportError,
 } from './io.js';
 import { loadKernelFunction, parsePasses, tooDeepTo, UsageError } from './kernel-input.js';
 
@@ -73,16 +73,12 @@ export async function evalCommand(argv: string[], io: CommandIO): Promise<number
   try {
     return await run(argv, io);
   } catch (e) {
-    if (e instanceof UsageError || e instanceof KernelArgumentError || e instanceof BindError) {
-      io.err(`scf eval: ${e.message}`);
-      return EXIT_BAD_INPUT;
-    }
-    if (e instanceof KernelRuntimeError) {
-      io.err(e.message);
-      return 1;
-    }
-    io.err(`scf eval: internal error: ${e instanceof Error ? e.message : String(e)}`);
-    return EXIT_INTERNAL;
+    return reportError('eval', io, e, [
+      { type: KernelArgumentError },
+      { type: BindError },
+      // the kernel failed at run time (its own diagnostic, file:line:col): exit 1
+      { type: KernelRuntimeError, status: 1, asIs: true },
+    ]);
   }
 }
 

@@ -22,6 +22,38 @@ export const EXIT_INTERNAL = 3;
  */
 export class UsageError extends Error {}
 
+/**
+ * How a command reports an error class of its own: the exit status (bad input unless said) and
+ * whether the message is printed as it is (it names its own place, `file:line:col: …`) rather
+ * than after `scf CMD: `.
+ */
+export interface ErrorRule {
+  readonly type: abstract new (...args: never[]) => Error;
+  readonly status?: number;
+  readonly asIs?: boolean;
+}
+
+/**
+ * What every command does with what its body throws: an error of one of `rules` as the rule says,
+ * a `UsageError` as `scf NAME: MESSAGE` with exit status 2, anything else as an internal error
+ * (exit 3) without a stack trace — unless `SCF_DEBUG` is set, which adds it.
+ */
+export function reportError(name: string, io: CliIo, e: unknown, rules: readonly ErrorRule[] = []): number {
+  for (const r of rules) {
+    if (e instanceof r.type) {
+      io.err(r.asIs ? e.message : `scf ${name}: ${e.message}`);
+      return r.status ?? EXIT_BAD_INPUT;
+    }
+  }
+  if (e instanceof UsageError) {
+    io.err(`scf ${name}: ${e.message}`);
+    return EXIT_BAD_INPUT;
+  }
+  io.err(`scf ${name}: internal error: ${e instanceof Error ? e.message : String(e)}`);
+  if (process.env.SCF_DEBUG) io.err(String(e instanceof Error ? e.stack : e));
+  return EXIT_INTERNAL;
+}
+
 /** A command's flags, as node's `parseArgs` takes them. */
 export type CommandOptions = NonNullable<ParseArgsConfig['options']>;
 

@@ -43,12 +43,12 @@ import {
 import { parseArgsJson, resultJson } from './eval.js';
 import {
   type CliIo,
-  type CommandSpec,
   commandHelp,
+  type CommandSpec,
   EXIT_BAD_INPUT,
-  EXIT_INTERNAL,
   HELP_FLAG,
   parseCommand,
+  reportError,
 } from './io.js';
 import { loadKernelFunction, parsePasses, tooDeepTo, UsageError } from './kernel-input.js';
 import { optimizeUnstaged, parseBinds } from './opt.js';
@@ -111,12 +111,7 @@ export async function kernelCommand(argv: string[], io: CliIo): Promise<number> 
   try {
     return await run(argv, io);
   } catch (e) {
-    if (e instanceof UsageError || e instanceof BindError) {
-      io.err(`scf kernel: ${e.message}`);
-      return EXIT_BAD_INPUT;
-    }
-    io.err(`scf kernel: internal error: ${e instanceof Error ? e.message : String(e)}`);
-    return EXIT_INTERNAL;
+    return reportError('kernel', io, e, [{ type: BindError }]);
   }
 }
 

@@ -13,7 +13,7 @@
  * stager, the kernel parser and Dawn take most of a second to load).
  */
 import { readFileSync } from 'node:fs';
-import { type CliIo, EXIT_BAD_INPUT, EXIT_INTERNAL, UsageError } from './io.js';
+import { type CliIo, EXIT_BAD_INPUT, reportError } from './io.js';
 
 type Command = (argv: string[], io: CliIo) => number | Promise<number>;
 
@@ -149,13 +149,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     loaded = true;
     return await cmd(rest, io);
   } catch (e) {
-    if (e instanceof UsageError) {
-      io.err(`scf ${name}: ${e.message}`);
-      return EXIT_BAD_INPUT;
-    }
-    io.err(`scf ${name}: internal error: ${e instanceof Error ? e.message : String(e)}`);
-    if (process.env.SCF_DEBUG) io.err(String(e instanceof Error ? e.stack : e));
-    return EXIT_INTERNAL;
+    return reportError(name, io, e);
   } finally {
     if (entry.runsGpu && loaded) {
       // The command's module loaded the runtime already, so this import costs nothing.

@@ -64,12 +64,12 @@ ${allPasses.map((p) => `  ${p.name.padEnd(11)} ${p.description}`).join('\n')}`,
 
 import {
   type CliIo,
-  type CommandSpec,
   commandHelp,
+  type CommandSpec,
   EXIT_BAD_INPUT,
-  EXIT_INTERNAL,
   HELP_FLAG,
   parseCommand,
+  reportError,
 } from './io.js';
 import { type KernelInput, loadKernelFunction, parsePasses, tooDeepTo, UsageError } from './kernel-input.js';
 
@@ -80,12 +80,7 @@ export async function optCommand(
   try {
     return await run(argv, io);
   } catch (e) {
-    if (e instanceof UsageError || e instanceof BindError) {
-      io.err(`scf opt: ${e.message}`);
-      return EXIT_BAD_INPUT;
-    }
-    io.err(`scf opt: internal error: ${e instanceof Error ? e.message : String(e)}`);
-    return EXIT_INTERNAL;
+    return reportError('opt', io, e, [{ type: BindError }]);
   }
 }
 

@@ -21,12 +21,12 @@ import {
 } from '../stager/index.js';
 import {
   type CliIo,
-  type CommandSpec,
   commandHelp,
-  EXIT_BAD_INPUT,
+  type CommandSpec,
   fileProblem,
   HELP_FLAG,
   parseCommand,
+  reportError,
 } from './io.js';
 import { UsageError } from './kernel-input.js';
 import { prepareOutDir } from './out-path.js';
@@ -73,15 +73,7 @@ export async function stageCommand(argv: string[], io: CliIo): Promise<number> {
   try {
     return await run(argv, io);
   } catch (e) {
-    if (e instanceof ConfigError) {
-      io.err(e.message);
-      return EXIT_BAD_INPUT;
-    }
-    if (e instanceof UsageError || e instanceof OptimizerError) {
-      io.err(`scf stage: ${e.message}`);
-      return EXIT_BAD_INPUT;
-    }
-    throw e;
+    return reportError('stage', io, e, [{ type: ConfigError, asIs: true }, { type: OptimizerError }]);
   }
 }
 
