@@ -17,6 +17,7 @@
  * Values are JS numbers: ints are int32, bools are 0/1, floats are binary32 values. Arrays are passed
  * by reference; the caller's argument arrays are copied first and never modified.
  */
+import { applyBinary, applyUnary, convertScalar, type Fault } from './arith.js';
 import type { Cmd, Expr, Fun, Lam, Param, Program, Soac } from './ast.js';
 import { KernelArgumentError, KernelRuntimeError, type Span } from './diagnostics.js';
 import { article, assertNever, emptyRecord, exprType, findFun, listToArray } from './util.js';
@@ -448,19 +449,8 @@ class Machine {
         return e.value ? 1 : 0;
       case 'binary':
         return this.binary(f, e.op, e.ty, e.left, e.right, e.lbl);
-      case 'unary': {
-        const a = this.eval(f, e.arg);
-        switch (e.op) {
-          case '-':
-            return e.ty === 'float' ? -a : -a | 0;
-          case '~':
-            return ~a;
-          case '!':
-            return a === 0 ? 1 : 0;
-          default:
-            return this.error(e.lbl, `internal error: unknown unary operator '${e.op}'`);
-        }
-      }
+      case 'unary':
+        return this.valueAt(applyUnary(e.op, e.ty, this.eval(f, e.arg)), e.lbl);
       case 'load': {
         const arr = this.array(f, e.array, e.lbl);
         const i = this.eval(f, e.index);
@@ -489,23 +479,12 @@ class Machine {
   }
 
   private convert(v: number, from: string, to: string, lbl: number): number {
-    if (from === to) return v;
-    switch (to) {
-      case 'bool':
-        return v !== 0 ? 1 : 0;
-      case 'float':
-        return Math.fround(v);
-      case 'int': {
-        if (from !== 'float') return v;
-        const t = Math.trunc(v);
-        if (Number.isNaN(t) || t < INT_MIN || t > 2147483647) {
-          return this.error(lbl, `float value ${v} is out of range for int`);
-        }
-        return t | 0;
-      }
-      default:
-        return this.error(lbl, `internal error: conversion to '${to}'`);
-    }
+    return this.valueAt(convertScalar(v, from, to), lbl);
+  }
+
+  /** An operation's value, or its fault reported at node `lbl`. */
+  private valueAt(v: number | Fault, lbl: number): number {
+    return typeof v === 'number' ? v : this.error(lbl, v.fault);
   }
 
   private binary(f: Frame, op: string, ty: string, left: Expr, right: Expr, lbl: number): number {
@@ -513,63 +492,6 @@ class Machine {
     if (op === '||') return this.eval(f, left) !== 0 || this.eval(f, right) !== 0 ? 1 : 0;
     const l = this.eval(f, left);
     const r = this.eval(f, right);
-    switch (op) {
-      case '<':
-        return l < r ? 1 : 0;
-      case '<=':
-        return l <= r ? 1 : 0;
-      case '>':
-        return l > r ? 1 : 0;
-      case '>=':
-        return l >= r ? 1 : 0;
-      case '==':
-        return l === r ? 1 : 0;
-      case '!=':
-        return l !== r ? 1 : 0;
-      default:
-        break;
-    }
-    if (ty === 'float') {
-      switch (op) {
-        case '+':
-          return Math.fround(l + r);
-        case '-':
-          return Math.fround(l - r);
-        case '*':
-          return Math.fround(l * r);
-        case '/':
-          return Math.fround(l / r);
-        default:
-          return this.error(lbl, `internal error: float operator '${op}'`);
-      }
-    }
-    switch (op) {
-      case '+':
-        return (l + r) | 0;
-      case '-':
-        return (l - r) | 0;
-      case '*':
-        return Math.imul(l, r);
-      case '/':
-        if (r === 0) return this.error(lbl, 'integer division by zero');
-        if (l === INT_MIN && r === -1) return this.error(lbl, 'integer overflow in division (INT_MIN / -1)');
-        return (l / r) | 0;
-      case '%':
-        if (r === 0) return this.error(lbl, 'integer remainder by zero');
-        if (l === INT_MIN && r === -1) return this.error(lbl, 'integer overflow in remainder (INT_MIN % -1)');
-        return (l % r) | 0;
-      case '&':
-        return l & r;
-      case '|':
-        return l | r;
-      case '^':
-        return l ^ r;
-      case '<<':
-      case '>>':
-        if (r < 0 || r > 31) return this.error(lbl, `shift count ${r} is out of range 0..31`);
-        return op === '<<' ? l << r : l >> r;
-      default:
-        return this.error(lbl, `internal error: int operator '${op}'`);
-    }
+    return this.valueAt(applyBinary(op, ty, l, r), lbl);
   }
 }

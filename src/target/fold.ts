@@ -16,9 +16,7 @@
  * evaluator, `&&`, `||` and `?:` evaluate only what they must: `0 && 1 / 0` is 0. Values are JS
  * numbers as the evaluator's: int32, 0/1 for bool, binary32 floats (-0 and NaN included).
  */
-import { type Expr, exprType } from '../kernel/index.js';
-
-const INT_MIN = -2147483648;
+import { applyBinary, applyUnary, convertScalar, type Expr, exprType, type Fault } from '../kernel/index.js';
 
 /** Memo: a node's folded value (null: not constant). Each node is folded once, so folding is linear. */
 const memo = new WeakMap<Expr, number | null>();
@@ -46,17 +44,7 @@ function fold(e: Expr): number | undefined {
       return undefined;
     case 'unary': {
       const a = constValue(e.arg);
-      if (a === undefined) return undefined;
-      switch (e.op) {
-        case '-':
-          return e.ty === 'float' ? -a : -a | 0;
-        case '~':
-          return ~a;
-        case '!':
-          return a === 0 ? 1 : 0;
-        default:
-          return undefined;
-      }
+      return a === undefined ? undefined : unlessFault(applyUnary(e.op, e.ty, a));
     }
     case 'cast': {
       const a = constValue(e.arg);
@@ -75,20 +63,12 @@ function fold(e: Expr): number | undefined {
 }
 
 function convert(v: number, from: string, to: string): number | undefined {
-  if (from === to) return v;
-  switch (to) {
-    case 'bool':
-      return v !== 0 ? 1 : 0;
-    case 'float':
-      return Math.fround(v);
-    case 'int': {
-      if (from !== 'float') return v;
-      const t = Math.trunc(v);
-      return Number.isNaN(t) || t < INT_MIN || t > 2147483647 ? undefined : t | 0;
-    }
-    default:
-      return undefined;
-  }
+  return unlessFault(convertScalar(v, from, to));
+}
+
+/** An operation's value, or undefined where the evaluator reports a fault (left unfolded). */
+function unlessFault(v: number | Fault): number | undefined {
+  return typeof v === 'number' ? v : undefined;
 }
 
 function binary(op: string, ty: string, left: Expr, right: Expr): number | undefined {
@@ -102,60 +82,7 @@ function binary(op: string, ty: string, left: Expr, right: Expr): number | undef
   }
   const r = constValue(right);
   if (l === undefined || r === undefined) return undefined;
-  switch (op) {
-    case '<':
-      return l < r ? 1 : 0;
-    case '<=':
-      return l <= r ? 1 : 0;
-    case '>':
-      return l > r ? 1 : 0;
-    case '>=':
-      return l >= r ? 1 : 0;
-    case '==':
-      return l === r ? 1 : 0;
-    case '!=':
-      return l !== r ? 1 : 0;
-    default:
-      break;
-  }
-  if (ty === 'float') {
-    switch (op) {
-      case '+':
-        return Math.fround(l + r);
-      case '-':
-        return Math.fround(l - r);
-      case '*':
-        return Math.fround(l * r);
-      case '/':
-        return Math.fround(l / r);
-      default:
-        return undefined;
-    }
-  }
-  switch (op) {
-    case '+':
-      return (l + r) | 0;
-    case '-':
-      return (l - r) | 0;
-    case '*':
-      return Math.imul(l, r);
-    case '/':
-      return r === 0 || (l === INT_MIN && r === -1) ? undefined : (l / r) | 0;
-    case '%':
-      return r === 0 || (l === INT_MIN && r === -1) ? undefined : (l % r) | 0;
-    case '&':
-      return l & r;
-    case '|':
-      return l | r;
-    case '^':
-      return l ^ r;
-    case '<<':
-      return r < 0 || r > 31 ? undefined : l << r;
-    case '>>':
-      return r < 0 || r > 31 ? undefined : l >> r;
-    default:
-      return undefined;
-  }
+  return unlessFault(applyBinary(op, ty, l, r));
 }
 
 /**
