@@ -177,171 +177,21 @@ const PARSE_MESSAGES: Readonly<Record<string, string>> = {
 
 /** Parses the text of a config file; `file` is used for messages and to resolve `input`. */
 export function parseConfig(text: string, file: string): StageConfig {
-  const posOf = (offset: number): Position => lineCol(text, offset);
-  const errAt = (offset: number, reason: string): ConfigError => {
-    const p = posOf(offset);
-    return new ConfigError(file, p.line, p.col, reason);
-  };
-  const fail = (node: Node, reason: string): never => {
-    throw errAt(node.offset, reason);
-  };
-
-  // jsonc-parser and the description parser recurse along brackets: a config nested deeper than
-  // any real one is one positioned error, not a stack overflow.
-  const deep = firstTooDeepBracket(text, true);
-  if (deep !== undefined) throw errAt(deep, `nesting too deep (limit ${MAX_CONFIG_NESTING})`);
-  const errors: ParseError[] = [];
-  const root = parseTree(text, errors, {
-    disallowComments: true,
-    allowTrailingComma: false,
-    allowEmptyContent: false,
-  });
-  const first = errors[0];
-  if (first !== undefined) {
-    const code = printParseErrorCode(first.error);
-    let reason = PARSE_MESSAGES[code] ?? code;
-    // a trailing comma reads as "expected a property name / value": say what is wrong
-    if (code === 'PropertyNameExpected' || code === 'ValueExpected') {
-      const before = text.slice(0, first.offset).trimEnd();
-      if (before.endsWith(',')) return fail({ offset: before.length - 1 } as Node, 'trailing comma');
-    }
-    if (first.offset >= text.length && code !== 'EndOfFileExpected') reason += ' (unexpected end of file)';
-    throw errAt(first.offset, reason);
-  }
-  if (root === undefined) throw errAt(0, 'empty configuration');
-  if (root.type !== 'object') fail(root, 'a configuration is a JSON object');
-
-  const positions = new Map<string, Position>();
-  positions.set('', posOf(root.offset));
-  const at = (where: string, node: Node): void => {
-    positions.set(where, posOf(node.offset));
-  };
-
-  /** The properties of an object node, duplicates rejected, as [key, keyNode, valueNode]. */
-  const props = (obj: Node): [string, Node, Node][] => {
-    const out: [string, Node, Node][] = [];
-    const seen = new Set<string>();
-    for (const p of obj.children ?? []) {
-      const [k, v] = p.children ?? [];
-      if (k === undefined || v === undefined) throw errAt(p.offset, 'expected a property');
-      const key = k.value as string;
-      if (seen.has(key)) fail(k, `duplicate key '${key}'`);
-      seen.add(key);
-      out.push([key, k, v]);
-    }
-    return out;
-  };
-
-  const entries = props(root);
-  const byKey = new Map<string, Node>();
-  for (const [key, k, v] of entries) {
-    if (!(KEYS as readonly string[]).includes(key))
-      fail(k, `unknown key '${key}' (expected ${KEYS.map((x) => `'${x}'`).join(', ')})`);
-    byKey.set(key, v);
-    at(key, v);
-  }
-  for (const key of REQUIRED) if (!byKey.has(key)) fail(root, `missing key '${key}'`);
-
-  const str = (key: string): string | undefined => {
-    const v = byKey.get(key);
-    if (v === undefined) return undefined;
-    if (v.type !== 'string') fail(v, `'${key}' must be a string`);
-    return v.value as string;
-  };
-
-  // id, description
-  let id: number | undefined;
-  const idNode = byKey.get('id');
-  if (idNode !== undefined) {
-    if (idNode.type !== 'number' || !Number.isSafeInteger(idNode.value) || (idNode.value as number) < 1)
-      fail(idNode, "'id' must be a positive integer");
-    id = idNode.value as number;
-  }
-  const description = str('description');
-
-  // input
-  const inputNode = byKey.get('input') as Node;
-  const inputText = str('input') as string;
-  if (inputText === '') fail(inputNode, "'input' must name the kernel C file");
-  const input = path.resolve(path.dirname(path.resolve(file)), inputText);
-  if (!existsSync(input)) fail(inputNode, `no such file: '${inputText}'`);
-  if (isDirectory(input)) fail(inputNode, `'${inputText}' is a directory, not a kernel C file`);
-
-  // function
-  const fnNode = byKey.get('function') as Node;
-  const fn = str('function') as string;
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(fn)) fail(fnNode, `'function' must be a C function name, not '${fn}'`);
-
-  // pipeline
-  const pipeNode = byKey.get('pipeline') as Node;
-  if (pipeNode.type !== 'array') fail(pipeNode, "'pipeline' must be an array of pass names");
-  const pipeline: string[] = [];
-  (pipeNode.children ?? []).forEach((p, i) => {
-    if (p.type !== 'string') fail(p, 'a pass name must be a string');
-    const name = p.value as string;
-    if (!KNOWN_PASSES.includes(name) && !isPassPath(name))
-      fail(
-        p,
-        `unknown pass '${name}' (built-in: ${KNOWN_PASSES.join(', ')}; or the path of your own optimizer, relative to this file)`,
-      );
-    if (isPassPath(name) && isDirectory(path.resolve(path.dirname(path.resolve(file)), name)))
-      fail(p, `'${name}' is a directory, not an optimizer's .ts file`);
-    at(`pipeline[${i}]`, p);
-    pipeline.push(name);
-  });
-  if (pipeline.length === 0) fail(pipeNode, "'pipeline' must name at least one pass");
-
-  // bind
-  const bindNode = byKey.get('bind') as Node;
-  if (bindNode.type !== 'object') fail(bindNode, "'bind' must be an object mapping formals to descriptions");
-  const bind: [string, Description][] = [];
-  for (const [name, k, v] of props(bindNode)) {
-    at(`bind.${name}`, v);
-    at(`bind.${name}:key`, k);
-    bind.push([name, bindDescription(v, text, errAt)]);
-  }
-
-  // sample
-  let sample: [string, BindValue][] | undefined;
+  const r = new ConfigReader(text, file);
+  const root = r.root();
+  const byKey = r.topLevel(root);
+  const id = r.id(byKey.get('id'));
+  const description = r.str(byKey, 'description');
+  const input = r.input(byKey);
+  const fn = r.str(byKey, 'function') as string;
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(fn))
+    r.fail(byKey.get('function') as Node, `'function' must be a C function name, not '${fn}'`);
+  const pipeline = r.pipeline(byKey.get('pipeline') as Node);
+  const bind = r.bind(byKey.get('bind') as Node);
   const sampleNode = byKey.get('sample');
-  if (sampleNode !== undefined) {
-    if (sampleNode.type !== 'object')
-      fail(sampleNode, "'sample' must be an object mapping formals to values");
-    sample = [];
-    for (const [name, k, v] of props(sampleNode)) {
-      if (!bind.some(([b]) => b === name))
-        fail(k, `'${name}' is not in 'bind': stage-2 values are given for the staged formals only`);
-      at(`sample.${name}`, v);
-      at(`sample.${name}:key`, k);
-      sample.push([name, sampleValue(v, fail)]);
-    }
-    for (const [name] of bind)
-      if (!sample.some(([s]) => s === name)) fail(sampleNode, `'sample' has no value for '${name}'`);
-  }
-
-  // pe
-  let pe: { growCap?: number; specFuel?: number; unfoldDepth?: number } | undefined;
+  const sample = sampleNode === undefined ? undefined : r.sample(sampleNode, bind);
   const peNode = byKey.get('pe');
-  if (peNode !== undefined) {
-    if (peNode.type !== 'object') fail(peNode, "'pe' must be an object of partial-evaluator limits");
-    pe = {};
-    for (const [name, k, v] of props(peNode)) {
-      if (name !== 'growCap' && name !== 'specFuel' && name !== 'unfoldDepth')
-        fail(k, `unknown partial-evaluator limit '${name}' (known: growCap, specFuel, unfoldDepth)`);
-      const value = v.value;
-      const min = name === 'unfoldDepth' ? 0 : 1;
-      if (
-        v.type !== 'number' ||
-        !Number.isInteger(value) ||
-        (value as number) < min ||
-        (value as number) > 1_000_000
-      )
-        fail(v, `'pe.${name}' must be an integer in ${min}..1000000`);
-      at(`pe.${name}`, v);
-      pe[name as 'growCap' | 'specFuel' | 'unfoldDepth'] = value as number;
-    }
-  }
-
+  const pe = peNode === undefined ? undefined : r.pe(peNode);
   return {
     file,
     ...(id !== undefined ? { id } : {}),
@@ -352,8 +202,187 @@ export function parseConfig(text: string, file: string): StageConfig {
     pipeline,
     bind: recordOf(bind),
     ...(sample !== undefined ? { sample: recordOf(sample) } : {}),
-    positions,
+    positions: r.positions,
   };
+}
+
+/** Reads one config's text: its JSON tree, each key checked, and where every value is. */
+class ConfigReader {
+  /** Where each key's value is (`bind.x`, `pipeline[0]`; `''` for the file's object). */
+  readonly positions = new Map<string, Position>();
+
+  constructor(
+    private readonly text: string,
+    private readonly file: string,
+  ) {}
+
+  errAt(offset: number, reason: string): ConfigError {
+    const p = lineCol(this.text, offset);
+    return new ConfigError(this.file, p.line, p.col, reason);
+  }
+
+  fail(node: Node, reason: string): never {
+    throw this.errAt(node.offset, reason);
+  }
+
+  private at(where: string, node: Node): void {
+    this.positions.set(where, lineCol(this.text, node.offset));
+  }
+
+  /** The JSON tree; syntax errors, and a nesting deeper than any real config, positioned. */
+  root(): Node {
+    const { text } = this;
+    // jsonc-parser and the description parser recurse along brackets: a config nested deeper than
+    // any real one is one positioned error, not a stack overflow.
+    const deep = firstTooDeepBracket(text, true);
+    if (deep !== undefined) throw this.errAt(deep, `nesting too deep (limit ${MAX_CONFIG_NESTING})`);
+    const errors: ParseError[] = [];
+    const root = parseTree(text, errors, {
+      disallowComments: true,
+      allowTrailingComma: false,
+      allowEmptyContent: false,
+    });
+    const first = errors[0];
+    if (first !== undefined) {
+      const code = printParseErrorCode(first.error);
+      let reason = PARSE_MESSAGES[code] ?? code;
+      // a trailing comma reads as "expected a property name / value": say what is wrong
+      if (code === 'PropertyNameExpected' || code === 'ValueExpected') {
+        const before = text.slice(0, first.offset).trimEnd();
+        if (before.endsWith(',')) throw this.errAt(before.length - 1, 'trailing comma');
+      }
+      if (first.offset >= text.length && code !== 'EndOfFileExpected') reason += ' (unexpected end of file)';
+      throw this.errAt(first.offset, reason);
+    }
+    if (root === undefined) throw this.errAt(0, 'empty configuration');
+    if (root.type !== 'object') this.fail(root, 'a configuration is a JSON object');
+    this.at('', root);
+    return root;
+  }
+
+  /** The properties of an object node, duplicates rejected, as [key, keyNode, valueNode]. */
+  props(obj: Node): [string, Node, Node][] {
+    const out: [string, Node, Node][] = [];
+    const seen = new Set<string>();
+    for (const p of obj.children ?? []) {
+      const [k, v] = p.children ?? [];
+      if (k === undefined || v === undefined) throw this.errAt(p.offset, 'expected a property');
+      const key = k.value as string;
+      if (seen.has(key)) this.fail(k, `duplicate key '${key}'`);
+      seen.add(key);
+      out.push([key, k, v]);
+    }
+    return out;
+  }
+
+  /** The top-level values by key: known keys only, the required ones present. */
+  topLevel(root: Node): Map<string, Node> {
+    const byKey = new Map<string, Node>();
+    for (const [key, k, v] of this.props(root)) {
+      if (!(KEYS as readonly string[]).includes(key))
+        this.fail(k, `unknown key '${key}' (expected ${KEYS.map((x) => `'${x}'`).join(', ')})`);
+      byKey.set(key, v);
+      this.at(key, v);
+    }
+    for (const key of REQUIRED) if (!byKey.has(key)) this.fail(root, `missing key '${key}'`);
+    return byKey;
+  }
+
+  str(byKey: ReadonlyMap<string, Node>, key: string): string | undefined {
+    const v = byKey.get(key);
+    if (v === undefined) return undefined;
+    if (v.type !== 'string') this.fail(v, `'${key}' must be a string`);
+    return v.value as string;
+  }
+
+  id(node: Node | undefined): number | undefined {
+    if (node === undefined) return undefined;
+    if (node.type !== 'number' || !Number.isSafeInteger(node.value) || (node.value as number) < 1)
+      this.fail(node, "'id' must be a positive integer");
+    return node.value as number;
+  }
+
+  /** `input`: the kernel's C file, resolved against the config's folder. */
+  input(byKey: ReadonlyMap<string, Node>): string {
+    const node = byKey.get('input') as Node;
+    const inputText = this.str(byKey, 'input') as string;
+    if (inputText === '') this.fail(node, "'input' must name the kernel C file");
+    const input = path.resolve(path.dirname(path.resolve(this.file)), inputText);
+    if (!existsSync(input)) this.fail(node, `no such file: '${inputText}'`);
+    if (isDirectory(input)) this.fail(node, `'${inputText}' is a directory, not a kernel C file`);
+    return input;
+  }
+
+  /** `pipeline`: built-in pass names, or paths of a user's optimizers. */
+  pipeline(node: Node): string[] {
+    if (node.type !== 'array') this.fail(node, "'pipeline' must be an array of pass names");
+    const pipeline: string[] = [];
+    (node.children ?? []).forEach((p, i) => {
+      if (p.type !== 'string') this.fail(p, 'a pass name must be a string');
+      const name = p.value as string;
+      if (!KNOWN_PASSES.includes(name) && !isPassPath(name))
+        this.fail(
+          p,
+          `unknown pass '${name}' (built-in: ${KNOWN_PASSES.join(', ')}; or the path of your own optimizer, relative to this file)`,
+        );
+      if (isPassPath(name) && isDirectory(path.resolve(path.dirname(path.resolve(this.file)), name)))
+        this.fail(p, `'${name}' is a directory, not an optimizer's .ts file`);
+      this.at(`pipeline[${i}]`, p);
+      pipeline.push(name);
+    });
+    if (pipeline.length === 0) this.fail(node, "'pipeline' must name at least one pass");
+    return pipeline;
+  }
+
+  /** `bind`: each staged formal's description. */
+  bind(node: Node): [string, Description][] {
+    if (node.type !== 'object') this.fail(node, "'bind' must be an object mapping formals to descriptions");
+    const bind: [string, Description][] = [];
+    for (const [name, k, v] of this.props(node)) {
+      this.at(`bind.${name}`, v);
+      this.at(`bind.${name}:key`, k);
+      bind.push([name, bindDescription(v, this.text, (offset, reason) => this.errAt(offset, reason))]);
+    }
+    return bind;
+  }
+
+  /** `sample`: a stage-2 value for every bound formal, and for those only. */
+  sample(node: Node, bind: readonly [string, Description][]): [string, BindValue][] {
+    if (node.type !== 'object') this.fail(node, "'sample' must be an object mapping formals to values");
+    const sample: [string, BindValue][] = [];
+    for (const [name, k, v] of this.props(node)) {
+      if (!bind.some(([b]) => b === name))
+        this.fail(k, `'${name}' is not in 'bind': stage-2 values are given for the staged formals only`);
+      this.at(`sample.${name}`, v);
+      this.at(`sample.${name}:key`, k);
+      sample.push([name, sampleValue(v, (n, reason) => this.fail(n, reason))]);
+    }
+    for (const [name] of bind)
+      if (!sample.some(([s]) => s === name)) this.fail(node, `'sample' has no value for '${name}'`);
+    return sample;
+  }
+
+  /** `pe`: partial-evaluator limits, each a bounded integer. */
+  pe(node: Node): { growCap?: number; specFuel?: number; unfoldDepth?: number } {
+    if (node.type !== 'object') this.fail(node, "'pe' must be an object of partial-evaluator limits");
+    const pe: { growCap?: number; specFuel?: number; unfoldDepth?: number } = {};
+    for (const [name, k, v] of this.props(node)) {
+      if (name !== 'growCap' && name !== 'specFuel' && name !== 'unfoldDepth')
+        this.fail(k, `unknown partial-evaluator limit '${name}' (known: growCap, specFuel, unfoldDepth)`);
+      const value = v.value;
+      const min = name === 'unfoldDepth' ? 0 : 1;
+      if (
+        v.type !== 'number' ||
+        !Number.isInteger(value) ||
+        (value as number) < min ||
+        (value as number) > 1_000_000
+      )
+        this.fail(v, `'pe.${name}' must be an integer in ${min}..1000000`);
+      this.at(`pe.${name}`, v);
+      pe[name as 'growCap' | 'specFuel' | 'unfoldDepth'] = value as number;
+    }
+    return pe;
+  }
 }
 
 /**
