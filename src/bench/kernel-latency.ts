@@ -371,160 +371,29 @@ export async function runKernelBench(opts: KernelBenchOptions = {}): Promise<Ker
       maxDiff = Math.max(maxDiff, maxAbsDiff(result, reference(coef).result));
     };
 
-    const runOnce = async (variant: LatencyVariant, coef: readonly number[]): Promise<LatencySample> => {
-      const values = coefValues(coef);
-      const args = convArgs(img, width, height, coef);
-      const created = gpu?.stats.pipelinesCreated ?? 0;
-      const ta = performance.now();
-      let fun: Fun | undefined;
-      if (variant === 'staged') {
-        const r = stub.specialize(values, (m) => {
-          throw new Error(`the staged pipeline did not admit the coefficients: ${m}`);
-        });
-        fun = r.fun;
-      } else if (variant === 'unstaged') {
-        fun = runPipeline(program, fn, passes, values).fun;
-      }
-      const tb = fun ? performance.now() : ta;
-      let tc = tb;
-      let td = tb;
-      let result: unknown;
-      if (fun) {
-        const prog = replaceFun(program, fun);
-        if (gpu) {
-          const plan: GpuPlan = planKernelWgsl(prog, fn);
-          tc = performance.now();
-          const kernel = await gpu.prepare(plan);
-          td = performance.now();
-          result = (await kernel.run(args)).result;
-        } else {
-          const kernel = compileKernelJs(prog, fn);
-          tc = performance.now();
-          td = tc;
-          result = kernel.run(args).result;
-        }
-      } else if (gpu) {
-        result = (await (variant === 'uniform' ? uniformKernel : overrideKernel)?.run(args))?.result;
-      } else {
-        result = genericJs?.run(args).result;
-      }
-      const te = performance.now();
-      check(coef, result);
-      return {
-        specializeMs: tb - ta,
-        codegenMs: tc - tb,
-        prepareMs: td - tc,
-        readyMs: td - ta,
-        firstRunMs: te - td,
-        totalMs: te - ta,
-        pipelinesCreated: (gpu?.stats.pipelinesCreated ?? 0) - created,
-      };
-    };
-
     // warm-up rounds (2) and timed rounds, interleaved, each with fresh coefficients
-    const coefs = coefficientSets((sets + 2) * variants.length, 2026);
-    const samples = new Map<LatencyVariant, LatencySample[]>(variants.map((v) => [v, []]));
-    let next = 0;
-    for (let round = 0; round < sets + 2; round++) {
-      for (let j = 0; j < variants.length; j++) {
-        const v = variants[(j + round) % variants.length] as LatencyVariant;
-        step(`latency ${round < 2 ? 'warm-up' : `round ${round - 1}/${sets}`}: ${v}`);
-        const s = await runOnce(v, coefs[next++] as number[]);
-        if (round >= 2) samples.get(v)?.push(s);
-      }
-    }
-    const latency: LatencyRow[] = variants.map((v) => ({
-      variant: v,
-      description: DESCRIPTIONS[gpu ? 'webgpu' : 'js'][v],
-      median: medianSample(samples.get(v) ?? []),
-      samples: samples.get(v) ?? [],
-    }));
+    const setup: RunTimeSetup = { gpu, program, fn, stub, img, width, height, runs, step, check };
+    const kernelsBefore: GenericKernels = { generic, uniformKernel, overrideKernel, genericJs };
+    const latency = await measureLatency(
+      variants,
+      sets,
+      (v, coef) => latencySample(setup, kernelsBefore, passes, v, coef),
+      step,
+      gpu ? 'webgpu' : 'js',
+    );
 
     // run times with fixed values
-    const coef = coefficientSets(1, 7)[0] as number[];
-    const args = convArgs(img, width, height, coef);
-    const specialized = replaceFun(program, stub.specialize(coefValues(coef)).fun);
-    const kernels: { kernel: RunTimeRow['kernel']; description: string; run: () => Promise<unknown> }[] = [];
-    if (gpu) {
-      const spec = await gpu.prepare(planKernelWgsl(specialized, fn));
-      const u = uniformKernel as GpuKernel;
-      const o = overrideKernel as GpuKernel;
-      kernels.push(
-        {
-          kernel: 'specialized',
-          description: 'WebGPU, coefficients as literals in the shader',
-          run: async () => (await spec.run(args)).result,
-        },
-        {
-          kernel: 'uniform',
-          description: 'WebGPU, coefficients in the uniform buffer',
-          run: async () => (await u.run(args)).result,
-        },
-        {
-          kernel: 'override',
-          description: 'WebGPU, coefficients as override constants',
-          run: async () => (await o.run(args)).result,
-        },
-      );
-    }
-    const specJs = compileKernelJs(specialized, fn);
-    const genJs = genericJs ?? compileKernelJs(generic, fn);
-    kernels.push(
+    const runTimes = await measureRunTimes(
+      { gpu, program, fn, stub, img, width, height, runs, step, check },
       {
-        kernel: 'js-specialized',
-        description: 'JS back end, coefficients as literals',
-        run: async () => specJs.run(args).result,
-      },
-      {
-        kernel: 'js-generic',
-        description: 'JS back end, coefficients as arguments',
-        run: async () => genJs.run(args).result,
+        generic,
+        uniformKernel,
+        overrideKernel,
+        genericJs,
       },
     );
-    // two warm-up runs each (checked), then `runs` rounds running every kernel once, order rotated
-    step('run times: warm-up');
-    for (const k of kernels) for (let i = 0; i < 2; i++) check(coef, await k.run());
-    const times = kernels.map((): number[] => []);
-    for (let r = 0; r < runs; r++) {
-      if (r % 5 === 0) step(`run times: round ${r + 1}/${runs}`);
-      for (let j = 0; j < kernels.length; j++) {
-        const i = (j + r) % kernels.length;
-        const t = performance.now();
-        await (kernels[i] as (typeof kernels)[number]).run();
-        (times[i] as number[]).push(performance.now() - t);
-      }
-    }
-    const runTimes: RunTimeRow[] = kernels.map((k, i) => ({
-      kernel: k.kernel,
-      description: k.description,
-      medianMs: median(times[i] as number[]),
-      runs,
-    }));
 
-    const med = (v: LatencyVariant) => latency.find((r) => r.variant === v)?.median;
-    const ratios: Record<string, number> = {
-      'pipeline: unstaged / staged': pipe.unstaged / pipe.staged,
-    };
-    const st = med('staged');
-    const un = med('unstaged');
-    const uni = med('uniform');
-    const ov = med('override');
-    if (st && un) {
-      ratios['specialize: unstaged / staged'] = un.specializeMs / st.specializeMs;
-      ratios['ready: unstaged / staged'] = un.readyMs / st.readyMs;
-      ratios['first result: unstaged / staged'] = un.totalMs / st.totalMs;
-    }
-    if (st && uni) ratios['first result: staged / uniform'] = st.totalMs / uni.totalMs;
-    if (st && ov) ratios['first result: staged / override'] = st.totalMs / ov.totalMs;
-    const rtOf = (k: RunTimeRow['kernel']) => runTimes.find((r) => r.kernel === k)?.medianMs;
-    const rs = rtOf('specialized');
-    const ru = rtOf('uniform');
-    const ro = rtOf('override');
-    if (rs && ru) ratios['run: uniform / specialized'] = ru / rs;
-    if (rs && ro) ratios['run: override / specialized'] = ro / rs;
-    const js1 = rtOf('js-specialized');
-    const js2 = rtOf('js-generic');
-    if (js1 && js2) ratios['run (JS): generic / specialized'] = js2 / js1;
+    const ratios = benchRatios(pipe, latency, runTimes);
     step('done');
 
     return {
@@ -555,6 +424,215 @@ export async function runKernelBench(opts: KernelBenchOptions = {}): Promise<Ker
     dispose();
     gpu?.destroy();
   }
+}
+
+/** What the run-time measurement needs of the benchmark's setup. */
+interface RunTimeSetup {
+  readonly gpu: GpuRuntime | null;
+  readonly program: KernelProgram;
+  readonly fn: string;
+  readonly stub: Stub;
+  readonly img: readonly number[];
+  readonly width: number;
+  readonly height: number;
+  readonly runs: number;
+  readonly step: (what: string) => void;
+  readonly check: (coef: readonly number[], result: unknown) => void;
+}
+
+/** The generic kernels, prepared before any value is known. */
+interface GenericKernels {
+  readonly generic: KernelProgram;
+  readonly uniformKernel: GpuKernel | undefined;
+  readonly overrideKernel: GpuKernel | undefined;
+  readonly genericJs: ReturnType<typeof compileKernelJs> | undefined;
+}
+
+/**
+ * One latency sample: from the values being known to the kernel's first result, for `variant`
+ * (staged or unstaged pipeline, then code generation and pipeline creation; or a generic kernel).
+ */
+async function latencySample(
+  setup: RunTimeSetup,
+  g: GenericKernels,
+  passes: Parameters<typeof runPipeline>[2],
+  variant: LatencyVariant,
+  coef: readonly number[],
+): Promise<LatencySample> {
+  const { gpu, program, fn, stub, img, width, height, check } = setup;
+  const { uniformKernel, overrideKernel, genericJs } = g;
+  const values = coefValues(coef);
+  const args = convArgs(img, width, height, coef);
+  const created = gpu?.stats.pipelinesCreated ?? 0;
+  const ta = performance.now();
+  let fun: Fun | undefined;
+  if (variant === 'staged') {
+    const r = stub.specialize(values, (m) => {
+      throw new Error(`the staged pipeline did not admit the coefficients: ${m}`);
+    });
+    fun = r.fun;
+  } else if (variant === 'unstaged') {
+    fun = runPipeline(program, fn, passes, values).fun;
+  }
+  const tb = fun ? performance.now() : ta;
+  let tc = tb;
+  let td = tb;
+  let result: unknown;
+  if (fun) {
+    const prog = replaceFun(program, fun);
+    if (gpu) {
+      const plan: GpuPlan = planKernelWgsl(prog, fn);
+      tc = performance.now();
+      const kernel = await gpu.prepare(plan);
+      td = performance.now();
+      result = (await kernel.run(args)).result;
+    } else {
+      const kernel = compileKernelJs(prog, fn);
+      tc = performance.now();
+      td = tc;
+      result = kernel.run(args).result;
+    }
+  } else if (gpu) {
+    result = (await (variant === 'uniform' ? uniformKernel : overrideKernel)?.run(args))?.result;
+  } else {
+    result = genericJs?.run(args).result;
+  }
+  const te = performance.now();
+  check(coef, result);
+  return {
+    specializeMs: tb - ta,
+    codegenMs: tc - tb,
+    prepareMs: td - tc,
+    readyMs: td - ta,
+    firstRunMs: te - td,
+    totalMs: te - ta,
+    pipelinesCreated: (gpu?.stats.pipelinesCreated ?? 0) - created,
+  };
+}
+
+/** Warm-up rounds (2) and `sets` timed rounds, the variants interleaved, each run with fresh coefficients. */
+async function measureLatency(
+  variants: readonly LatencyVariant[],
+  sets: number,
+  runOnce: (variant: LatencyVariant, coef: readonly number[]) => Promise<LatencySample>,
+  step: (what: string) => void,
+  backend: 'webgpu' | 'js',
+): Promise<LatencyRow[]> {
+  const coefs = coefficientSets((sets + 2) * variants.length, 2026);
+  const samples = new Map<LatencyVariant, LatencySample[]>(variants.map((v) => [v, []]));
+  let next = 0;
+  for (let round = 0; round < sets + 2; round++) {
+    for (let j = 0; j < variants.length; j++) {
+      const v = variants[(j + round) % variants.length] as LatencyVariant;
+      step(`latency ${round < 2 ? 'warm-up' : `round ${round - 1}/${sets}`}: ${v}`);
+      const s = await runOnce(v, coefs[next++] as number[]);
+      if (round >= 2) samples.get(v)?.push(s);
+    }
+  }
+  return variants.map((v) => ({
+    variant: v,
+    description: DESCRIPTIONS[backend][v],
+    median: medianSample(samples.get(v) ?? []),
+    samples: samples.get(v) ?? [],
+  }));
+}
+
+/** Run times of the specialized and generic kernels with fixed values: medians of rotating rounds. */
+async function measureRunTimes(setup: RunTimeSetup, g: GenericKernels): Promise<RunTimeRow[]> {
+  const { gpu, program, fn, stub, img, width, height, runs, step, check } = setup;
+  const { generic, uniformKernel, overrideKernel, genericJs } = g;
+  const coef = coefficientSets(1, 7)[0] as number[];
+  const args = convArgs(img, width, height, coef);
+  const specialized = replaceFun(program, stub.specialize(coefValues(coef)).fun);
+  const kernels: { kernel: RunTimeRow['kernel']; description: string; run: () => Promise<unknown> }[] = [];
+  if (gpu) {
+    const spec = await gpu.prepare(planKernelWgsl(specialized, fn));
+    const u = uniformKernel as GpuKernel;
+    const o = overrideKernel as GpuKernel;
+    kernels.push(
+      {
+        kernel: 'specialized',
+        description: 'WebGPU, coefficients as literals in the shader',
+        run: async () => (await spec.run(args)).result,
+      },
+      {
+        kernel: 'uniform',
+        description: 'WebGPU, coefficients in the uniform buffer',
+        run: async () => (await u.run(args)).result,
+      },
+      {
+        kernel: 'override',
+        description: 'WebGPU, coefficients as override constants',
+        run: async () => (await o.run(args)).result,
+      },
+    );
+  }
+  const specJs = compileKernelJs(specialized, fn);
+  const genJs = genericJs ?? compileKernelJs(generic, fn);
+  kernels.push(
+    {
+      kernel: 'js-specialized',
+      description: 'JS back end, coefficients as literals',
+      run: async () => specJs.run(args).result,
+    },
+    {
+      kernel: 'js-generic',
+      description: 'JS back end, coefficients as arguments',
+      run: async () => genJs.run(args).result,
+    },
+  );
+  // two warm-up runs each (checked), then `runs` rounds running every kernel once, order rotated
+  step('run times: warm-up');
+  for (const k of kernels) for (let i = 0; i < 2; i++) check(coef, await k.run());
+  const times = kernels.map((): number[] => []);
+  for (let r = 0; r < runs; r++) {
+    if (r % 5 === 0) step(`run times: round ${r + 1}/${runs}`);
+    for (let j = 0; j < kernels.length; j++) {
+      const i = (j + r) % kernels.length;
+      const t = performance.now();
+      await (kernels[i] as (typeof kernels)[number]).run();
+      (times[i] as number[]).push(performance.now() - t);
+    }
+  }
+  return kernels.map((k, i) => ({
+    kernel: k.kernel,
+    description: k.description,
+    medianMs: median(times[i] as number[]),
+    runs,
+  }));
+}
+
+/** The ratios the report prints: pipelines, latency and run times, each where both sides exist. */
+function benchRatios(
+  pipe: Record<'staged' | 'unstaged', number>,
+  latency: readonly LatencyRow[],
+  runTimes: readonly RunTimeRow[],
+): Record<string, number> {
+  const med = (v: LatencyVariant) => latency.find((r) => r.variant === v)?.median;
+  const ratios: Record<string, number> = {
+    'pipeline: unstaged / staged': pipe.unstaged / pipe.staged,
+  };
+  const st = med('staged');
+  const un = med('unstaged');
+  const uni = med('uniform');
+  const ov = med('override');
+  if (st && un) {
+    ratios['specialize: unstaged / staged'] = un.specializeMs / st.specializeMs;
+    ratios['ready: unstaged / staged'] = un.readyMs / st.readyMs;
+    ratios['first result: unstaged / staged'] = un.totalMs / st.totalMs;
+  }
+  if (st && uni) ratios['first result: staged / uniform'] = st.totalMs / uni.totalMs;
+  if (st && ov) ratios['first result: staged / override'] = st.totalMs / ov.totalMs;
+  const rtOf = (k: RunTimeRow['kernel']) => runTimes.find((r) => r.kernel === k)?.medianMs;
+  const rs = rtOf('specialized');
+  const ru = rtOf('uniform');
+  const ro = rtOf('override');
+  if (rs && ru) ratios['run: uniform / specialized'] = ru / rs;
+  if (rs && ro) ratios['run: override / specialized'] = ro / rs;
+  const js1 = rtOf('js-specialized');
+  const js2 = rtOf('js-generic');
+  if (js1 && js2) ratios['run (JS): generic / specialized'] = js2 / js1;
+  return ratios;
 }
 
 const DESCRIPTIONS: Record<'webgpu' | 'js', Record<LatencyVariant, string>> = {
