@@ -268,85 +268,112 @@ function posError(text: string, at: number, message: string): DescriptionError {
 
 /** Parses the textual description syntax (see the module comment) into an abstract value. */
 export function parseDescription(text: string, opts: DescribeOptions = {}): AbsValue {
-  const ctors = withPrelude(opts.ctors);
-  const arrays = opts.arrays ?? LIST_ARRAYS;
-  const toks = lex(text);
-  let pos = 0;
-  const scope: string[] = []; // fix variables, innermost last
+  return new DescriptionParser(text, lex(text), withPrelude(opts.ctors), opts.arrays ?? LIST_ARRAYS).parse();
+}
 
-  const peek = (): Tok => toks[pos] as Tok;
-  const next = (): Tok => toks[pos++] as Tok;
-  const err = (tok: Tok, m: string) => posError(text, tok.at, m);
-  const isP = (v: string) => {
-    const t = peek();
+/** The recursive-descent parser of `parseDescription`, over the tokens of one description. */
+class DescriptionParser {
+  private pos = 0;
+  /** `fix` variables in scope, innermost last. */
+  private readonly scope: string[] = [];
+
+  constructor(
+    private readonly text: string,
+    private readonly toks: readonly Tok[],
+    private readonly ctors: CtorTable,
+    private readonly arrays: ArrayRepr,
+  ) {}
+
+  /** The whole description: one value, then the end of the text. */
+  parse(): AbsValue {
+    const v = this.parseUnion();
+    const end = this.peek();
+    if (end.t !== 'eof') throw this.err(end, 'unexpected text after the description');
+    return v;
+  }
+
+  private peek(): Tok {
+    return this.toks[this.pos] as Tok;
+  }
+
+  private next(): Tok {
+    return this.toks[this.pos++] as Tok;
+  }
+
+  private err(tok: Tok, m: string): DescriptionError {
+    return posError(this.text, tok.at, m);
+  }
+
+  private isP(v: string) {
+    const t = this.peek();
     return t.t === 'punct' && t.v === v;
-  };
-  const expect = (v: string): Tok => {
-    const t = next();
-    if (t.t !== 'punct' || t.v !== v) throw err(t, `expected '${v}'`);
+  }
+  private expect(v: string): Tok {
+    const t = this.next();
+    if (t.t !== 'punct' || t.v !== v) throw this.err(t, `expected '${v}'`);
     return t;
-  };
-  const list = (close: string, item: () => void) => {
-    if (isP(close)) {
-      next();
+  }
+  private list(close: string, item: () => void): void {
+    if (this.isP(close)) {
+      this.next();
       return;
     }
     for (;;) {
       item();
-      if (isP(',')) {
-        next();
+      if (this.isP(',')) {
+        this.next();
         continue;
       }
-      expect(close);
+      this.expect(close);
       return;
     }
-  };
+  }
 
-  const parseUnion = (): AbsValue => {
-    const alts = [parsePrefix()];
-    while (isP('|')) {
-      next();
-      alts.push(parsePrefix());
+  private parseUnion(): AbsValue {
+    const alts = [this.parsePrefix()];
+    while (this.isP('|')) {
+      this.next();
+      alts.push(this.parsePrefix());
     }
     return alts.length === 1 ? (alts[0] as AbsValue) : union(alts);
-  };
+  }
 
-  const parsePrefix = (): AbsValue => {
-    const t = peek();
+  private parsePrefix(): AbsValue {
+    const t = this.peek();
     if (t.t === 'id' && t.v === 'fix') {
-      next();
-      const name = next();
-      if (name.t !== 'id') throw err(name, 'expected a variable name after fix');
-      expect('.');
-      scope.push(name.v);
-      const body = parseUnion();
-      scope.pop();
+      this.next();
+      const name = this.next();
+      if (name.t !== 'id') throw this.err(name, 'expected a variable name after fix');
+      this.expect('.');
+      this.scope.push(name.v);
+      const body = this.parseUnion();
+      this.scope.pop();
       return fix(body);
     }
-    return parseAtom();
-  };
+    return this.parseAtom();
+  }
 
-  const parseAtom = (): AbsValue => {
-    const t = next();
+  private parseAtom(): AbsValue {
+    const t = this.next();
     switch (t.t) {
       case 'num':
         return constant(t.v);
       case 'str':
         return constant(t.v);
       case 'base':
-        return parseBase(t);
+        return this.parseBase(t);
       case 'id':
-        return parseIdent(t);
+        return this.parseIdent(t);
       case 'punct':
-        return parsePunct(t);
+        return this.parsePunct(t);
       case 'eof':
-        throw err(t, 'unexpected end of description');
+        throw this.err(t, 'unexpected end of description');
       default:
-        throw err(t, 'unexpected token');
+        throw this.err(t, 'unexpected token');
     }
-  };
+  }
 
-  const parseBase = (t: Tok & { t: 'base' }): AbsValue => {
+  private parseBase(t: Tok & { t: 'base' }): AbsValue {
     switch (t.v) {
       case 'Int':
       case 'Float':
@@ -361,26 +388,30 @@ export function parseDescription(text: string, opts: DescribeOptions = {}): AbsV
       case 'Array': {
         let elem: AbsValue = top();
         let length: number | undefined;
-        if (isP('(')) {
-          next();
-          elem = parseUnion();
-          expect(')');
+        if (this.isP('(')) {
+          this.next();
+          elem = this.parseUnion();
+          this.expect(')');
         }
-        if (isP('[')) {
-          next();
-          const n = next();
-          if (n.t !== 'num' || !Number.isInteger(n.v) || n.v < 0) throw err(n, 'expected an array length');
+        if (this.isP('[')) {
+          this.next();
+          const n = this.next();
+          if (n.t !== 'num' || !Number.isInteger(n.v) || n.v < 0)
+            throw this.err(n, 'expected an array length');
           length = n.v;
-          expect(']');
+          this.expect(']');
         }
-        return arrays.of(elem, length);
+        return this.arrays.of(elem, length);
       }
       default:
-        throw err(t, `unknown base set '${t.v} (expected 'Int, 'Float, 'Str, 'Bool, 'Any, 'Empty or 'Array)`);
+        throw this.err(
+          t,
+          `unknown base set '${t.v} (expected 'Int, 'Float, 'Str, 'Bool, 'Any, 'Empty or 'Array)`,
+        );
     }
-  };
+  }
 
-  const parseIdent = (t: Tok & { t: 'id' }): AbsValue => {
+  private parseIdent(t: Tok & { t: 'id' }): AbsValue {
     switch (t.v) {
       case 'true':
         return constant(true);
@@ -393,54 +424,54 @@ export function parseDescription(text: string, opts: DescribeOptions = {}): AbsV
       default:
         break;
     }
-    const bound = scope.lastIndexOf(t.v);
-    if (bound >= 0 && !isP('(')) return rec(scope.length - 1 - bound);
+    const bound = this.scope.lastIndexOf(t.v);
+    if (bound >= 0 && !this.isP('(')) return rec(this.scope.length - 1 - bound);
     const args: AbsValue[] = [];
-    if (isP('(')) {
-      next();
-      list(')', () => args.push(parseUnion()));
+    if (this.isP('(')) {
+      this.next();
+      this.list(')', () => args.push(this.parseUnion()));
     }
     const arity = tupleArity(t.v);
-    const fields = arity !== undefined ? Array.from({ length: arity }) : fieldsOf(t.v, ctors);
-    if (fields === undefined) throw err(t, `unknown constructor '${t.v}'`);
+    const fields = arity !== undefined ? Array.from({ length: arity }) : fieldsOf(t.v, this.ctors);
+    if (fields === undefined) throw this.err(t, `unknown constructor '${t.v}'`);
     if (fields.length !== args.length) {
-      throw err(t, `constructor '${t.v}' takes ${fields.length} argument(s), got ${args.length}`);
+      throw this.err(t, `constructor '${t.v}' takes ${fields.length} argument(s), got ${args.length}`);
     }
     return con(t.v, args);
-  };
+  }
 
-  const parsePunct = (t: Tok & { t: 'punct' }): AbsValue => {
+  private parsePunct(t: Tok & { t: 'punct' }): AbsValue {
     switch (t.v) {
       case '-': {
-        const n = next();
+        const n = this.next();
         if (n.t === 'num') return constant(-n.v);
         if (n.t === 'id' && n.v === 'Infinity') return constant(Number.NEGATIVE_INFINITY);
-        throw err(n, 'expected a number after -');
+        throw this.err(n, 'expected a number after -');
       }
       case '(': {
         const items: AbsValue[] = [];
-        list(')', () => items.push(parseUnion()));
+        this.list(')', () => items.push(this.parseUnion()));
         if (items.length === 1) return items[0] as AbsValue;
         return con(`#${items.length}`, items);
       }
       case '[': {
         const items: AbsValue[] = [];
-        list(']', () => items.push(parseUnion()));
-        return arrays.exactly(items);
+        this.list(']', () => items.push(this.parseUnion()));
+        return this.arrays.exactly(items);
       }
       case '{': {
         const must: MapBinding[] = [];
         const may: MayBinding[] = [];
-        list('}', () => {
-          const kt = peek();
-          const k = parseUnion();
-          const forcedMay = isP('?');
-          if (forcedMay) next();
-          expect(':');
-          const v = parseUnion();
+        this.list('}', () => {
+          const kt = this.peek();
+          const k = this.parseUnion();
+          const forcedMay = this.isP('?');
+          if (forcedMay) this.next();
+          this.expect(':');
+          const v = this.parseUnion();
           if (!forcedMay && k.kind === 'consts' && k.values.length === 1) {
             const key = k.values[0] as Prim;
-            if (must.some(([x]) => x === key)) throw err(kt, `duplicate map key ${String(key)}`);
+            if (must.some(([x]) => x === key)) throw this.err(kt, `duplicate map key ${String(key)}`);
             must.push([key, v]);
           } else may.push([k, v]);
         });
@@ -449,22 +480,17 @@ export function parseDescription(text: string, opts: DescribeOptions = {}): AbsV
       case '#{': {
         const must: Prim[] = [];
         const may: AbsValue[] = [];
-        list('}', () => {
-          const e = parseUnion();
-          const forcedMay = isP('?');
-          if (forcedMay) next();
+        this.list('}', () => {
+          const e = this.parseUnion();
+          const forcedMay = this.isP('?');
+          if (forcedMay) this.next();
           if (!forcedMay && e.kind === 'consts' && e.values.length === 1) must.push(e.values[0] as Prim);
           else may.push(e);
         });
         return absSet(must, union(may));
       }
       default:
-        throw err(t, `unexpected '${t.v}'`);
+        throw this.err(t, `unexpected '${t.v}'`);
     }
-  };
-
-  const v = parseUnion();
-  const end = peek();
-  if (end.t !== 'eof') throw err(end, 'unexpected text after the description');
-  return v;
+  }
 }
