@@ -1573,6 +1573,72 @@ class PartialEvaluator {
     return out;
   }
 
+  /**
+   * A call reaching an existing specialization: the caller is recorded; an argument represented
+   * otherwise than its parameter makes the parameter plain (every other caller analysed again);
+   * arguments outside the parameters grow them (`grow`; pinned past the fuel, then `1`), and the
+   * specialization is analysed again (from the worklist when it is being analysed, or too deep).
+   */
+  private addCall(spec: Spec, args: readonly Binding[], ctx: Chain, caller: Spec, deep: boolean): void {
+    spec.callers.add(caller);
+    // an argument represented otherwise than the parameter makes the parameter plain; every
+    // caller analysed with the old representation is analysed again
+    let repChanged = false;
+    args.forEach((a, i) => {
+      const pr = spec.paramReps[i];
+      if (pr !== undefined && !sameRep(a.rep, pr) && !this.representable(a, pr)) {
+        spec.paramReps[i] = undefined;
+        repChanged = true;
+      }
+    });
+    if (repChanged) for (const c of spec.callers) if (c !== caller) this.markDirty(c);
+    let grew = false;
+    if (!spec.generalized && spec.argsPinned) {
+      // pinned: an argument outside its parameter's pinned shape makes that parameter `1`
+      args.forEach((a, i) => {
+        const old = spec.args[i] as AbsValue;
+        if (!leq(a.v, old)) {
+          grew = true;
+          spec.args[i] = top();
+          this.stats.widenedToTop++;
+          this.event(spec as Spec, `param ${i} (${spec.fn.params[i]})`, 'spec-fuel', '1');
+        }
+      });
+    } else if (!spec.generalized) {
+      const next = spec.args.slice();
+      args.forEach((a, i) => {
+        const old = next[i] as AbsValue;
+        if (!leq(a.v, old)) {
+          grew = true;
+          next[i] = this.fresh(
+            this.grow(old, a.v, spec.argChanges, spec, `param ${i} (${spec.fn.params[i]})`),
+          );
+        }
+      });
+      if (grew) {
+        spec.argChanges++;
+        if (this.exhausted) this.generalize(spec);
+        else if (spec.argChanges > this.specFuel + SKELETON_STEPS) {
+          // out of fuel: every parameter outside the key keeps only its constructors and map
+          // keys (`shapeTop`; one more change makes it `1`); the specialization still handles
+          // its key (say, one input node), so the staged code stays specialized to the input,
+          // only less to the values flowing through it
+          spec.argsPinned = true;
+          const s = spec;
+          spec.args = next.map((v, i) =>
+            ctx.key.values[i] === undefined
+              ? this.fresh(this.pin(s, `param ${i} (${s.fn.params[i]})`, v))
+              : v,
+          );
+        } else spec.args = next;
+      }
+    }
+    if ((grew || repChanged) && !spec.generalized) {
+      if (spec.analyzing || deep) this.markDirty(spec);
+      else this.analyzeNested(spec);
+    }
+  }
+
   /** A call whose arguments are evaluated: static, unfolded or specialized (see `call`). */
   private callWith(
     fn: FunDef,
@@ -1638,65 +1704,7 @@ class PartialEvaluator {
         this.stats.deferred++;
         this.worklist.push(spec);
       } else this.analyzeNested(spec);
-    } else {
-      spec.callers.add(caller);
-      // an argument represented otherwise than the parameter makes the parameter plain; every
-      // caller analysed with the old representation is analysed again
-      let repChanged = false;
-      args.forEach((a, i) => {
-        const pr = (spec as Spec).paramReps[i];
-        if (pr !== undefined && !sameRep(a.rep, pr) && !this.representable(a, pr)) {
-          (spec as Spec).paramReps[i] = undefined;
-          repChanged = true;
-        }
-      });
-      if (repChanged) for (const c of spec.callers) if (c !== caller) this.markDirty(c);
-      let grew = false;
-      if (!spec.generalized && spec.argsPinned) {
-        // pinned: an argument outside its parameter's pinned shape makes that parameter `1`
-        args.forEach((a, i) => {
-          const old = (spec as Spec).args[i] as AbsValue;
-          if (!leq(a.v, old)) {
-            grew = true;
-            (spec as Spec).args[i] = top();
-            this.stats.widenedToTop++;
-            this.event(spec as Spec, `param ${i} (${(spec as Spec).fn.params[i]})`, 'spec-fuel', '1');
-          }
-        });
-      } else if (!spec.generalized) {
-        const next = spec.args.slice();
-        args.forEach((a, i) => {
-          const old = next[i] as AbsValue;
-          if (!leq(a.v, old)) {
-            grew = true;
-            next[i] = this.fresh(
-              this.grow(old, a.v, spec!.argChanges, spec!, `param ${i} (${spec!.fn.params[i]})`),
-            );
-          }
-        });
-        if (grew) {
-          spec.argChanges++;
-          if (this.exhausted) this.generalize(spec);
-          else if (spec.argChanges > this.specFuel + SKELETON_STEPS) {
-            // out of fuel: every parameter outside the key keeps only its constructors and map
-            // keys (`shapeTop`; one more change makes it `1`); the specialization still handles
-            // its key (say, one input node), so the staged code stays specialized to the input,
-            // only less to the values flowing through it
-            spec.argsPinned = true;
-            const s = spec;
-            spec.args = next.map((v, i) =>
-              ctx.key.values[i] === undefined
-                ? this.fresh(this.pin(s, `param ${i} (${s.fn.params[i]})`, v))
-                : v,
-            );
-          } else spec.args = next;
-        }
-      }
-      if ((grew || repChanged) && !spec.generalized) {
-        if (spec.analyzing || deep) this.markDirty(spec);
-        else this.analyzeNested(spec);
-      }
-    }
+    } else this.addCall(spec, args, ctx, caller, deep);
     const ret = spec.ret;
     const v = this.fresh(ret);
     const callee = spec;
