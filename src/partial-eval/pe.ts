@@ -1227,48 +1227,8 @@ class PartialEvaluator {
           rep,
         );
       }
-      case 'if': {
-        const c = this.ev(e.cond, env, spec);
-        const { t, f } = truthValues(c.v);
-        if (!t && !f) return { v: bottom(), r: c.r };
-        if (!f) return this.ev(e.then, this.refine(e.cond, env, true), spec);
-        if (!t) return this.ev(e.else, this.refine(e.cond, env, false), spec);
-        // both branches: each is on a late path (a call there is not unfolded)
-        this.late++;
-        let a: Binding;
-        let b: Binding;
-        try {
-          a = this.ev(e.then, this.refine(e.cond, env, true), spec);
-          b = this.ev(e.else, this.refine(e.cond, env, false), spec);
-        } finally {
-          this.late--;
-        }
-        // one representation for both branches (a branch that cannot return does not count)
-        let rep: Rep;
-        if (a.v.kind === 'bottom') rep = b.rep;
-        else if (b.v.kind === 'bottom') rep = a.rep;
-        else if (sameRep(a.rep, b.rep)) rep = a.rep;
-        else if (this.representable(a, b.rep)) {
-          // a constant branch takes the other branch's representation
-          a = this.literalAs(a, b.rep, e.span);
-          rep = b.rep;
-        } else if (this.representable(b, a.rep)) {
-          b = this.literalAs(b, a.rep, e.span);
-          rep = a.rep;
-        } else {
-          a = this.plain(a, e.span);
-          b = this.plain(b, e.span);
-          rep = undefined;
-        }
-        const v = a.v.kind === 'bottom' ? b.v : b.v.kind === 'bottom' ? a.v : join(a.v, b.v).value;
-        return this.bind(
-          v,
-          // biome-ignore lint/suspicious/noThenProperty: Core's `if` node has a `then` field
-          () => this.node({ kind: 'if', cond: c.r, then: a.r, else: b.r }, e.span),
-          e.span,
-          rep,
-        );
-      }
+      case 'if':
+        return this.evIf(e, env, spec);
       case 'let': {
         // (no helper frame around the body: Core nests a let per `const`, so this recursion is
         // as deep as an optimizer's longest chain of consts)
@@ -1296,6 +1256,50 @@ class PartialEvaluator {
       default:
         return assertNever(e);
     }
+  }
+
+  /** An `if`: a known condition takes its branch; a late one evaluates both, each narrowed (`refine`). */
+  private evIf(e: Extract<Expr, { kind: 'if' }>, env: Env | undefined, spec: Spec): Binding {
+    const c = this.ev(e.cond, env, spec);
+    const { t, f } = truthValues(c.v);
+    if (!t && !f) return { v: bottom(), r: c.r };
+    if (!f) return this.ev(e.then, this.refine(e.cond, env, true), spec);
+    if (!t) return this.ev(e.else, this.refine(e.cond, env, false), spec);
+    // both branches: each is on a late path (a call there is not unfolded)
+    this.late++;
+    let a: Binding;
+    let b: Binding;
+    try {
+      a = this.ev(e.then, this.refine(e.cond, env, true), spec);
+      b = this.ev(e.else, this.refine(e.cond, env, false), spec);
+    } finally {
+      this.late--;
+    }
+    // one representation for both branches (a branch that cannot return does not count)
+    let rep: Rep;
+    if (a.v.kind === 'bottom') rep = b.rep;
+    else if (b.v.kind === 'bottom') rep = a.rep;
+    else if (sameRep(a.rep, b.rep)) rep = a.rep;
+    else if (this.representable(a, b.rep)) {
+      // a constant branch takes the other branch's representation
+      a = this.literalAs(a, b.rep, e.span);
+      rep = b.rep;
+    } else if (this.representable(b, a.rep)) {
+      b = this.literalAs(b, a.rep, e.span);
+      rep = a.rep;
+    } else {
+      a = this.plain(a, e.span);
+      b = this.plain(b, e.span);
+      rep = undefined;
+    }
+    const v = a.v.kind === 'bottom' ? b.v : b.v.kind === 'bottom' ? a.v : join(a.v, b.v).value;
+    return this.bind(
+      v,
+      // biome-ignore lint/suspicious/noThenProperty: Core's `if` node has a `then` field
+      () => this.node({ kind: 'if', cond: c.r, then: a.r, else: b.r }, e.span),
+      e.span,
+      rep,
+    );
   }
 
   /**
