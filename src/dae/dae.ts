@@ -303,40 +303,9 @@ class Pruner {
       const [args, live] = this.pruneAll(a, lps);
       return [withArgs(e, args), live];
     };
+    // operators that read every part of every argument: all of each is live
+    if (isStrict(e.op)) return all();
     switch (e.op) {
-      case 'add':
-      case 'sub':
-      case 'mul':
-      case 'div':
-      case 'mod':
-      case 'neg':
-      case 'bitand':
-      case 'bitor':
-      case 'bitxor':
-      case 'bitnot':
-      case 'shl':
-      case 'shr':
-      case 'ushr':
-      case 'imul':
-      case 'fround':
-      case 'trunc':
-      case 'floor':
-      case 'sqrt':
-      case 'abs':
-      case 'min':
-      case 'max':
-      case 'eq':
-      case 'ne':
-      case 'lt':
-      case 'le':
-      case 'gt':
-      case 'ge':
-      case 'not':
-      case 'concat':
-      case 'num_to_string':
-      case 'str_length':
-      case 'equal':
-        return all();
       case 'map_empty':
       case 'set_empty':
         return [e, new Map()];
@@ -411,6 +380,48 @@ class Pruner {
         return assertNever(e.op);
     }
   }
+}
+
+/** Primitives that read every part of every argument (arithmetic, comparisons, strings). */
+const STRICT_OPS = [
+  'add',
+  'sub',
+  'mul',
+  'div',
+  'mod',
+  'neg',
+  'bitand',
+  'bitor',
+  'bitxor',
+  'bitnot',
+  'shl',
+  'shr',
+  'ushr',
+  'imul',
+  'fround',
+  'trunc',
+  'floor',
+  'sqrt',
+  'abs',
+  'min',
+  'max',
+  'eq',
+  'ne',
+  'lt',
+  'le',
+  'gt',
+  'ge',
+  'not',
+  'concat',
+  'num_to_string',
+  'str_length',
+  'equal',
+] as const;
+
+const STRICT = new Set<string>(STRICT_OPS);
+
+function isStrict(op: Prim['op']): op is (typeof STRICT_OPS)[number] {
+  return STRICT.has(op);
 }
 
 // ---- interprocedural ------------------------------------------------------------------------
