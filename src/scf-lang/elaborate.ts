@@ -462,27 +462,7 @@ export class FunctionElaborator {
 
   private switchStmt(s: SwitchStatement, env: Env, ctx: Ctx): Core.Expr {
     const after = ctx.fallthrough;
-    // Group cases: empty bodies share the next body; default goes last.
-    interface Group {
-      labels: Expression[];
-      body: Statement[];
-      isDefault: boolean;
-      at: AnyNode;
-    }
-    const groups: Group[] = [];
-    let pending: Expression[] = [];
-    let pendingDefault = false;
-    s.cases.forEach((c, idx) => {
-      if (c.test === null) pendingDefault = true;
-      else pending.push(c.test);
-      if (c.consequent.length > 0 || idx === s.cases.length - 1) {
-        groups.push({ labels: pending, body: c.consequent, isDefault: pendingDefault, at: c });
-        pending = [];
-        pendingDefault = false;
-      }
-    });
-    const def = groups.find((g) => g.isDefault);
-    const ordered = [...groups.filter((g) => !g.isDefault), ...(def ? [def] : [])];
+    const ordered = switchGroups(s);
 
     const d = s.discriminant;
     const isKind =
@@ -490,7 +470,7 @@ export class FunctionElaborator {
       !d.computed &&
       d.property.type === 'Identifier' &&
       d.property.name === 'kind';
-    const body = (g: Group, envG: Env, last: boolean): Core.Expr =>
+    const body = (g: SwitchGroup, envG: Env, last: boolean): Core.Expr =>
       this.stmts(g.body, 0, envG, {
         fallthrough: last
           ? after
@@ -518,7 +498,7 @@ export class FunctionElaborator {
           if (gi >= ordered.length) {
             return remaining.length === 0 ? this.placeholder(s) : after(withCtors(env, new Set(remaining)));
           }
-          const g = ordered[gi] as Group;
+          const g = ordered[gi] as SwitchGroup;
           const last = gi === ordered.length - 1;
           if (g.isDefault) {
             const envD = withCtors(env, new Set(remaining));
@@ -550,7 +530,7 @@ export class FunctionElaborator {
               if (!later.isDefault) this.discard(() => body(later, withCtors(env, new Set()), true));
             }
             if (ordered.slice(gi + 1).some((x) => x.isDefault)) {
-              const dg = ordered[ordered.length - 1] as Group;
+              const dg = ordered[ordered.length - 1] as SwitchGroup;
               this.discard(() => body(dg, withCtors(env, new Set()), true));
             }
             return body(g, envM, true);
@@ -562,7 +542,18 @@ export class FunctionElaborator {
       });
     }
 
-    // A switch on a primitive value.
+    return this.primSwitch(s, env, ordered, body, after);
+  }
+
+  /** A switch on a primitive value: each group's labels compared with `eq`, in order. */
+  private primSwitch(
+    s: SwitchStatement,
+    env: Env,
+    ordered: readonly SwitchGroup[],
+    body: (g: SwitchGroup, envG: Env, last: boolean) => Core.Expr,
+    after: (env: Env) => Core.Expr,
+  ): Core.Expr {
+    const d = s.discriminant;
     const dv = this.expr(d, env);
     if (!isPrimType(dv.t) && dv.t.tag !== 'unknown') {
       this.log.add(diag('SCF3014', this.span(d), 'switch', showType(dv.t)));
@@ -571,7 +562,7 @@ export class FunctionElaborator {
     return this.share(d, dv.e, (v) => {
       const chain = (gi: number): Core.Expr => {
         if (gi >= ordered.length) return after(env);
-        const g = ordered[gi] as Group;
+        const g = ordered[gi] as SwitchGroup;
         const last = gi === ordered.length - 1;
         if (g.isDefault) return body(g, env, true);
         let test: Core.Expr | null = null;
@@ -1259,3 +1250,28 @@ function joinOr(a: Type, b: Type): Type | null {
 }
 
 export type { FunctionNode };
+
+/** A switch's cases grouped: empty bodies share the next body; the default group goes last. */
+interface SwitchGroup {
+  labels: Expression[];
+  body: Statement[];
+  isDefault: boolean;
+  at: AnyNode;
+}
+
+function switchGroups(s: SwitchStatement): SwitchGroup[] {
+  const groups: SwitchGroup[] = [];
+  let pending: Expression[] = [];
+  let pendingDefault = false;
+  s.cases.forEach((c, idx) => {
+    if (c.test === null) pendingDefault = true;
+    else pending.push(c.test);
+    if (c.consequent.length > 0 || idx === s.cases.length - 1) {
+      groups.push({ labels: pending, body: c.consequent, isDefault: pendingDefault, at: c });
+      pending = [];
+      pendingDefault = false;
+    }
+  });
+  const def = groups.find((g) => g.isDefault);
+  return [...groups.filter((g) => !g.isDefault), ...(def ? [def] : [])];
+}
