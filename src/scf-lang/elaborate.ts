@@ -624,96 +624,20 @@ export class FunctionElaborator {
         return this.template(e, env);
       case 'ObjectExpression':
         return this.object(e, env, expected);
-      case 'ArrayExpression': {
-        const exp = expected?.tag === 'tuple' ? expected : undefined;
-        const parts: Typed[] = [];
-        for (const [i, el] of e.elements.entries()) {
-          if (el === null || el.type === 'SpreadElement') {
-            this.log.add(diag('SCF2026', this.span(el ?? e)));
-            continue;
-          }
-          parts.push(this.expr(el, env, exp?.elems[i]));
-        }
-        return {
-          e: this.mk<Core.Con>(e, {
-            kind: 'con',
-            ctor: tupleCtorName(parts.length),
-            args: parts.map((p) => p.e),
-          }),
-          t: { tag: 'tuple', elems: parts.map((p) => p.t) },
-        };
-      }
+      case 'ArrayExpression':
+        return this.arrayLit(e, env, expected);
       case 'MemberExpression':
         return this.member(e, env);
       case 'CallExpression':
         return this.call(e, env, expected);
-      case 'ConditionalExpression': {
-        const c = this.cond(e.test, env);
-        const t = this.applyFacts(env, c.whenTrue);
-        const f = this.applyFacts(env, c.whenFalse);
-        if (t.dead && !f.dead) {
-          this.discard(() => this.expr(e.consequent, t.env, expected));
-          return this.expr(e.alternate, f.env, expected);
-        }
-        if (f.dead && !t.dead) {
-          this.discard(() => this.expr(e.alternate, f.env, expected));
-          return this.expr(e.consequent, t.env, expected);
-        }
-        const a = this.expr(e.consequent, t.env, expected);
-        const b = this.expr(e.alternate, f.env, expected);
-        return { e: this.ifE(e, c.e, a.e, b.e), t: this.joinArms(e, a.t, b.t, expected) };
-      }
-      case 'LogicalExpression': {
-        if (e.operator === '??') {
-          this.log.add(diag('SCF2013', sp, "'??' (use getOr on an Option)"));
-          return { e: this.placeholder(e), t: UNKNOWN };
-        }
-        const a = this.cond(e.left, env);
-        if (e.operator === '&&') {
-          const envB = this.applyFacts(env, a.whenTrue).env;
-          const b = this.cond(e.right, envB);
-          return {
-            e: this.ifE(e, a.e, b.e, this.lit(e, false)),
-            t: BOOL,
-            whenTrue: mergeAnd(a.whenTrue, b.whenTrue),
-            whenFalse: mergeOr(a.whenFalse, b.whenFalse),
-          };
-        }
-        const envB = this.applyFacts(env, a.whenFalse).env;
-        const b = this.cond(e.right, envB);
-        return {
-          e: this.ifE(e, a.e, this.lit(e, true), b.e),
-          t: BOOL,
-          whenTrue: mergeOr(a.whenTrue, b.whenTrue),
-          whenFalse: mergeAnd(a.whenFalse, b.whenFalse),
-        };
-      }
+      case 'ConditionalExpression':
+        return this.conditional(e, env, expected);
+      case 'LogicalExpression':
+        return this.logical(e, env);
       case 'BinaryExpression':
         return this.binary(e, env);
-      case 'UnaryExpression': {
-        if (e.operator === 'delete') {
-          this.log.add(diag('SCF2008', sp, "'delete'"));
-          return { e: this.placeholder(e), t: UNKNOWN };
-        }
-        if (e.operator === '!') {
-          const a = this.cond(e.argument, env);
-          const r: Typed = { e: this.prim(e, 'not', [a.e]), t: BOOL };
-          return {
-            ...r,
-            ...(a.whenFalse ? { whenTrue: a.whenFalse } : {}),
-            ...(a.whenTrue ? { whenFalse: a.whenTrue } : {}),
-          };
-        }
-        if (e.operator === '-' || e.operator === '~') {
-          const lit = e.operator === '-' ? literalValue(e) : null;
-          if (typeof lit === 'number') return { e: this.lit(e, lit), t: NUM };
-          const a = this.expr(e.argument, env, NUM);
-          this.numeric(e.argument, e.operator, a.t);
-          return { e: this.prim(e, e.operator === '-' ? 'neg' : 'bitnot', [a.e]), t: NUM };
-        }
-        this.log.add(diag('SCF2013', sp, `unary '${e.operator}'`));
-        return { e: this.placeholder(e), t: UNKNOWN };
-      }
+      case 'UnaryExpression':
+        return this.unary(e, env);
       case 'AssignmentExpression':
         if (e.left.type === 'MemberExpression')
           this.log.add(diag('SCF2008', sp, 'assignment to a field or element'));
@@ -796,6 +720,104 @@ export class FunctionElaborator {
     }
     this.log.add(diag('SCF3002', this.span(at), name));
     return { e: this.placeholder(at), t: UNKNOWN };
+  }
+
+  /** `[a, b, …]`: a tuple (the expected tuple type guides its elements). */
+  private arrayLit(e: Expression & { type: 'ArrayExpression' }, env: Env, expected: Type | undefined): Typed {
+    const exp = expected?.tag === 'tuple' ? expected : undefined;
+    const parts: Typed[] = [];
+    for (const [i, el] of e.elements.entries()) {
+      if (el === null || el.type === 'SpreadElement') {
+        this.log.add(diag('SCF2026', this.span(el ?? e)));
+        continue;
+      }
+      parts.push(this.expr(el, env, exp?.elems[i]));
+    }
+    return {
+      e: this.mk<Core.Con>(e, {
+        kind: 'con',
+        ctor: tupleCtorName(parts.length),
+        args: parts.map((p) => p.e),
+      }),
+      t: { tag: 'tuple', elems: parts.map((p) => p.t) },
+    };
+  }
+
+  /** `c ? a : b`, each arm under what the test establishes (a dead arm is checked, then dropped). */
+  private conditional(
+    e: Expression & { type: 'ConditionalExpression' },
+    env: Env,
+    expected: Type | undefined,
+  ): Typed {
+    const c = this.cond(e.test, env);
+    const t = this.applyFacts(env, c.whenTrue);
+    const f = this.applyFacts(env, c.whenFalse);
+    if (t.dead && !f.dead) {
+      this.discard(() => this.expr(e.consequent, t.env, expected));
+      return this.expr(e.alternate, f.env, expected);
+    }
+    if (f.dead && !t.dead) {
+      this.discard(() => this.expr(e.alternate, f.env, expected));
+      return this.expr(e.consequent, t.env, expected);
+    }
+    const a = this.expr(e.consequent, t.env, expected);
+    const b = this.expr(e.alternate, f.env, expected);
+    return { e: this.ifE(e, c.e, a.e, b.e), t: this.joinArms(e, a.t, b.t, expected) };
+  }
+
+  /** `a && b`, `a || b` as `if`s, with the facts each outcome establishes; `??` is rejected. */
+  private logical(e: Expression & { type: 'LogicalExpression' }, env: Env): Typed {
+    const sp = this.span(e);
+    if (e.operator === '??') {
+      this.log.add(diag('SCF2013', sp, "'??' (use getOr on an Option)"));
+      return { e: this.placeholder(e), t: UNKNOWN };
+    }
+    const a = this.cond(e.left, env);
+    if (e.operator === '&&') {
+      const envB = this.applyFacts(env, a.whenTrue).env;
+      const b = this.cond(e.right, envB);
+      return {
+        e: this.ifE(e, a.e, b.e, this.lit(e, false)),
+        t: BOOL,
+        whenTrue: mergeAnd(a.whenTrue, b.whenTrue),
+        whenFalse: mergeOr(a.whenFalse, b.whenFalse),
+      };
+    }
+    const envB = this.applyFacts(env, a.whenFalse).env;
+    const b = this.cond(e.right, envB);
+    return {
+      e: this.ifE(e, a.e, this.lit(e, true), b.e),
+      t: BOOL,
+      whenTrue: mergeOr(a.whenTrue, b.whenTrue),
+      whenFalse: mergeAnd(a.whenFalse, b.whenFalse),
+    };
+  }
+
+  /** `!a` (its facts swapped), `-a`, `~a`; `delete` and the rest are rejected. */
+  private unary(e: Expression & { type: 'UnaryExpression' }, env: Env): Typed {
+    const sp = this.span(e);
+    if (e.operator === 'delete') {
+      this.log.add(diag('SCF2008', sp, "'delete'"));
+      return { e: this.placeholder(e), t: UNKNOWN };
+    }
+    if (e.operator === '!') {
+      const a = this.cond(e.argument, env);
+      const r: Typed = { e: this.prim(e, 'not', [a.e]), t: BOOL };
+      return {
+        ...r,
+        ...(a.whenFalse ? { whenTrue: a.whenFalse } : {}),
+        ...(a.whenTrue ? { whenFalse: a.whenTrue } : {}),
+      };
+    }
+    if (e.operator === '-' || e.operator === '~') {
+      const lit = e.operator === '-' ? literalValue(e) : null;
+      if (typeof lit === 'number') return { e: this.lit(e, lit), t: NUM };
+      const a = this.expr(e.argument, env, NUM);
+      this.numeric(e.argument, e.operator, a.t);
+      return { e: this.prim(e, e.operator === '-' ? 'neg' : 'bitnot', [a.e]), t: NUM };
+    }
+    this.log.add(diag('SCF2013', sp, `unary '${e.operator}'`));
+    return { e: this.placeholder(e), t: UNKNOWN };
   }
 
   private template(e: TemplateLiteral, env: Env): Typed {
