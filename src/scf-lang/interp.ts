@@ -135,7 +135,6 @@ export class Interpreter {
   }
 
   private compile(e: Expr, scope: Map<string, number>, alloc: { next: number }): Code {
-    const st = () => this.state;
     const tick = (span: Span) => {
       const s = this.state;
       if (++s.counts.total > s.maxSteps) this.fail(`step budget of ${s.maxSteps} exhausted`, span);
@@ -191,31 +190,8 @@ export class Interpreter {
           return typeof v === 'object' && v !== null && v.kind === kind;
         };
       }
-      case 'proj': {
-        const decl = this.ctor(e.ctor, e.span);
-        const arg = this.compile(e.arg, scope, alloc);
-        const field = decl.fields[e.index];
-        if (field === undefined) return this.fail(`constructor '${e.ctor}' has no field ${e.index}`, e.span);
-        if (decl.repr === 'tuple') {
-          const idx = e.index;
-          return (frame) => {
-            tick(e.span);
-            const v = arg(frame);
-            if (!Array.isArray(v))
-              this.fail(`projection ${e.ctor}⁻${idx} applied to ${showValue(v)}`, e.span);
-            return v[idx];
-          };
-        }
-        const kind = decl.name;
-        return (frame) => {
-          tick(e.span);
-          const v = arg(frame) as CtorValue;
-          if (typeof v !== 'object' || v === null || v.kind !== kind) {
-            this.fail(`projection ${kind}.${field} applied to ${showValue(v)}`, e.span);
-          }
-          return v[field];
-        };
-      }
+      case 'proj':
+        return this.compileProj(e, scope, alloc, tick);
       case 'if': {
         const c = this.compile(e.cond, scope, alloc);
         const t = this.compile(e.then, scope, alloc);
@@ -237,66 +213,114 @@ export class Interpreter {
           return body(frame);
         };
       }
-      case 'call': {
-        const callee = this.funs.get(e.fn);
-        if (callee === undefined) return this.fail(`unknown function '${e.fn}'`, e.span);
-        const args = e.args.map((a) => this.compile(a, scope, alloc));
-        return (frame) => {
-          tick(e.span);
-          const s = st();
-          s.counts.calls++;
-          const inner: unknown[] = new Array(callee.nslots);
-          for (let i = 0; i < args.length; i++) inner[i] = (args[i] as Code)(frame);
-          if (++s.depth > s.maxDepth)
-            this.fail(`call depth exceeded ${s.maxDepth} calling '${e.fn}'`, e.span);
-          s.lastCall = e.span;
-          const r = callee.code(inner);
-          s.depth--;
-          return r;
-        };
-      }
-      case 'prim': {
-        const info = primInfo(e.op);
-        const impl = info.impl as (...a: unknown[]) => unknown;
-        const args = e.args.map((a) => this.compile(a, scope, alloc));
-        const coll = isCollectionOp(e.op);
-        const count = (span: Span) => {
-          tick(span);
-          if (coll) {
-            const c = st().counts;
-            c.collectionOps++;
-            c.byOp[e.op] = (c.byOp[e.op] ?? 0) + 1;
-          }
-        };
-        switch (args.length) {
-          case 0:
-            return () => {
-              count(e.span);
-              return impl();
-            };
-          case 1: {
-            const [a] = args as [Code];
-            return (frame) => {
-              count(e.span);
-              return impl(a(frame));
-            };
-          }
-          case 2: {
-            const [a, b] = args as [Code, Code];
-            return (frame) => {
-              count(e.span);
-              return impl(a(frame), b(frame));
-            };
-          }
-          default:
-            return (frame) => {
-              count(e.span);
-              return impl(...args.map((a) => a(frame)));
-            };
-        }
-      }
+      case 'call':
+        return this.compileCall(e, scope, alloc, tick);
+      case 'prim':
+        return this.compilePrim(e, scope, alloc, tick);
       default:
         return assertNever(e);
+    }
+  }
+
+  /** A projection: the field of a record (or a tuple element), a run-time error on any other value. */
+  private compileProj(
+    e: Extract<Expr, { kind: 'proj' }>,
+    scope: Map<string, number>,
+    alloc: { next: number },
+    tick: (span: Span) => void,
+  ): Code {
+    const decl = this.ctor(e.ctor, e.span);
+    const arg = this.compile(e.arg, scope, alloc);
+    const field = decl.fields[e.index];
+    if (field === undefined) return this.fail(`constructor '${e.ctor}' has no field ${e.index}`, e.span);
+    if (decl.repr === 'tuple') {
+      const idx = e.index;
+      return (frame) => {
+        tick(e.span);
+        const v = arg(frame);
+        if (!Array.isArray(v)) this.fail(`projection ${e.ctor}⁻${idx} applied to ${showValue(v)}`, e.span);
+        return v[idx];
+      };
+    }
+    const kind = decl.name;
+    return (frame) => {
+      tick(e.span);
+      const v = arg(frame) as CtorValue;
+      if (typeof v !== 'object' || v === null || v.kind !== kind) {
+        this.fail(`projection ${kind}.${field} applied to ${showValue(v)}`, e.span);
+      }
+      return v[field];
+    };
+  }
+
+  /** A call: a fresh frame for the callee, the depth bounded, the call counted. */
+  private compileCall(
+    e: Extract<Expr, { kind: 'call' }>,
+    scope: Map<string, number>,
+    alloc: { next: number },
+    tick: (span: Span) => void,
+  ): Code {
+    const callee = this.funs.get(e.fn);
+    if (callee === undefined) return this.fail(`unknown function '${e.fn}'`, e.span);
+    const args = e.args.map((a) => this.compile(a, scope, alloc));
+    return (frame) => {
+      tick(e.span);
+      const s = this.state;
+      s.counts.calls++;
+      const inner: unknown[] = new Array(callee.nslots);
+      for (let i = 0; i < args.length; i++) inner[i] = (args[i] as Code)(frame);
+      if (++s.depth > s.maxDepth) this.fail(`call depth exceeded ${s.maxDepth} calling '${e.fn}'`, e.span);
+      s.lastCall = e.span;
+      const r = callee.code(inner);
+      s.depth--;
+      return r;
+    };
+  }
+
+  /** A primitive: its native implementation; collection primitives are counted apart (map-op ×). */
+  private compilePrim(
+    e: Extract<Expr, { kind: 'prim' }>,
+    scope: Map<string, number>,
+    alloc: { next: number },
+    tick: (span: Span) => void,
+  ): Code {
+    const info = primInfo(e.op);
+    const impl = info.impl as (...a: unknown[]) => unknown;
+    const args = e.args.map((a) => this.compile(a, scope, alloc));
+    const coll = isCollectionOp(e.op);
+    const count = (span: Span) => {
+      tick(span);
+      if (coll) {
+        const c = this.state.counts;
+        c.collectionOps++;
+        c.byOp[e.op] = (c.byOp[e.op] ?? 0) + 1;
+      }
+    };
+    switch (args.length) {
+      case 0:
+        return () => {
+          count(e.span);
+          return impl();
+        };
+      case 1: {
+        const [a] = args as [Code];
+        return (frame) => {
+          count(e.span);
+          return impl(a(frame));
+        };
+      }
+      case 2: {
+        const [a, b] = args as [Code, Code];
+        return (frame) => {
+          count(e.span);
+          return impl(a(frame), b(frame));
+        };
+      }
+      default:
+        return (frame) => {
+          count(e.span);
+          return impl(...args.map((a) => a(frame)));
+        };
     }
   }
 
