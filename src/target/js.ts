@@ -929,45 +929,8 @@ class FunEmitter {
       for (const s of members) this.line(depth, `//   ${soacText(s)}`);
     }
 
-    // Run-time checks, in the evaluator's order: negative iotas, then each length against the first.
-    // A test already made, or of a length against itself, is left out.
-    const plain = (e: Expr): string => this.value(e);
-    const tested = new Set<string>();
-    const check = (failed: string, message: string): void => {
-      if (tested.has(failed)) return;
-      tested.add(failed);
-      this.check(depth, failed, message);
-    };
-    for (const { s, mapped } of infos) {
-      const name = soacKind(s);
-      for (const m of mapped) {
-        if (m.arg.kind !== 'argIota') continue;
-        const len = m.len(plain);
-        if (m.arg.len.kind === 'intLit' && m.arg.len.value >= 0) continue;
-        const what = name === 'iota' ? "'iota'" : `'${name}' over iota`;
-        check(`${bare(len)} < 0`, `${what} of a negative length (${shown(len)})`);
-      }
-      const [first, ...rest] = mapped as [Mapped, ...Mapped[]];
-      for (const m of rest) {
-        const n0 = first.len(plain);
-        const n = m.len(plain);
-        if (n === n0) continue;
-        check(
-          `${n} !== ${n0}`,
-          `'${name}' goes over ${first.what} of length ${shown(n0)} and ${m.what} of length ${shown(n)}: lengths differ`,
-        );
-      }
-    }
+    this.loopChecks(infos, depth);
     const lead = infos[0] as (typeof infos)[number];
-    for (const { s, mapped } of infos.slice(1)) {
-      const n0 = (lead.mapped[0] as Mapped).len(plain);
-      const n = (mapped[0] as Mapped).len(plain);
-      if (n === n0) continue;
-      check(
-        `${n} !== ${n0}`,
-        `fused loop: '${soacKind(lead.s)}' into '${lead.s.dest}' goes over length ${shown(n0)} and '${soacKind(s)}' into '${s.dest}' over length ${shown(n)}`,
-      );
-    }
 
     // A scalar the loop accumulates into but also reads (as an iota length or a scalar argument) is
     // read once, before the accumulation starts, as the evaluator reads its arguments.
@@ -1063,6 +1026,51 @@ class FunEmitter {
     }
     for (const l of after) this.line(d, l);
     if (block) this.line(depth, '}');
+  }
+
+  /**
+   * The run-time checks before a loop, in the evaluator's order: negative iotas, then each mapped
+   * length against its combinator's first, then each fused member's length against the first
+   * member's. A test already made, or of a length against itself, is left out.
+   */
+  private loopChecks(infos: readonly { s: Soac; mapped: Mapped[] }[], depth: number): void {
+    const plain = (e: Expr): string => this.value(e);
+    const tested = new Set<string>();
+    const check = (failed: string, message: string): void => {
+      if (tested.has(failed)) return;
+      tested.add(failed);
+      this.check(depth, failed, message);
+    };
+    for (const { s, mapped } of infos) {
+      const name = soacKind(s);
+      for (const m of mapped) {
+        if (m.arg.kind !== 'argIota') continue;
+        const len = m.len(plain);
+        if (m.arg.len.kind === 'intLit' && m.arg.len.value >= 0) continue;
+        const what = name === 'iota' ? "'iota'" : `'${name}' over iota`;
+        check(`${bare(len)} < 0`, `${what} of a negative length (${shown(len)})`);
+      }
+      const [first, ...rest] = mapped as [Mapped, ...Mapped[]];
+      for (const m of rest) {
+        const n0 = first.len(plain);
+        const n = m.len(plain);
+        if (n === n0) continue;
+        check(
+          `${n} !== ${n0}`,
+          `'${name}' goes over ${first.what} of length ${shown(n0)} and ${m.what} of length ${shown(n)}: lengths differ`,
+        );
+      }
+    }
+    const lead = infos[0] as (typeof infos)[number];
+    for (const { s, mapped } of infos.slice(1)) {
+      const n0 = (lead.mapped[0] as Mapped).len(plain);
+      const n = (mapped[0] as Mapped).len(plain);
+      if (n === n0) continue;
+      check(
+        `${n} !== ${n0}`,
+        `fused loop: '${soacKind(lead.s)}' into '${lead.s.dest}' goes over length ${shown(n0)} and '${soacKind(s)}' into '${s.dest}' over length ${shown(n)}`,
+      );
+    }
   }
 
   /** `if (failed) { throw new Error(`message`); }`; `message` is a template literal's text. */
