@@ -451,12 +451,8 @@ class Run {
     return b;
   }
 
-  async launch(index: number, arrays: (TypedArray | DeviceArray)[], scalars: number[]): Promise<unknown[]> {
-    const { plan, rt } = this;
-    rt.usable(plan.fn);
-    const site = plan.sites[index];
-    if (!site) throw new Error(`internal error: no site ${index} in the plan of '${plan.fn}'`);
-    const n = this.length(site, arrays, scalars);
+  /** Every override constant of the site's passes is finite (WGSL rejects the others). */
+  private checkOverrides(site: KernelSite, scalars: readonly number[]): void {
     for (const o of site.passes.flatMap((p) => p.overrides)) {
       const v = scalars[o.scalar] as number;
       if (!Number.isFinite(v))
@@ -464,14 +460,10 @@ class Run {
           `${site.text.join('; ')}: the operand '${operandName(site, o.scalar)}' is ${v}, and WGSL override constants must be finite (plan with scalars: 'uniform')`,
         );
     }
-    const W = site.workgroupSize;
-    const G = site.maxWorkgroups;
-    const threads = W * G;
-    const chunk = Math.ceil(n / threads);
-    const { usage } = rt.consts;
-    const device = rt.device;
+  }
 
-    // The uniform buffer: n, chunk, then the scalar fields (mode 'uniform').
+  /** The uniform buffer: n, chunk, then the scalar fields (mode 'uniform'), written to the device. */
+  private uniformBuffer(site: KernelSite, n: number, chunk: number, scalars: readonly number[]): GPUBuffer {
     const uniform = new DataView(new ArrayBuffer(16 * Math.ceil((8 + 4 * site.uniformFields.length) / 16)));
     uniform.setUint32(0, n, true);
     uniform.setUint32(4, chunk, true);
@@ -481,8 +473,64 @@ class Run {
       if (s.ty === 'float') uniform.setFloat32(8 + 4 * k, v, true);
       else uniform.setInt32(8 + 4 * k, v, true);
     });
-    const uniformBuf = this.buffer(uniform.byteLength, usage.uniform | usage.copyDst, `${plan.fn}: params`);
-    device.queue.writeBuffer(uniformBuf, 0, uniform.buffer);
+    const { usage } = this.rt.consts;
+    const buf = this.buffer(uniform.byteLength, usage.uniform | usage.copyDst, `${this.plan.fn}: params`);
+    this.rt.device.queue.writeBuffer(buf, 0, uniform.buffer);
+    return buf;
+  }
+
+  /** The buffer bound to a pass's binding `b` (a scratch buffer is made on first use). */
+  private bound(
+    b: ShaderPass['bindings'][number],
+    bufs: {
+      readonly uniformBuf: GPUBuffer;
+      readonly inputs: readonly GPUBuffer[];
+      readonly outputs: readonly (GPUBuffer | undefined)[];
+      readonly results: readonly (GPUBuffer | undefined)[];
+      readonly scratch: Map<string, GPUBuffer>;
+      readonly threads: number;
+    },
+  ): GPUBuffer {
+    switch (b.kind) {
+      case 'uniform':
+        return bufs.uniformBuf;
+      case 'input':
+        return bufs.inputs[b.index] as GPUBuffer;
+      case 'output':
+        return bufs.outputs[b.member] as GPUBuffer;
+      case 'result':
+        return bufs.results[b.member] as GPUBuffer;
+      case 'scratch': {
+        let buf = bufs.scratch.get(b.name);
+        if (!buf) {
+          const words = b.words.kind === 'words' ? b.words.words : bufs.threads;
+          buf = this.buffer(bytesFor(words), this.rt.consts.usage.storage, `${this.plan.fn}: ${b.name}`);
+          bufs.scratch.set(b.name, buf);
+        }
+        return buf;
+      }
+      default: {
+        const never: never = b;
+        throw new Error(`internal error: binding ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  async launch(index: number, arrays: (TypedArray | DeviceArray)[], scalars: number[]): Promise<unknown[]> {
+    const { plan, rt } = this;
+    rt.usable(plan.fn);
+    const site = plan.sites[index];
+    if (!site) throw new Error(`internal error: no site ${index} in the plan of '${plan.fn}'`);
+    const n = this.length(site, arrays, scalars);
+    this.checkOverrides(site, scalars);
+    const W = site.workgroupSize;
+    const G = site.maxWorkgroups;
+    const threads = W * G;
+    const chunk = Math.ceil(n / threads);
+    const { usage } = rt.consts;
+    const device = rt.device;
+
+    const uniformBuf = this.uniformBuffer(site, n, chunk, scalars);
 
     const inputs = site.arrays.map((a, k) =>
       this.input(arrays[k] as TypedArray, a.ty, `${plan.fn}: ${a.name}`),
@@ -513,31 +561,11 @@ class Run {
           pass.overrides.map((o) => [o.field, constants[o.field] as number]),
         );
         const pipeline = await rt.pipeline(plan.fn, pass, passConstants);
-        const entries: GPUBindGroupEntry[] = pass.bindings.map((b, binding) => {
-          switch (b.kind) {
-            case 'uniform':
-              return { binding, resource: { buffer: uniformBuf } };
-            case 'input':
-              return { binding, resource: { buffer: inputs[b.index] as GPUBuffer } };
-            case 'output':
-              return { binding, resource: { buffer: outputs[b.member] as GPUBuffer } };
-            case 'result':
-              return { binding, resource: { buffer: results[b.member] as GPUBuffer } };
-            case 'scratch': {
-              let buf = scratch.get(b.name);
-              if (!buf) {
-                const words = b.words.kind === 'words' ? b.words.words : threads;
-                buf = this.buffer(bytesFor(words), usage.storage, `${plan.fn}: ${b.name}`);
-                scratch.set(b.name, buf);
-              }
-              return { binding, resource: { buffer: buf } };
-            }
-            default: {
-              const never: never = b;
-              throw new Error(`internal error: binding ${JSON.stringify(never)}`);
-            }
-          }
-        });
+        const bufs = { uniformBuf, inputs, outputs, results, scratch, threads };
+        const entries: GPUBindGroupEntry[] = pass.bindings.map((b, binding) => ({
+          binding,
+          resource: { buffer: this.bound(b, bufs) },
+        }));
         const bindGroup = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
         const cp = encoder.beginComputePass({ label: pass.label });
         cp.setPipeline(pipeline);
