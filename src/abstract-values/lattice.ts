@@ -544,7 +544,7 @@ export function shapeJoin(old: AbsValue, next: AbsValue, apart = true): AbsValue
  * pointwise, which would mix their parts (the first command after one with the first after the
  * other); the partial evaluator then dispatches on that field.
  */
-export function tellApart(a: AbsValue, b: AbsValue): boolean {
+function tellApart(a: AbsValue, b: AbsValue): boolean {
   if (a.kind !== 'con' || b.kind !== 'con' || a.ctor !== b.ctor) return false;
   if (!a.args.some((x) => x.kind === 'con' || x.kind === 'union' || x.kind === 'fix' || x.kind === 'map'))
     return false;

@@ -44,7 +44,7 @@
  */
 import type { AbsValue } from '../abstract-values/index.js';
 import type { Expr, FunDef, Label, Let, Prim, Program } from '../scf-lang/index.js';
-import { assertNever, forEachExpr } from '../scf-lang/index.js';
+import { assertNever, forEachExpr, isCollectionOp } from '../scf-lang/index.js';
 import {
   ALL,
   asMapLP,
@@ -303,8 +303,8 @@ class Pruner {
       const [args, live] = this.pruneAll(a, lps);
       return [withArgs(e, args), live];
     };
-    // operators that read every part of every argument: all of each is live
-    if (isStrict(e.op)) return all();
+    // every primitive but the map and set ones reads each argument whole: all of each is live
+    if (!isCollectionOp(e.op)) return all();
     switch (e.op) {
       case 'map_empty':
       case 'set_empty':
@@ -380,48 +380,6 @@ class Pruner {
         return assertNever(e.op);
     }
   }
-}
-
-/** Primitives that read every part of every argument (arithmetic, comparisons, strings). */
-const STRICT_OPS = [
-  'add',
-  'sub',
-  'mul',
-  'div',
-  'mod',
-  'neg',
-  'bitand',
-  'bitor',
-  'bitxor',
-  'bitnot',
-  'shl',
-  'shr',
-  'ushr',
-  'imul',
-  'fround',
-  'trunc',
-  'floor',
-  'sqrt',
-  'abs',
-  'min',
-  'max',
-  'eq',
-  'ne',
-  'lt',
-  'le',
-  'gt',
-  'ge',
-  'not',
-  'concat',
-  'num_to_string',
-  'str_length',
-  'equal',
-] as const;
-
-const STRICT = new Set<string>(STRICT_OPS);
-
-function isStrict(op: Prim['op']): op is (typeof STRICT_OPS)[number] {
-  return STRICT.has(op);
 }
 
 // ---- interprocedural ------------------------------------------------------------------------

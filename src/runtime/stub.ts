@@ -22,8 +22,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Fun } from '../kernel/index.js';
-import { listFromArray } from '../kernel/index.js';
+import { type Fun, listFromArray } from '../kernel/index.js';
 import {
   type Bindings,
   findPass,

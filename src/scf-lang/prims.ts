@@ -113,8 +113,16 @@ export function primInfo(op: PrimOp): PrimInfo {
   return PRIMS[op];
 }
 
-/** Map and set operations: counted separately by the interpreter (SCF Table 3). */
-export function isCollectionOp(op: PrimOp): boolean {
+/** The map and set primitives. */
+export type CollectionOp = {
+  [K in PrimOp]: (typeof PRIMS)[K]['category'] extends 'map' | 'set' ? K : never;
+}[PrimOp];
+
+/**
+ * Map and set operations: counted separately by the interpreter (SCF Table 3). Every other
+ * primitive reads each of its arguments whole.
+ */
+export function isCollectionOp(op: PrimOp): op is CollectionOp {
   const c = PRIMS[op].category;
   return c === 'map' || c === 'set';
 }

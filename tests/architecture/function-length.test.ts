@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseSync } from 'oxc-parser';
 import { describe, expect, it } from 'vitest';
+import { lineCol } from '../../src/common/index.js';
 
 const SRC = path.resolve(import.meta.dirname, '../../src');
 const MAX_LINES = 120;
@@ -27,18 +28,7 @@ interface Found {
 /** Every function of `file` with its length in lines. */
 function functions(file: string): Found[] {
   const text = readFileSync(file, 'utf8');
-  const starts = [0];
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
-  const lineOf = (offset: number): number => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((starts[mid] as number) <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo + 1;
-  };
+  const lineOf = (offset: number): number => lineCol(text, offset).line;
   const { program } = parseSync(file, text, { lang: 'ts', sourceType: 'module' });
   const out: Found[] = [];
   const visit = (node: unknown, name: string): void => {
