@@ -16,15 +16,7 @@ import {
   speedupChartSvg,
 } from '../bench/index.js';
 import { ConfigError } from '../stager/index.js';
-import {
-  type CliIo,
-  type CommandSpec,
-  commandHelp,
-  EXIT_BAD_INPUT,
-  HELP_FLAG,
-  parseCommand,
-  UsageError,
-} from './io.js';
+import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, UsageError } from './io.js';
 import { prepareOutFile } from './out-path.js';
 
 export const BENCH = {
@@ -61,72 +53,39 @@ break-even, and whether the outputs are equal.`,
 'vega' and 'vega-lite'; without them the chart is skipped with a note)`,
     },
     save: { type: 'string', value: 'FILE', help: 'also write the JSON report to FILE' },
-    help: HELP_FLAG,
   },
 } satisfies CommandSpec;
 
 /** What `scf bench --chart` prints, on stderr, when Vega or Vega-Lite is not installed. */
 export const CHART_SKIPPED = "scf bench: chart skipped: install 'vega' and 'vega-lite' to draw it";
 
-export async function benchCommand(argv: string[], io: CliIo): Promise<number> {
-  let args: ReturnType<typeof parse>;
-  try {
-    args = parse(argv);
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    io.err(`scf bench: ${e.message}`);
-    return EXIT_BAD_INPUT;
-  }
-  if (args.values.help) {
-    io.out(commandHelp(BENCH));
-    return 0;
-  }
-  if (args.positionals.length > 0) {
-    io.err(`scf bench: unexpected argument '${args.positionals[0]}'\n\n${commandHelp(BENCH)}`);
-    return EXIT_BAD_INPUT;
-  }
+export const benchCommand = defineCommand(BENCH, run, [{ type: ConfigError, asIs: true }]);
+
+async function run(args: CommandArgs<typeof BENCH.flags>, io: CliIo): Promise<number> {
+  if (args.positionals.length > 0) throw new UsageError(`unexpected argument '${args.positionals[0]}'`, true);
   const dir = args.values.dir === undefined ? undefined : path.resolve(args.values.dir);
-  if (dir !== undefined && !(existsSync(dir) && statSync(dir).isDirectory())) {
-    io.err(`scf bench: --dir ${args.values.dir}: ${existsSync(dir) ? 'not a directory' : 'no such folder'}`);
-    return EXIT_BAD_INPUT;
-  }
-  let configs: ReturnType<typeof listConfigs>;
-  try {
-    configs = listConfigs(dir);
-  } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
-    io.err(e.message);
-    return EXIT_BAD_INPUT;
-  }
-  if (configs.length === 0) {
-    io.err(`scf bench: ${args.values.dir ?? 'configs/table2'} has no configuration (*.json)`);
-    return EXIT_BAD_INPUT;
-  }
+  if (dir !== undefined && !(existsSync(dir) && statSync(dir).isDirectory()))
+    throw new UsageError(
+      `--dir ${args.values.dir}: ${existsSync(dir) ? 'not a directory' : 'no such folder'}`,
+    );
+  const configs = listConfigs(dir);
+  if (configs.length === 0)
+    throw new UsageError(`${args.values.dir ?? 'configs/table2'} has no configuration (*.json)`);
   const known = configs.map((c) => c.config.id);
   const ids: number[] = [];
   for (const c of args.values.config ?? []) {
     const n = Number(c);
-    if (!Number.isInteger(n) || !known.includes(n)) {
-      io.err(`scf bench: --config ${c}: no such configuration (known: ${known.join(', ')})`);
-      return EXIT_BAD_INPUT;
-    }
+    if (!Number.isInteger(n) || !known.includes(n))
+      throw new UsageError(`--config ${c}: no such configuration (known: ${known.join(', ')})`);
     ids.push(n);
   }
   const budget = args.values.budget === undefined ? 600 : Number(args.values.budget);
-  if (!Number.isFinite(budget) || budget <= 0) {
-    io.err(`scf bench: --budget must be a positive number of milliseconds, not '${args.values.budget}'`);
-    return EXIT_BAD_INPUT;
-  }
+  if (!Number.isFinite(budget) || budget <= 0)
+    throw new UsageError(`--budget must be a positive number of milliseconds, not '${args.values.budget}'`);
 
   // The run takes half a minute: places it cannot write are found first.
-  try {
-    if (args.values.save) prepareOutFile(args.values.save, '--save');
-    if (args.values.chart) prepareOutFile(args.values.chart, '--chart');
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    io.err(`scf bench: ${e.message}`);
-    return EXIT_BAD_INPUT;
-  }
+  if (args.values.save) prepareOutFile(args.values.save, '--save');
+  if (args.values.chart) prepareOutFile(args.values.chart, '--chart');
 
   const progress = progressDisplay(io, ids.length > 0 ? ids.length : known.length);
   let report: Awaited<ReturnType<typeof runBenchmarks>>;
@@ -183,8 +142,4 @@ function progressDisplay(io: CliIo, total: number): Progress {
       bar.update(p.phase === 'done' ? p.index + 1 : p.index, { config: p.config, phase: PHASES[p.phase] }),
     stop: () => bar.stop(),
   };
-}
-
-function parse(argv: string[]) {
-  return parseCommand(BENCH, argv);
 }

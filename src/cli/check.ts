@@ -12,15 +12,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { lineCol } from '../common/index.js';
 import { compileFile, type Diagnostic, formatDiagnostic, printProgram } from '../scf-lang/index.js';
-import {
-  type CliIo,
-  commandHelp,
-  type CommandSpec,
-  HELP_FLAG,
-  parseCommand,
-  reportError,
-  UsageError,
-} from './io.js';
+import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, UsageError } from './io.js';
 
 export const CHECK = {
   name: 'check',
@@ -36,7 +28,6 @@ SCF-lang module they import. Prints diagnostics as FILE:LINE:COL: error SCFnnnn:
       help: `print {"files": [{"file", "ok", "diagnostics": [{"code", "message", "file",
 "line", "col", "severity"}]}]} instead (line and col 1-based, null when unknown)`,
     },
-    help: HELP_FLAG,
   },
   notes: `Exit status: 0 when every file is in the subset, 1 on any error, 2 on bad input (a bad flag,
 a file that cannot be read).`,
@@ -59,20 +50,9 @@ export interface JsonFileResult {
   readonly diagnostics: readonly JsonDiagnostic[];
 }
 
-export function checkCommand(argv: readonly string[], io: CliIo): number {
-  try {
-    return run(argv, io);
-  } catch (e) {
-    return reportError('check', io, e);
-  }
-}
+export const checkCommand = defineCommand(CHECK, run);
 
-function run(argv: readonly string[], io: CliIo): number {
-  const { values, positionals: files } = parseCommand(CHECK, argv);
-  if (values.help) {
-    io.out(commandHelp(CHECK));
-    return 0;
-  }
+function run({ values, positionals: files }: CommandArgs<typeof CHECK.flags>, io: CliIo): number {
   if (files.length === 0) throw new UsageError("expected FILE.ts\nRun 'scf check --help' for its options.");
   if (values.json && values.core) throw new UsageError('--core and --json cannot be combined');
   for (const file of files) assertReadable(file);

@@ -20,12 +20,10 @@ import {
 import { BindError, type BindValue, runPipeline } from '../optimizers/index.js';
 import {
   type CliIo as CommandIO,
-  commandHelp,
+  type CommandArgs,
   type CommandSpec,
+  defineCommand,
   EXIT_BAD_INPUT,
-  HELP_FLAG,
-  parseCommand,
-  reportError,
 } from './io.js';
 import { loadKernelFunction, parsePasses, tooDeepTo, UsageError } from './kernel-input.js';
 
@@ -63,31 +61,19 @@ or an array in parameter order`,
 treating the --bind values as constants, then run the result`,
     },
     fuel: { type: 'string', value: 'N', help: 'step budget (default 100000000)' },
-    help: HELP_FLAG,
   },
   notes: `Floats may be given as "NaN", "Infinity" or "-Infinity". Outputs list the non-const
 array parameters after the call.`,
 } satisfies CommandSpec;
 
-export async function evalCommand(argv: string[], io: CommandIO): Promise<number> {
-  try {
-    return await run(argv, io);
-  } catch (e) {
-    return reportError('eval', io, e, [
-      { type: KernelArgumentError },
-      { type: BindError },
-      // the kernel failed at run time (its own diagnostic, file:line:col): exit 1
-      { type: KernelRuntimeError, status: 1, asIs: true },
-    ]);
-  }
-}
+export const evalCommand = defineCommand(EVAL, run, [
+  { type: KernelArgumentError },
+  { type: BindError },
+  // the kernel failed at run time (its own diagnostic, file:line:col): exit 1
+  { type: KernelRuntimeError, status: 1, asIs: true },
+]);
 
-async function run(argv: string[], io: CommandIO): Promise<number> {
-  const { values, positionals } = parseCommand(EVAL, argv);
-  if (values.help) {
-    io.out(commandHelp(EVAL));
-    return 0;
-  }
+async function run({ values, positionals }: CommandArgs<typeof EVAL.flags>, io: CommandIO): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('expected exactly one FILE.c (see --help)');
   const file = positionals[0] as string;
   const input = await loadKernelFunction(file, values.function, io);

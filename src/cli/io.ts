@@ -18,9 +18,17 @@ export const EXIT_INTERNAL = 3;
 
 /**
  * Bad input to a command: printed as `scf CMD: MESSAGE` (the message may span lines), exit
- * status 2. The `scf` dispatcher reports one that a command lets escape the same way.
+ * status 2; with `showHelp`, the command's help follows (for a call that names no input or
+ * combines flags wrongly). The `scf` dispatcher reports one that a command lets escape the same way.
  */
-export class UsageError extends Error {}
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly showHelp = false,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * How a command reports an error class of its own: the exit status (bad input unless said) and
@@ -75,7 +83,7 @@ export interface Flag {
   readonly help: string;
 }
 
-/** A command's flags by long name, in the order its help lists them. */
+/** A command's flags by long name, in the order its help lists them (`--help` is added last). */
 export type Flags = Readonly<Record<string, Flag>>;
 
 /** A command's help and flags: `scf CMD --help` is made from it, and its flags are parsed by it. */
@@ -91,16 +99,22 @@ export interface CommandSpec<F extends Flags = Flags> {
 }
 
 /** The `-h, --help` flag every command has. */
-export const HELP_FLAG = { type: 'boolean', short: 'h', help: 'show this help' } as const satisfies Flag;
+const HELP_FLAG = { type: 'boolean', short: 'h', help: 'show this help' } as const satisfies Flag;
+
+/** A command's flags and the `-h, --help` every command has (listed last). */
+function withHelp<F extends Flags>(flags: F): F & { readonly help: typeof HELP_FLAG } {
+  return { ...flags, help: HELP_FLAG };
+}
 
 /** `scf CMD --help`: usage, what it does, and one aligned line (or more) per flag of `spec`. */
 export function commandHelp(spec: CommandSpec): string {
-  const left = Object.entries(spec.flags).map(
+  const flags: Flags = withHelp(spec.flags);
+  const left = Object.entries(flags).map(
     ([name, f]) =>
       `  ${f.short === undefined ? '    ' : `-${f.short}, `}--${name}${f.value ? ` ${f.value}` : ''}`,
   );
   const col = Math.max(...left.map((l) => l.length)) + 2;
-  const options = Object.values(spec.flags).map((f, i) =>
+  const options = Object.values(flags).map((f, i) =>
     f.help
       .split('\n')
       .map((line, j) => `${(j === 0 ? (left[i] as string) : '').padEnd(col)}${line}`)
@@ -111,12 +125,43 @@ export function commandHelp(spec: CommandSpec): string {
   return parts.join('\n\n');
 }
 
+/** What a command's body gets: its flags and positionals, parsed by its spec. */
+export type CommandArgs<F extends Flags> = ParsedCommandArgs<F & CommandOptions>;
+
+/**
+ * A command: parses `argv` by `spec`'s flags, answers `--help` with the spec's help, runs `body`
+ * otherwise, and reports what the body throws with `reportError` under `rules` (the command's
+ * own error classes). Every `scf` command is one of these, so they differ only in their bodies.
+ */
+export function defineCommand<const F extends Flags>(
+  spec: CommandSpec<F>,
+  body: (args: CommandArgs<F>, io: CliIo) => number | Promise<number>,
+  rules: readonly ErrorRule[] = [],
+): (argv: readonly string[], io: CliIo) => Promise<number> {
+  return async (argv, io) => {
+    try {
+      const args = parseCommand(spec, argv);
+      if ((args.values as { help?: boolean }).help) {
+        io.out(commandHelp(spec));
+        return 0;
+      }
+      return await body(args, io);
+    } catch (e) {
+      if (e instanceof UsageError && e.showHelp) {
+        io.err(`scf ${spec.name}: ${e.message}\n\n${commandHelp(spec)}`);
+        return EXIT_BAD_INPUT;
+      }
+      return reportError(spec.name, io, e, rules);
+    }
+  };
+}
+
 /** Parses `argv` by the flags of `spec` (see `parseCommandArgs`). */
 export function parseCommand<const F extends Flags>(
   spec: CommandSpec<F>,
   argv: readonly string[],
 ): ParsedCommandArgs<F & CommandOptions> {
-  return parseCommandArgs(spec.name, argv, spec.flags as F & CommandOptions);
+  return parseCommandArgs(spec.name, argv, withHelp(spec.flags) as F & CommandOptions);
 }
 
 /**

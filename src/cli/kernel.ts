@@ -41,15 +41,7 @@ import {
   ShaderRejected,
 } from '../target/index.js';
 import { parseArgsJson, resultJson } from './eval.js';
-import {
-  type CliIo,
-  commandHelp,
-  type CommandSpec,
-  EXIT_BAD_INPUT,
-  HELP_FLAG,
-  parseCommand,
-  reportError,
-} from './io.js';
+import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, EXIT_BAD_INPUT } from './io.js';
 import { loadKernelFunction, parsePasses, tooDeepTo, UsageError } from './kernel-input.js';
 import { optimizeUnstaged, parseBinds } from './opt.js';
 
@@ -102,37 +94,26 @@ and a run takes V as N's argument`,
       help: `for --emit wgsl --run: auto (default: WebGPU when an adapter exists, else
 the JS back end, with a note), webgpu (no adapter is an error) or js`,
     },
-    help: HELP_FLAG,
   },
   notes: 'Floats may be given as "NaN", "Infinity" or "-Infinity".',
 } satisfies CommandSpec;
 
-export async function kernelCommand(argv: string[], io: CliIo): Promise<number> {
-  try {
-    return await run(argv, io);
-  } catch (e) {
-    return reportError('kernel', io, e, [{ type: BindError }]);
-  }
-}
+export const kernelCommand = defineCommand(KERNEL, run, [{ type: BindError }]);
 
-async function run(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommand(KERNEL, argv);
-  if (values.help) {
-    io.out(commandHelp(KERNEL));
-    return 0;
-  }
-  if (positionals.length !== 1) return usage('expected exactly one FILE.c', io);
+async function run({ values, positionals }: CommandArgs<typeof KERNEL.flags>, io: CliIo): Promise<number> {
+  if (positionals.length !== 1) throw new UsageError('expected exactly one FILE.c', true);
   const file = positionals[0] as string;
   const emit = values.emit;
-  if (emit === undefined) return usage('--emit wgsl|js is required', io);
-  if (emit !== 'wgsl' && emit !== 'js') return usage(`--emit must be wgsl or js, got '${emit}'`, io);
+  if (emit === undefined) throw new UsageError('--emit wgsl|js is required', true);
+  if (emit !== 'wgsl' && emit !== 'js')
+    throw new UsageError(`--emit must be wgsl or js, got '${emit}'`, true);
   const backend = values.backend;
   if (backend !== undefined && backend !== 'auto' && backend !== 'webgpu' && backend !== 'js')
-    return usage(`--backend must be auto, webgpu or js, got '${backend}'`, io);
+    throw new UsageError(`--backend must be auto, webgpu or js, got '${backend}'`, true);
   if (!values.run && (values.args !== undefined || backend !== undefined))
-    return usage(`${values.args !== undefined ? '--args' : '--backend'} needs --run`, io);
+    throw new UsageError(`${values.args !== undefined ? '--args' : '--backend'} needs --run`, true);
   if (emit === 'js' && backend !== undefined && backend !== 'js')
-    return usage(`--emit js runs on the JS back end; --backend ${backend} needs --emit wgsl`, io);
+    throw new UsageError(`--emit js runs on the JS back end; --backend ${backend} needs --emit wgsl`, true);
 
   const optimize = values.passes !== undefined || values.bind !== undefined;
   const passes = parsePasses(values.passes);
@@ -215,10 +196,4 @@ function isJsInputCheck(e: unknown): e is Error {
     e.constructor === Error &&
     /lengths differ|of a negative length|^fused loop: /.test(e.message)
   );
-}
-
-/** A usage error: the message, then the help (exit 2). */
-function usage(message: string, io: CliIo): number {
-  io.err(`scf kernel: ${message}\n\n${commandHelp(KERNEL)}`);
-  return EXIT_BAD_INPUT;
 }

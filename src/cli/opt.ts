@@ -56,44 +56,17 @@ an entry may be the path of your own SCF-lang optimizer (./passes/mine.ts)`,
       help: `run the staged pipeline of DIR/F.stub.mjs (from 'scf stage'); bindings outside
 its early description fall back to the unstaged pipeline with a warning`,
     },
-    help: HELP_FLAG,
   },
   notes: `Passes:
 ${allPasses.map((p) => `  ${p.name.padEnd(11)} ${p.description}`).join('\n')}`,
 } satisfies CommandSpec;
 
-import {
-  type CliIo,
-  commandHelp,
-  type CommandSpec,
-  EXIT_BAD_INPUT,
-  HELP_FLAG,
-  parseCommand,
-  reportError,
-} from './io.js';
+import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, EXIT_BAD_INPUT } from './io.js';
 import { type KernelInput, loadKernelFunction, parsePasses, tooDeepTo, UsageError } from './kernel-input.js';
 
-export async function optCommand(
-  argv: string[],
-  io: { out: (s: string) => void; err: (s: string) => void },
-): Promise<number> {
-  try {
-    return await run(argv, io);
-  } catch (e) {
-    return reportError('opt', io, e, [{ type: BindError }]);
-  }
-}
+export const optCommand = defineCommand(OPT, run, [{ type: BindError }]);
 
-async function run(
-  argv: string[],
-  io: { out: (s: string) => void; err: (s: string) => void },
-): Promise<number> {
-  const parsed = parse(argv);
-  const { values, positionals } = parsed;
-  if (values.help) {
-    io.out(commandHelp(OPT));
-    return 0;
-  }
+async function run({ values, positionals }: CommandArgs<typeof OPT.flags>, io: CliIo): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('expected exactly one FILE.c (see --help)');
   const file = positionals[0] as string;
   const passes = parsePasses(values.passes);
@@ -171,10 +144,6 @@ async function runStaged(
   const r = stub.specialize(binds, (m) => io.err(m));
   io.out(printFun(r.fun));
   return 0;
-}
-
-function parse(argv: string[]) {
-  return parseCommand(OPT, argv);
 }
 
 const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[fF]?$/;

@@ -19,15 +19,7 @@ import {
   stageReport,
   writeStaged,
 } from '../stager/index.js';
-import {
-  type CliIo,
-  commandHelp,
-  type CommandSpec,
-  fileProblem,
-  HELP_FLAG,
-  parseCommand,
-  reportError,
-} from './io.js';
+import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, fileProblem } from './io.js';
 import { UsageError } from './kernel-input.js';
 import { prepareOutDir } from './out-path.js';
 
@@ -65,25 +57,15 @@ specialization given up, with the function, what it handled and the reason`,
       help: `print a JSON report instead (the manifest; per pass: stop, reason, stats,
 sizes, events)`,
     },
-    help: HELP_FLAG,
   },
 } satisfies CommandSpec;
 
-export async function stageCommand(argv: string[], io: CliIo): Promise<number> {
-  try {
-    return await run(argv, io);
-  } catch (e) {
-    return reportError('stage', io, e, [{ type: ConfigError, asIs: true }, { type: OptimizerError }]);
-  }
-}
+export const stageCommand = defineCommand(STAGE, run, [
+  { type: ConfigError, asIs: true },
+  { type: OptimizerError },
+]);
 
-async function run(argv: string[], io: CliIo): Promise<number> {
-  const parsed = parse(argv);
-  const { values, positionals } = parsed;
-  if (values.help) {
-    io.out(commandHelp(STAGE));
-    return 0;
-  }
+async function run({ values, positionals }: CommandArgs<typeof STAGE.flags>, io: CliIo): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('expected exactly one CONFIG.json (see --help)');
   if (values.out === undefined) throw new UsageError('--out DIR is required (see --help)');
   const k = values.k === undefined ? 2 : Number(values.k);
@@ -131,8 +113,4 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     `wrote ${[...files.modules, files.stub, files.types, files.manifest, files.descriptions].join(', ')}`,
   );
   return 0;
-}
-
-function parse(argv: string[]) {
-  return parseCommand(STAGE, argv);
 }
