@@ -36,7 +36,7 @@ export {
   resolvePass,
   runPipeline,
 } from './optimizers/index.js';
-export { scfVersion } from './common/index.js';
+export { formatDiagnostic, scfVersion } from './common/index.js';
 export { registerScfResolver } from './runtime/resolver.js';
 export type { Specialized, StageManifest, Stub } from './runtime/stub.js';
 export { checkManifest } from './runtime/stub.js';

@@ -24,6 +24,7 @@
  * `toAbsValue`, `line:col` for text.
  */
 import { Map as IMap, Set as ISet } from 'immutable';
+import { lineCol } from '../common/index.js';
 import { type CtorTable, fieldsOf, isPrimValue, tupleArity, withPrelude } from './member.js';
 import {
   type AbsValue,
@@ -72,11 +73,27 @@ export interface DescribeOptions {
   readonly arrays?: ArrayRepr;
 }
 
+/**
+ * The description language's diagnostic codes, sorted. A configuration reports them inside its
+ * `bind` error (C1008), at the description's place in the file.
+ */
+export const DESCRIPTION_CODES = {
+  /** The text is not a description: syntax, nesting. */
+  D1001: 'syntax',
+  /** A value description names an unknown constructor, or gives a constructor the wrong fields. */
+  D1002: 'value',
+  /** A description that does not fit its formal's type, or names no formal. */
+  D1003: 'formal',
+} as const;
+
+export type DescriptionCode = keyof typeof DESCRIPTION_CODES;
+
 export class DescriptionError extends Error {
   constructor(
     message: string,
     /** `$.field[1]` for value descriptions, `line:col` for text. */
     readonly position: string,
+    readonly code: DescriptionCode = 'D1002',
   ) {
     super(`${position}: ${message}`);
     this.name = 'DescriptionError';
@@ -255,15 +272,8 @@ function lex(text: string): Tok[] {
 }
 
 function posError(text: string, at: number, message: string): DescriptionError {
-  let line = 1;
-  let col = 1;
-  for (let i = 0; i < at && i < text.length; i++) {
-    if (text[i] === '\n') {
-      line++;
-      col = 1;
-    } else col++;
-  }
-  return new DescriptionError(message, `${line}:${col}`);
+  const { line, col } = lineCol(text, Math.min(at, text.length));
+  return new DescriptionError(message, `${line}:${col}`, 'D1001');
 }
 
 /** Parses the textual description syntax (see the module comment) into an abstract value. */

@@ -14,6 +14,8 @@ export { arbMember, arbMembers, type MemberOptions } from './arbitrary.js';
 export {
   type ArrayRepr,
   type DescribeOptions,
+  DESCRIPTION_CODES,
+  type DescriptionCode,
   DescriptionError,
   type Hole,
   holes,

@@ -112,7 +112,7 @@ async function run({ values, positionals }: CommandArgs<typeof EVAL.flags>, io: 
     if (tooDeepTo('optimize', input, io)) return EXIT_BAD_INPUT;
     runProgram = runPipeline(program, fnName, passes, bindValues).program;
   }
-  const r = evaluate(runProgram, fnName, args, { fuel, spans: input.spans, file });
+  const r = evaluate(runProgram, fnName, args, { fuel, spans: input.spans, source: input.source });
   const outputs = emptyRecord<unknown>();
   for (const p of params) {
     const arr = Object.hasOwn(r.outputs, p.name) ? r.outputs[p.name] : undefined;

@@ -8,7 +8,6 @@ import { readFile } from 'node:fs/promises';
 import {
   type Fun,
   findFun,
-  formatDiagnostic,
   listToArray,
   type ParseResult,
   parseKernel,
@@ -16,6 +15,7 @@ import {
   treeDepthDiagnostic,
 } from '../kernel/index.js';
 import { defaultPipeline, isPassPath, type Pass, PassError, resolvePass } from '../optimizers/index.js';
+import { formatDiagnostic } from '../common/index.js';
 import { type CliIo, fileProblem, UsageError } from './io.js';
 
 /** Bad input to a command (exit status 2); defined in io.ts, which every command loads. */
@@ -27,6 +27,8 @@ export interface KernelInput {
   readonly fnName: string;
   readonly fun: Fun;
   readonly spans: ParseResult['spans'];
+  /** The file's text (diagnostics and runtime errors compute line and column from it). */
+  readonly source: string;
 }
 
 /** Reads and parses `file` and finds function `fnName` (default: the file's only function). */
@@ -43,7 +45,7 @@ export async function loadKernelFunction(
   }
   const parsed = await parseKernel(source, file);
   if (parsed.diagnostics.length > 0) {
-    for (const d of parsed.diagnostics) io.err(formatDiagnostic(d));
+    for (const d of parsed.diagnostics) io.err(formatDiagnostic(d, parsed.sources, false));
     return null;
   }
   const program = parsed.program;
@@ -56,7 +58,7 @@ export async function loadKernelFunction(
   }
   const fun = findFun(program, name);
   if (!fun) throw new UsageError(`${file} has no function '${name}'`);
-  return { file, program, fnName: name, fun, spans: parsed.spans };
+  return { file, program, fnName: name, fun, spans: parsed.spans, source };
 }
 
 /**
@@ -66,7 +68,7 @@ export async function loadKernelFunction(
  */
 export function tooDeepTo(what: string, input: KernelInput, io: CliIo, fun: Fun = input.fun): boolean {
   const d = treeDepthDiagnostic(fun, input.spans, input.file, what);
-  if (d !== undefined) io.err(formatDiagnostic(d));
+  if (d !== undefined) io.err(formatDiagnostic(d, new Map([[input.file, input.source]]), false));
   return d !== undefined;
 }
 

@@ -147,7 +147,7 @@ async function run({ values, positionals }: CommandArgs<typeof KERNEL.flags>, io
       backend: emit === 'js' ? 'js' : (backend ?? 'auto'),
       wgsl: {},
       // run-time errors positioned as scf eval positions them (the optimizers keep labels)
-      js: { spans: input.spans, file },
+      js: { spans: input.spans, source: input.source },
     });
     if (r.note !== undefined) io.err(`scf kernel: note: ${r.note}`);
     io.out(JSON.stringify({ backend: r.backend, result: resultJson(r.result, fun) }));

@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { importStub } from '../stager/index.js';
-import { emptyRecord, type Fun, printFun } from '../kernel/index.js';
+import { emptyRecord, type Fun, kernelPlace, printFun } from '../kernel/index.js';
 import {
   allPasses,
   BindError,
@@ -113,7 +113,7 @@ export function optimizeUnstaged(
     if (!(e instanceof BindError)) throw e;
     // Bindings are checked against the function's formals: point at the function.
     const span = input.spans.get(input.fun.lbl);
-    io.err(span ? `${input.file}:${span.line}:${span.col}: error: ${e.message}` : `${command}: ${e.message}`);
+    io.err(span ? `${kernelPlace(span, input.source)}: error: ${e.message}` : `${command}: ${e.message}`);
     return null;
   }
 }

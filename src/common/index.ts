@@ -1,9 +1,21 @@
 /**
  * What every stage shares and nothing else: where the installation lives (`paths.ts`), the
- * exhaustiveness check of IR switches (`assert.ts`) and offsets to line and column (`text.ts`).
+ * exhaustiveness check of IR switches (`assert.ts`), offsets to line and column (`text.ts`) and
+ * diagnostics: spans, code tables, logs and printing (`diagnostics.ts`).
  * The lowest layer: it imports no other folder of scf (tests/architecture checks it).
  */
 export { assertNever } from './assert.js';
+export {
+  codeFrame,
+  type Diagnostic,
+  DiagnosticLog,
+  diagnosticFactory,
+  formatDiagnostic,
+  formatLocation,
+  type MessageTable,
+  type SourceSpan,
+  unsortedCodes,
+} from './diagnostics.js';
 export {
   FROM_SOURCES,
   MODULE_ROOT,

@@ -10,8 +10,8 @@
  * seq chains and are not limited by it; the parser's own limit (MAX_NESTING in parse.ts) bounds
  * nesting in the source.
  */
-import type { Span } from './diagnostics.js';
-import { codes, type Diagnostic } from './diagnostics.js';
+import type { SourceSpan } from '../common/index.js';
+import { codes, type Diagnostic, diag } from './diagnostics.js';
 
 /** Most levels of nested objects (nodes, seq links, list cells) a function may have to be optimized or compiled. */
 export const MAX_TREE_DEPTH = 1000;
@@ -44,16 +44,15 @@ export function firstTooDeep(root: unknown, limit: number): { readonly lbl: numb
  */
 export function treeDepthDiagnostic(
   fun: { readonly name: string },
-  spans: ReadonlyMap<number, Span>,
+  spans: ReadonlyMap<number, SourceSpan>,
   file: string,
   what: string,
 ): Diagnostic | undefined {
   const deep = firstTooDeep(fun, MAX_TREE_DEPTH);
   if (deep === undefined) return undefined;
-  return {
-    code: codes.tooDeep,
-    message: `'${fun.name}' is too long or too deeply nested to ${what} (limit ${MAX_TREE_DEPTH} levels): it nests deeper here (each statement in a row, local and argument counts one level)`,
-    file,
-    span: (deep.lbl === undefined ? undefined : spans.get(deep.lbl)) ?? { line: 1, col: 1 },
-  };
+  return diag(
+    codes.tooDeep,
+    (deep.lbl === undefined ? undefined : spans.get(deep.lbl)) ?? { file, start: 0, end: 0 },
+    `'${fun.name}' is too long or too deeply nested to ${what} (limit ${MAX_TREE_DEPTH} levels): it nests deeper here (each statement in a row, local and argument counts one level)`,
+  );
 }

@@ -19,7 +19,8 @@
  */
 import { applyBinary, applyUnary, convertScalar, type Fault } from './arith.js';
 import type { Cmd, Expr, Fun, Lam, Param, Program, Soac } from './ast.js';
-import { KernelArgumentError, KernelRuntimeError, type Span } from './diagnostics.js';
+import type { SourceSpan } from '../common/index.js';
+import { KernelArgumentError, KernelRuntimeError } from './diagnostics.js';
 import { article, assertNever, emptyRecord, exprType, findFun, listToArray } from './util.js';
 
 /** An argument: a scalar (booleans allowed for bool parameters) or an array of scalars. */
@@ -31,9 +32,9 @@ export interface EvalOptions {
   /** Maximum call depth. Default 400. */
   readonly maxDepth?: number;
   /** The parser's span table, to give runtime errors a source position. */
-  readonly spans?: ReadonlyMap<number, Span>;
-  /** File name used in runtime error messages. */
-  readonly file?: string;
+  readonly spans?: ReadonlyMap<number, SourceSpan>;
+  /** The kernel's text, for the line and column of a runtime error's position. */
+  readonly source?: string;
 }
 
 export interface EvalResult {
@@ -170,7 +171,7 @@ class Machine {
   }
 
   private error(lbl: number, message: string): never {
-    throw new KernelRuntimeError(message, lbl, this.options.spans?.get(lbl), this.options.file);
+    throw new KernelRuntimeError(message, lbl, this.options.spans?.get(lbl), this.options.source);
   }
 
   private tick(lbl: number): void {

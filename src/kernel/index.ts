@@ -6,11 +6,12 @@ export type * from './ast.js';
 export { applyBinary, applyUnary, convertScalar, type Fault } from './arith.js';
 export {
   codes,
-  type Diagnostic,
-  formatDiagnostic,
+  type Diagnostic as KernelDiagnostic,
+  type KernelCode,
   KernelArgumentError,
   KernelRuntimeError,
-  type Span,
+  kernelPlace,
+  MESSAGES as KERNEL_MESSAGES,
 } from './diagnostics.js';
 export {
   type ArgValue,

@@ -21,16 +21,22 @@ import { createRequire } from 'node:module';
 import { Language, type Node, Parser } from 'web-tree-sitter';
 import type { Option } from '../scf-lang/prelude.js';
 import type { Cmd, Decl, Expr, Fun, Lam, Param, Program, Soac, SoacArg } from './ast.js';
-import { codes, type Diagnostic, type Span } from './diagnostics.js';
+import type { SourceSpan } from '../common/index.js';
+import { codes, type Diagnostic, diag, type KernelCode, type MESSAGES } from './diagnostics.js';
 import { decimalToFloat32 } from './float.js';
 import { article, exprType, listFromArray } from './util.js';
 
 export interface ParseResult {
   readonly program: Program;
   readonly diagnostics: readonly Diagnostic[];
-  /** Source position of the syntax each label came from. */
-  readonly spans: ReadonlyMap<number, Span>;
+  /** Where in `source` the syntax each label came from is (offsets). */
+  readonly spans: ReadonlyMap<number, SourceSpan>;
   readonly file: string;
+  /**
+   * The kernel's text by file name (one entry), as SCF-lang's `compileFile` gives its sources:
+   * `formatDiagnostic(d, sources)` prints a diagnostic with its line, column and code frame.
+   */
+  readonly sources: ReadonlyMap<string, string>;
 }
 
 let parserPromise: Promise<Parser> | undefined;
@@ -67,8 +73,8 @@ export function parseKernelSync(source: string, file = '<input>'): ParseResult {
     const program: Program = checkTree(ctx, tree.rootNode)
       ? convertUnit(ctx, tree.rootNode)
       : { kind: 'nil' };
-    const diagnostics = [...ctx.diags].sort((a, b) => a.span.line - b.span.line || a.span.col - b.span.col);
-    return { program, diagnostics, spans: ctx.spans, file };
+    const diagnostics = [...ctx.diags].sort((a, b) => (a.span?.start ?? 0) - (b.span?.start ?? 0));
+    return { program, diagnostics, spans: ctx.spans, file, sources: new Map([[file, source]]) };
   } finally {
     tree.delete();
   }
@@ -85,7 +91,7 @@ interface Sig {
 interface Ctx {
   readonly file: string;
   readonly diags: Diagnostic[];
-  readonly spans: Map<number, Span>;
+  readonly spans: Map<number, SourceSpan>;
   nextLbl: number;
   readonly funs: Map<string, Sig>;
   /**
@@ -122,22 +128,34 @@ interface FunCtx {
 /** Thrown inside a statement's conversion after its diagnostic is recorded; caught per statement. */
 class Bail extends Error {}
 
-function spanOf(n: Node): Span {
-  return { line: n.startPosition.row + 1, col: n.startPosition.column + 1 };
+function spanOf(ctx: Ctx, n: { readonly startIndex: number; readonly endIndex: number }): SourceSpan {
+  return { file: ctx.file, start: n.startIndex, end: n.endIndex };
 }
 
-function report(ctx: Ctx, n: Node, code: string, message: string): void {
-  ctx.diags.push({ code, message, file: ctx.file, span: spanOf(n) });
+/** Records the diagnostic `code` at `n`, its message made of `facts`. */
+function report<C extends KernelCode>(
+  ctx: Ctx,
+  n: Node,
+  code: C,
+  ...facts: Parameters<(typeof MESSAGES)[C]>
+): void {
+  ctx.diags.push(diag(code, spanOf(ctx, n), ...facts));
 }
 
-function fail(ctx: Ctx, n: Node, code: string, message: string): never {
-  report(ctx, n, code, message);
+/** `report`, then leaves the statement being converted. */
+function fail<C extends KernelCode>(
+  ctx: Ctx,
+  n: Node,
+  code: C,
+  ...facts: Parameters<(typeof MESSAGES)[C]>
+): never {
+  report(ctx, n, code, ...facts);
   throw new Bail();
 }
 
 function label(ctx: Ctx, n: Node): number {
   const l = ctx.nextLbl++;
-  ctx.spans.set(l, spanOf(n));
+  ctx.spans.set(l, spanOf(ctx, n));
   return l;
 }
 
@@ -226,9 +244,9 @@ const IDENTIFIER_NODES = new Set([
 function checkTree(ctx: Ctx, root: Node): boolean {
   const cursor = root.walk();
   const hasError = root.hasError;
-  const at = (): Span => ({ line: cursor.startPosition.row + 1, col: cursor.startPosition.column + 1 });
-  const push = (code: string, message: string): void => {
-    ctx.diags.push({ code, message, file: ctx.file, span: at() });
+  const at = (): SourceSpan => spanOf(ctx, cursor);
+  const push = <C extends KernelCode>(code: C, ...facts: Parameters<(typeof MESSAGES)[C]>): void => {
+    ctx.diags.push(diag(code, at(), ...facts));
   };
   try {
     let depth = 0;
@@ -244,16 +262,13 @@ function checkTree(ctx: Ctx, root: Node): boolean {
       }
       const type = cursor.nodeType;
       if (inError < 0) {
-        if (hasError && cursor.nodeIsMissing) push(codes.missingToken, `syntax error: expected '${type}'`);
+        if (hasError && cursor.nodeIsMissing) push(codes.missingToken, type);
         else if (hasError && type === 'ERROR') {
           const text = cursor.nodeText.split('\n')[0]?.slice(0, 30) ?? '';
           push(codes.syntaxError, `syntax error near '${text}'`);
           inError = depth;
         } else if (IDENTIFIER_NODES.has(type) && !C_IDENTIFIER.test(cursor.nodeText)) {
-          push(
-            codes.badIdentifier,
-            `'${cursor.nodeText}' is not an identifier of the kernel subset (ASCII letters, digits and '_', not starting with a digit)`,
-          );
+          push(codes.badIdentifier, cursor.nodeText);
         }
       }
       if (cursor.gotoFirstChild()) {

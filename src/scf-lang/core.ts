@@ -17,18 +17,14 @@
  *   runtime errors.
  * - Children are enumerated in exactly one place (`children` / `mapChildren` below).
  */
-import { assertNever } from '../common/index.js';
+import { assertNever, type SourceSpan } from '../common/index.js';
 import type { PrimOp } from './prims.js';
 import type { Value } from './values.js';
 
 export type Label = number;
 
-/** A half-open range of UTF-16 offsets `[start, end)` in `file`. */
-export interface Span {
-  readonly file: string;
-  readonly start: number;
-  readonly end: number;
-}
+/** Where a Core node came from: a half-open range of UTF-16 offsets in a file (common's). */
+export type Span = SourceSpan;
 
 interface Node {
   readonly label: Label;

@@ -1,13 +1,17 @@
 /**
  * Diagnostics of the SCF-lang front end: every code and its message factory, in one sorted
- * table. Diagnostics carry a span; line and column are computed only when printed. They are
- * collected in a `DiagnosticLog`, never thrown, so one run reports every error in a file.
+ * table; the diagnostics themselves, their log and their printing are common's
+ * (`common/diagnostics.ts`, shared with the kernel, configuration and description languages).
+ * They are collected in a log, never thrown, so one run reports every error in a file.
  *
  * Code ranges: SCF1xxx files, syntax and modules; SCF2xxx constructs outside the subset;
  * SCF3xxx typing.
  */
-import type { Span } from './core.js';
-import { lineCol } from '../common/index.js';
+import {
+  type Diagnostic as CommonDiagnostic,
+  DiagnosticLog as CommonDiagnosticLog,
+  diagnosticFactory,
+} from '../common/index.js';
 
 export const MESSAGES = {
   SCF1001: (msg: string) => `syntax error: ${msg}`,
@@ -72,86 +76,13 @@ export const MESSAGES = {
 
 export type DiagCode = keyof typeof MESSAGES;
 
-export interface Diagnostic {
-  readonly code: DiagCode;
-  readonly message: string;
-  readonly span: Span | null;
-}
+/** An SCF-lang diagnostic. */
+export type Diagnostic = CommonDiagnostic<DiagCode>;
 
-export function diag<C extends DiagCode>(
-  code: C,
-  span: Span | null,
-  ...args: Parameters<(typeof MESSAGES)[C]>
-): Diagnostic {
-  const f = MESSAGES[code] as (...a: unknown[]) => string;
-  return { code, message: f(...args), span };
-}
+/** A log of SCF-lang diagnostics. */
+export class DiagnosticLog extends CommonDiagnosticLog<DiagCode> {}
 
-/** Collects diagnostics; drops exact duplicates (code elaborated twice reports once). */
-export class DiagnosticLog {
-  private readonly seen = new Set<string>();
-  readonly items: Diagnostic[] = [];
+/** An SCF-lang diagnostic: the code, the place and the facts its message needs. */
+export const diag = diagnosticFactory(MESSAGES);
 
-  add(d: Diagnostic): void {
-    const key = `${d.code}|${d.span?.file}|${d.span?.start}|${d.span?.end}|${d.message}`;
-    if (this.seen.has(key)) return;
-    this.seen.add(key);
-    this.items.push(d);
-  }
-
-  get hasErrors(): boolean {
-    return this.items.length > 0;
-  }
-
-  /** Sorted by file, then position. */
-  sorted(): Diagnostic[] {
-    return [...this.items].sort((a, b) => {
-      const fa = a.span?.file ?? '';
-      const fb = b.span?.file ?? '';
-      if (fa !== fb) return fa < fb ? -1 : 1;
-      return (a.span?.start ?? 0) - (b.span?.start ?? 0) || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0);
-    });
-  }
-}
-
-// ---- positions and printing ---------------------------------------------------------------
-
-/** `file:line:col` of a span's start. */
-export function formatLocation(span: Span, sources: ReadonlyMap<string, string>): string {
-  const text = sources.get(span.file);
-  if (text === undefined) return span.file;
-  const { line, col } = lineCol(text, span.start);
-  return `${span.file}:${line}:${col}`;
-}
-
-/** The source line of a span with carets under it. */
-export function codeFrame(text: string, span: Span): string {
-  const { line, col } = lineCol(text, span.start);
-  const lines = text.split('\n');
-  const src = (lines[line - 1] ?? '').replace(/\r$/, '');
-  const endLc = lineCol(text, Math.max(span.start, span.end));
-  const width = endLc.line === line ? Math.max(1, endLc.col - col) : Math.max(1, src.length - col + 1);
-  const gutter = String(line);
-  const pad = ' '.repeat(gutter.length);
-  // A very long line (generated code) is shown around the column, with … for what is cut.
-  const from =
-    src.length > MAX_FRAME_LINE ? Math.max(0, Math.min(col - 1 - 40, src.length - MAX_FRAME_LINE)) : 0;
-  const to = Math.min(src.length, from + MAX_FRAME_LINE);
-  const before = from > 0 ? '…' : '';
-  const shown = `${before}${src.slice(from, to)}${to < src.length ? '…' : ''}`;
-  const lead = before + src.slice(from, col - 1).replace(/[^\t]/g, ' ');
-  const marks = Math.max(1, Math.min(width, to - col + 1));
-  return `${gutter} | ${shown}\n${pad} | ${lead.replace(/…/, ' ')}${'^'.repeat(marks)}`;
-}
-
-/** Longest source line a code frame shows whole. */
-const MAX_FRAME_LINE = 200;
-
-/** `FILE:LINE:COL: error SCFnnnn: message`, then a code frame when the source is known. */
-export function formatDiagnostic(d: Diagnostic, sources: ReadonlyMap<string, string>, frame = true): string {
-  if (d.span === null) return `error ${d.code}: ${d.message}`;
-  const head = `${formatLocation(d.span, sources)}: error ${d.code}: ${d.message}`;
-  const text = sources.get(d.span.file);
-  if (!frame || text === undefined) return head;
-  return `${head}\n${codeFrame(text, d.span)}`;
-}
+export { codeFrame, formatDiagnostic, formatLocation } from '../common/index.js';

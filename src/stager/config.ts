@@ -46,6 +46,8 @@ import {
   emptyRecord,
   type Fun,
   findFun,
+  type KernelCode,
+  type KernelDiagnostic,
   listToArray,
   type Program,
   parseKernel,
@@ -101,7 +103,40 @@ export interface StageConfig {
   readonly positions: ReadonlyMap<string, Position>;
 }
 
-/** A user error in a configuration, at a position of its file. */
+/**
+ * The configuration language's diagnostic codes, sorted: one per part of the file a problem is
+ * in, so a message names the part and the code groups it. (A kernel's own diagnostics keep
+ * their `Knnnn` codes; a description's `Dnnnn` are reported under `bind`'s C1008.)
+ */
+export const CONFIG_CODES = {
+  /** The file cannot be read. */
+  C1001: 'unreadable',
+  /** Not a JSON object: syntax, nesting, an empty file. */
+  C1002: 'syntax',
+  /** A key duplicated, unknown or missing. */
+  C1003: 'keys',
+  /** 'id' or 'description'. */
+  C1004: 'id',
+  /** 'input': the kernel file. */
+  C1005: 'input',
+  /** 'function': its name, or its absence from the kernel file. */
+  C1006: 'function',
+  /** 'pipeline': its pass names and the optimizers they load. */
+  C1007: 'pipeline',
+  /** 'bind': the early descriptions and how they fit the formals. */
+  C1008: 'bind',
+  /** 'sample': the stage-2 values. */
+  C1009: 'sample',
+  /** 'pe': the partial evaluator's limits. */
+  C1010: 'pe',
+} as const;
+
+export type ConfigCode = keyof typeof CONFIG_CODES;
+
+/**
+ * A user error in a configuration, at a position of its file: `FILE:LINE:COL: error CODE: REASON`.
+ * The code is a `CONFIG_CODES` one, or the kernel's `Knnnn` when the kernel file is at fault.
+ */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
   constructor(
@@ -110,15 +145,23 @@ export class ConfigError extends Error {
     readonly col: number,
     /** The message without the position. */
     readonly reason: string,
+    readonly code: ConfigCode | KernelCode,
   ) {
-    super(`${file}:${line}:${col}: error: ${reason}`);
+    super(`${file}:${line}:${col}: error ${code}: ${reason}`);
   }
+}
+
+/** The code of a problem with the value at `where` (a `positions` path). */
+function codeAt(where: string): ConfigCode {
+  const key = /^[a-z]*/.exec(where)?.[0] ?? '';
+  const found = Object.entries(CONFIG_CODES).find(([, part]) => part === key);
+  return (found?.[0] as ConfigCode | undefined) ?? 'C1002';
 }
 
 /** A `ConfigError` at the value at `where` (a `positions` path; the whole object if unknown). */
 export function configError(config: StageConfig, where: string, reason: string): ConfigError {
   const at = config.positions.get(where) ?? config.positions.get('') ?? { line: 1, col: 1 };
-  return new ConfigError(config.file, at.line, at.col, reason);
+  return new ConfigError(config.file, at.line, at.col, reason, codeAt(where));
 }
 
 function isDirectory(file: string): boolean {
@@ -148,7 +191,7 @@ export function loadConfig(file: string): StageConfig {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new ConfigError(file, 1, 1, `cannot read the configuration: ${readProblem(e)}`);
+    throw new ConfigError(file, 1, 1, `cannot read the configuration: ${readProblem(e)}`, 'C1001');
   }
   return parseConfig(text, file);
 }
@@ -185,7 +228,7 @@ export function parseConfig(text: string, file: string): StageConfig {
   const input = r.input(byKey);
   const fn = r.str(byKey, 'function') as string;
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(fn))
-    r.fail(byKey.get('function') as Node, `'function' must be a C function name, not '${fn}'`);
+    r.fail(byKey.get('function') as Node, 'C1006', `'function' must be a C function name, not '${fn}'`);
   const pipeline = r.pipeline(byKey.get('pipeline') as Node);
   const bind = r.bind(byKey.get('bind') as Node);
   const sampleNode = byKey.get('sample');
@@ -216,13 +259,13 @@ class ConfigReader {
     private readonly file: string,
   ) {}
 
-  errAt(offset: number, reason: string): ConfigError {
+  errAt(offset: number, code: ConfigCode, reason: string): ConfigError {
     const p = lineCol(this.text, offset);
-    return new ConfigError(this.file, p.line, p.col, reason);
+    return new ConfigError(this.file, p.line, p.col, reason, code);
   }
 
-  fail(node: Node, reason: string): never {
-    throw this.errAt(node.offset, reason);
+  fail(node: Node, code: ConfigCode, reason: string): never {
+    throw this.errAt(node.offset, code, reason);
   }
 
   private at(where: string, node: Node): void {
@@ -235,7 +278,7 @@ class ConfigReader {
     // jsonc-parser and the description parser recurse along brackets: a config nested deeper than
     // any real one is one positioned error, not a stack overflow.
     const deep = firstTooDeepBracket(text, true);
-    if (deep !== undefined) throw this.errAt(deep, `nesting too deep (limit ${MAX_CONFIG_NESTING})`);
+    if (deep !== undefined) throw this.errAt(deep, 'C1002', `nesting too deep (limit ${MAX_CONFIG_NESTING})`);
     const errors: ParseError[] = [];
     const root = parseTree(text, errors, {
       disallowComments: true,
@@ -249,13 +292,13 @@ class ConfigReader {
       // a trailing comma reads as "expected a property name / value": say what is wrong
       if (code === 'PropertyNameExpected' || code === 'ValueExpected') {
         const before = text.slice(0, first.offset).trimEnd();
-        if (before.endsWith(',')) throw this.errAt(before.length - 1, 'trailing comma');
+        if (before.endsWith(',')) throw this.errAt(before.length - 1, 'C1002', 'trailing comma');
       }
       if (first.offset >= text.length && code !== 'EndOfFileExpected') reason += ' (unexpected end of file)';
-      throw this.errAt(first.offset, reason);
+      throw this.errAt(first.offset, 'C1002', reason);
     }
-    if (root === undefined) throw this.errAt(0, 'empty configuration');
-    if (root.type !== 'object') this.fail(root, 'a configuration is a JSON object');
+    if (root === undefined) throw this.errAt(0, 'C1002', 'empty configuration');
+    if (root.type !== 'object') this.fail(root, 'C1002', 'a configuration is a JSON object');
     this.at('', root);
     return root;
   }
@@ -266,9 +309,9 @@ class ConfigReader {
     const seen = new Set<string>();
     for (const p of obj.children ?? []) {
       const [k, v] = p.children ?? [];
-      if (k === undefined || v === undefined) throw this.errAt(p.offset, 'expected a property');
+      if (k === undefined || v === undefined) throw this.errAt(p.offset, 'C1002', 'expected a property');
       const key = k.value as string;
-      if (seen.has(key)) this.fail(k, `duplicate key '${key}'`);
+      if (seen.has(key)) this.fail(k, 'C1003', `duplicate key '${key}'`);
       seen.add(key);
       out.push([key, k, v]);
     }
@@ -280,25 +323,26 @@ class ConfigReader {
     const byKey = new Map<string, Node>();
     for (const [key, k, v] of this.props(root)) {
       if (!(KEYS as readonly string[]).includes(key))
-        this.fail(k, `unknown key '${key}' (expected ${KEYS.map((x) => `'${x}'`).join(', ')})`);
+        this.fail(k, 'C1003', `unknown key '${key}' (expected ${KEYS.map((x) => `'${x}'`).join(', ')})`);
       byKey.set(key, v);
       this.at(key, v);
     }
-    for (const key of REQUIRED) if (!byKey.has(key)) this.fail(root, `missing key '${key}'`);
+    for (const key of REQUIRED) if (!byKey.has(key)) this.fail(root, 'C1003', `missing key '${key}'`);
     return byKey;
   }
 
   str(byKey: ReadonlyMap<string, Node>, key: string): string | undefined {
     const v = byKey.get(key);
     if (v === undefined) return undefined;
-    if (v.type !== 'string') this.fail(v, `'${key}' must be a string`);
+    if (v.type !== 'string')
+      this.fail(v, key === 'function' ? 'C1006' : 'C1004', `'${key}' must be a string`);
     return v.value as string;
   }
 
   id(node: Node | undefined): number | undefined {
     if (node === undefined) return undefined;
     if (node.type !== 'number' || !Number.isSafeInteger(node.value) || (node.value as number) < 1)
-      this.fail(node, "'id' must be a positive integer");
+      this.fail(node, 'C1004', "'id' must be a positive integer");
     return node.value as number;
   }
 
@@ -306,69 +350,84 @@ class ConfigReader {
   input(byKey: ReadonlyMap<string, Node>): string {
     const node = byKey.get('input') as Node;
     const inputText = this.str(byKey, 'input') as string;
-    if (inputText === '') this.fail(node, "'input' must name the kernel C file");
+    if (inputText === '') this.fail(node, 'C1005', "'input' must name the kernel C file");
     const input = path.resolve(path.dirname(path.resolve(this.file)), inputText);
-    if (!existsSync(input)) this.fail(node, `no such file: '${inputText}'`);
-    if (isDirectory(input)) this.fail(node, `'${inputText}' is a directory, not a kernel C file`);
+    if (!existsSync(input)) this.fail(node, 'C1005', `no such file: '${inputText}'`);
+    if (isDirectory(input)) this.fail(node, 'C1005', `'${inputText}' is a directory, not a kernel C file`);
     return input;
   }
 
   /** `pipeline`: built-in pass names, or paths of a user's optimizers. */
   pipeline(node: Node): string[] {
-    if (node.type !== 'array') this.fail(node, "'pipeline' must be an array of pass names");
+    if (node.type !== 'array') this.fail(node, 'C1007', "'pipeline' must be an array of pass names");
     const pipeline: string[] = [];
     (node.children ?? []).forEach((p, i) => {
-      if (p.type !== 'string') this.fail(p, 'a pass name must be a string');
+      if (p.type !== 'string') this.fail(p, 'C1007', 'a pass name must be a string');
       const name = p.value as string;
       if (!KNOWN_PASSES.includes(name) && !isPassPath(name))
         this.fail(
           p,
+          'C1007',
           `unknown pass '${name}' (built-in: ${KNOWN_PASSES.join(', ')}; or the path of your own optimizer, relative to this file)`,
         );
       if (isPassPath(name) && isDirectory(path.resolve(path.dirname(path.resolve(this.file)), name)))
-        this.fail(p, `'${name}' is a directory, not an optimizer's .ts file`);
+        this.fail(p, 'C1007', `'${name}' is a directory, not an optimizer's .ts file`);
       this.at(`pipeline[${i}]`, p);
       pipeline.push(name);
     });
-    if (pipeline.length === 0) this.fail(node, "'pipeline' must name at least one pass");
+    if (pipeline.length === 0) this.fail(node, 'C1007', "'pipeline' must name at least one pass");
     return pipeline;
   }
 
   /** `bind`: each staged formal's description. */
   bind(node: Node): [string, Description][] {
-    if (node.type !== 'object') this.fail(node, "'bind' must be an object mapping formals to descriptions");
+    if (node.type !== 'object')
+      this.fail(node, 'C1008', "'bind' must be an object mapping formals to descriptions");
     const bind: [string, Description][] = [];
     for (const [name, k, v] of this.props(node)) {
       this.at(`bind.${name}`, v);
       this.at(`bind.${name}:key`, k);
-      bind.push([name, bindDescription(v, this.text, (offset, reason) => this.errAt(offset, reason))]);
+      bind.push([
+        name,
+        bindDescription(v, this.text, (offset, reason) => this.errAt(offset, 'C1008', reason)),
+      ]);
     }
     return bind;
   }
 
   /** `sample`: a stage-2 value for every bound formal, and for those only. */
   sample(node: Node, bind: readonly [string, Description][]): [string, BindValue][] {
-    if (node.type !== 'object') this.fail(node, "'sample' must be an object mapping formals to values");
+    if (node.type !== 'object')
+      this.fail(node, 'C1009', "'sample' must be an object mapping formals to values");
     const sample: [string, BindValue][] = [];
     for (const [name, k, v] of this.props(node)) {
       if (!bind.some(([b]) => b === name))
-        this.fail(k, `'${name}' is not in 'bind': stage-2 values are given for the staged formals only`);
+        this.fail(
+          k,
+          'C1009',
+          `'${name}' is not in 'bind': stage-2 values are given for the staged formals only`,
+        );
       this.at(`sample.${name}`, v);
       this.at(`sample.${name}:key`, k);
-      sample.push([name, sampleValue(v, (n, reason) => this.fail(n, reason))]);
+      sample.push([name, sampleValue(v, (n, reason) => this.fail(n, 'C1009', reason))]);
     }
     for (const [name] of bind)
-      if (!sample.some(([s]) => s === name)) this.fail(node, `'sample' has no value for '${name}'`);
+      if (!sample.some(([s]) => s === name)) this.fail(node, 'C1009', `'sample' has no value for '${name}'`);
     return sample;
   }
 
   /** `pe`: partial-evaluator limits, each a bounded integer. */
   pe(node: Node): { growCap?: number; specFuel?: number; unfoldDepth?: number } {
-    if (node.type !== 'object') this.fail(node, "'pe' must be an object of partial-evaluator limits");
+    if (node.type !== 'object')
+      this.fail(node, 'C1010', "'pe' must be an object of partial-evaluator limits");
     const pe: { growCap?: number; specFuel?: number; unfoldDepth?: number } = {};
     for (const [name, k, v] of this.props(node)) {
       if (name !== 'growCap' && name !== 'specFuel' && name !== 'unfoldDepth')
-        this.fail(k, `unknown partial-evaluator limit '${name}' (known: growCap, specFuel, unfoldDepth)`);
+        this.fail(
+          k,
+          'C1010',
+          `unknown partial-evaluator limit '${name}' (known: growCap, specFuel, unfoldDepth)`,
+        );
       const value = v.value;
       const min = name === 'unfoldDepth' ? 0 : 1;
       if (
@@ -377,7 +436,7 @@ class ConfigReader {
         (value as number) < min ||
         (value as number) > 1_000_000
       )
-        this.fail(v, `'pe.${name}' must be an integer in ${min}..1000000`);
+        this.fail(v, 'C1010', `'pe.${name}' must be an integer in ${min}..1000000`);
       this.at(`pe.${name}`, v);
       pe[name as 'growCap' | 'specFuel' | 'unfoldDepth'] = value as number;
     }
@@ -518,7 +577,7 @@ export async function loadConfigInput(config: StageConfig): Promise<{ program: P
   const parsed = await parseKernel(source, config.input);
   const d = parsed.diagnostics[0];
   // the kernel's own diagnostic, at its position in the C file
-  if (d !== undefined) throw new ConfigError(d.file, d.span.line, d.span.col, `${d.code}: ${d.message}`);
+  if (d !== undefined) throw kernelError(d, source);
   const fun = findFun(parsed.program, config.function);
   if (fun === undefined) {
     const names = listToArray(parsed.program).map((f) => f.name);
@@ -530,9 +589,15 @@ export async function loadConfigInput(config: StageConfig): Promise<{ program: P
   }
   // The stager and the staged optimizers walk the function recursively, as the optimizers do.
   const deep = treeDepthDiagnostic(fun, parsed.spans, config.input, 'stage');
-  if (deep !== undefined)
-    throw new ConfigError(deep.file, deep.span.line, deep.span.col, `${deep.code}: ${deep.message}`);
+  if (deep !== undefined) throw kernelError(deep, source);
   return { program: parsed.program, fun };
+}
+
+/** A kernel diagnostic as a `ConfigError` at its place in the C file. */
+function kernelError(d: KernelDiagnostic, source: string): ConfigError {
+  const span = d.span ?? { file: '<input>', start: 0, end: 0 };
+  const { line, col } = lineCol(source, span.start);
+  return new ConfigError(span.file, line, col, d.message, d.code);
 }
 
 /**

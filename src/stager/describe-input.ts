@@ -65,7 +65,7 @@ export class FormalDescriptionError extends DescriptionError {
     /** The message without the formal's name prefix. */
     readonly reason: string,
   ) {
-    super(reason, formal);
+    super(reason, formal, 'D1003');
     this.name = 'FormalDescriptionError';
   }
 }

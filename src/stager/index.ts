@@ -18,6 +18,8 @@ export { type MinimizeResult, mergeEqualFunctions } from './minimize.js';
 export { freeVars, MAX_FUN_NODES, type SplitResult, splitLargeFunctions } from './split.js';
 export { configPasses, type StagedConfig, stageConfig } from './stage-config.js';
 export {
+  CONFIG_CODES,
+  type ConfigCode,
   ConfigError,
   configError,
   configPipelineInput,

@@ -126,7 +126,7 @@ export interface CompiledKernel {
 
 /**
  * Options of the JS back end, as the evaluator's: `fuel` and `maxDepth` bound a run as
- * `evaluate`'s do (see the file comment), `spans` and `file` position its run-time errors.
+ * `evaluate`'s do (see the file comment), `spans` and `source` position its run-time errors.
  */
 export type JsKernelOptions = EvalOptions;
 
@@ -247,7 +247,7 @@ export function kernelCall(
       if (e instanceof Error && e.name === 'KernelRuntimeError' && !(e instanceof KernelRuntimeError)) {
         const { lbl, detail } = e as Error & { lbl?: unknown; detail?: unknown };
         if (typeof lbl === 'number' && typeof detail === 'string')
-          return new KernelRuntimeError(detail, lbl, options.spans?.get(lbl), options.file);
+          return new KernelRuntimeError(detail, lbl, options.spans?.get(lbl), options.source);
       }
       // A recursion deeper than the stack (maxDepth above what JS allows), as the evaluator says it.
       if (e instanceof RangeError && /call stack/i.test(e.message))
@@ -255,7 +255,7 @@ export function kernelCall(
           'call depth too large for the evaluator (JavaScript stack overflow)',
           fun.lbl,
           options.spans?.get(fun.lbl),
-          options.file,
+          options.source,
         );
       return e;
     },

@@ -221,7 +221,10 @@ export class GpuRuntime {
    * getCompilationInfo errors and pipeline-creation failures become ShaderRejected. Passes with
    * `override` constants are validated with zeros; their real pipelines are made when run.
    */
-  async prepare(plan: GpuPlan, positions: Pick<JsKernelOptions, 'spans' | 'file'> = {}): Promise<GpuKernel> {
+  async prepare(
+    plan: GpuPlan,
+    positions: Pick<JsKernelOptions, 'spans' | 'source'> = {},
+  ): Promise<GpuKernel> {
     this.usable(plan.fn);
     for (const site of plan.sites) {
       for (const pass of site.passes) {
@@ -710,7 +713,7 @@ export async function runKernel(
     };
   }
   try {
-    const kernel = await gpu.prepare(plan, { spans: js.spans, file: js.file });
+    const kernel = await gpu.prepare(plan, { spans: js.spans, source: js.source });
     return { backend: 'webgpu', ...(await kernel.run(args)) };
   } finally {
     if (!options.gpu) gpu.destroy();

@@ -91,16 +91,16 @@ describe('scf stage', () => {
     const unknown = config('unknown-pass.json', { ...base, pipeline: ['const-prop', 'inline'] });
     let r = await cli('stage', unknown, '--out', path.join(TMP, 'x'));
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/unknown-pass\.json:\d+:\d+: error: .*inline/);
+    expect(r.err).toMatch(/unknown-pass\.json:\d+:\d+: error C1007: .*inline/);
     const misfit = config('misfit.json', { ...base, bind: { a: '[1,2]' } });
     r = await cli('stage', misfit, '--out', path.join(TMP, 'x'));
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/misfit\.json:\d+:\d+: error: /);
+    expect(r.err).toMatch(/misfit\.json:\d+:\d+: error C1008: /);
     const broken = path.join(TMP, 'broken.json');
     writeFileSync(broken, '{ "input": ');
     r = await cli('stage', broken, '--out', path.join(TMP, 'x'));
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/broken\.json:1:\d+: error: /);
+    expect(r.err).toMatch(/broken\.json:1:\d+: error C1002: /);
     expect(r.err).not.toMatch(/at .*\.ts:\d+/); // no stack trace
   });
 

@@ -7,18 +7,21 @@ import {
   type ArgValue,
   evaluate,
   findFun,
-  formatDiagnostic,
   parseKernelSync,
   type Program,
   soacStructure,
   type Structure,
 } from '../../src/kernel/index.js';
+import { formatDiagnostic } from '../../src/common/index.js';
 import { findPass, type Pass, runPipeline } from '../../src/optimizers/index.js';
 
 /** Parses `source`; a diagnostic fails the test (its text in the message). */
 export function parseClean(source: string, file: string): Program {
   const r = parseKernelSync(source, file);
-  expect(r.diagnostics.map(formatDiagnostic), `diagnostics of ${file}`).toEqual([]);
+  expect(
+    r.diagnostics.map((d) => formatDiagnostic(d, r.sources, false)),
+    `diagnostics of ${file}`,
+  ).toEqual([]);
   return r.program;
 }
 

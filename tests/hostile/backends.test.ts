@@ -637,7 +637,7 @@ describe('run-time errors: the evaluator’s, never a silent value', () => {
     const parsed = parseKernelSync(FAULTS, 'faults.c');
     expect(parsed.diagnostics).toEqual([]);
     // a smaller step budget, the same for both, so that `spin` fails fast
-    const options = { spans: parsed.spans, file: 'faults.c', fuel: 1_000_000 };
+    const options = { spans: parsed.spans, source: FAULTS, fuel: 1_000_000 };
     for (const [fn, args, message] of FAULT_CASES) {
       if (message === '' || message.startsWith("'map'")) continue;
       const list = JSON.parse(args, (_, v) => (v === 'NaN' ? Number.NaN : v)) as ArgValue[];

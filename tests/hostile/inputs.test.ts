@@ -388,7 +388,7 @@ describe('identifiers outside the subset: Unicode letters and $', () => {
     );
     const r = clean(await cli('stage', path.join(dir, 'c.json'), '--out', path.join(dir, 'out')));
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/k\.c:1:11: error: K1015: 'été' is not an identifier/);
+    expect(r.err).toMatch(/k\.c:1:11: error K1015: 'été' is not an identifier/);
     expect(existsSync(path.join(dir, 'out'))).toBe(false);
   });
 });
@@ -410,7 +410,7 @@ describe('files and folders', () => {
       [['check', DIR], `scf check: cannot read '${DIR}': is a directory`],
       [
         ['stage', DIR, '--out', path.join(TMP, 'never')],
-        `${DIR}:1:1: error: cannot read the configuration: is a directory`,
+        `${DIR}:1:1: error C1001: cannot read the configuration: is a directory`,
       ],
       [['opt', KERNEL, '--passes', DIR], `scf opt: cannot read pass '${DIR}': is a directory`],
       [
@@ -433,7 +433,7 @@ describe('files and folders', () => {
     const r = clean(await cli('stage', cfg, '--out', path.join(TMP, 'never')));
     expect([r.code, r.err]).toEqual([
       2,
-      `${cfg}:1:12: error: 'a-folder' is a directory, not a kernel C file`,
+      `${cfg}:1:12: error C1005: 'a-folder' is a directory, not a kernel C file`,
     ]);
     const pass = file(
       'dir-pass.json',
@@ -443,7 +443,7 @@ describe('files and folders', () => {
     const col = readFileSync(pass, 'utf8').indexOf('"./a-folder"') + 1;
     expect([p.code, p.err]).toEqual([
       2,
-      `${pass}:1:${col}: error: './a-folder' is a directory, not an optimizer's .ts file`,
+      `${pass}:1:${col}: error C1007: './a-folder' is a directory, not an optimizer's .ts file`,
     ]);
   });
 

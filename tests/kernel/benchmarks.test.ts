@@ -11,13 +11,13 @@ import {
   equalModuloLabels,
   evaluate,
   findFun,
-  formatDiagnostic,
   listToArray,
   loadKernelParser,
   type ParseResult,
   parseKernelSync,
   printProgram,
 } from '../../src/kernel/index.js';
+import { formatDiagnostic } from '../../src/common/index.js';
 import { expectedLines, haveGcc, runGcc } from './gcc-harness.js';
 
 const DIR = join(import.meta.dirname, '../../benchmarks/inputs');
@@ -54,7 +54,7 @@ describe('benchmark inputs', () => {
   for (const name of NAMES) {
     it(`${name}: parses, round-trips, and matches gcc`, () => {
       const { source, parsed, args } = load(name);
-      expect(parsed.diagnostics.map(formatDiagnostic)).toEqual([]);
+      expect(parsed.diagnostics.map((d) => formatDiagnostic(d, parsed.sources, false))).toEqual([]);
       expect(equalModuloLabels(parseKernelSync(printProgram(parsed.program)).program, parsed.program)).toBe(
         true,
       );

@@ -7,7 +7,8 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { formatDiagnostic, loadKernelParser, parseKernelSync } from '../../src/kernel/index.js';
+import { loadKernelParser, parseKernelSync } from '../../src/kernel/index.js';
+import { formatDiagnostic } from '../../src/common/index.js';
 
 const ROOT = join(import.meta.dirname, '../fixtures/kernel');
 const CASES = readdirSync(ROOT, { withFileTypes: true })
@@ -23,7 +24,7 @@ describe('kernel diagnostics fixtures', () => {
       const dir = join(ROOT, name);
       const source = readFileSync(join(dir, 'input.c'), 'utf8');
       const r = parseKernelSync(source, 'input.c');
-      const actual = `${r.diagnostics.length ? r.diagnostics.map(formatDiagnostic).join('\n') : 'ok'}\n`;
+      const actual = `${r.diagnostics.length ? r.diagnostics.map((d) => formatDiagnostic(d, r.sources, false)).join('\n') : 'ok'}\n`;
       const expectedPath = join(dir, 'expected.txt');
       const actualPath = join(dir, 'actual.txt');
       if (process.env.UPDATE_GOLDEN === '1') {

@@ -3,20 +3,20 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   type ArgValue,
   evaluate,
-  formatDiagnostic,
   KernelArgumentError,
   KernelRuntimeError,
   loadKernelParser,
   parseKernelSync,
 } from '../../src/kernel/index.js';
+import { formatDiagnostic } from '../../src/common/index.js';
 
 beforeAll(loadKernelParser);
 
 function run(src: string, args: readonly ArgValue[] | Record<string, ArgValue>, fuel?: number) {
   const p = parseKernelSync(src, 'k.c');
-  expect(p.diagnostics.map(formatDiagnostic)).toEqual([]);
+  expect(p.diagnostics.map((d) => formatDiagnostic(d, p.sources, false))).toEqual([]);
   const name = /\b(\w+)\s*\(/.exec(src)?.[1] ?? 'f';
-  return evaluate(p.program, name, args, { spans: p.spans, file: 'k.c', fuel });
+  return evaluate(p.program, name, args, { spans: p.spans, source: p.sources.get('k.c'), fuel });
 }
 
 function value(src: string, ...args: ArgValue[]): number | undefined {

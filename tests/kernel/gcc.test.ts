@@ -10,13 +10,13 @@ import { describe, expect, it } from 'vitest';
 import {
   equalModuloLabels,
   evaluate,
-  formatDiagnostic,
   KernelRuntimeError,
   listToArray,
   loadKernelParser,
   parseKernelSync,
   printProgram,
 } from '../../src/kernel/index.js';
+import { formatDiagnostic } from '../../src/common/index.js';
 import { expectedLines, type GccCase, haveGcc, runGcc } from './gcc-harness.js';
 import { generate } from './gen.js';
 
@@ -36,7 +36,10 @@ describe.skipIf(!haveGcc())('evaluator agrees with gcc', () => {
     tapes.forEach((tape, k) => {
       const g = generate(tape, `p${k}_`);
       const parsed = parseKernelSync(g.source, `p${k}.c`);
-      expect(parsed.diagnostics.map(formatDiagnostic), g.source).toEqual([]);
+      expect(
+        parsed.diagnostics.map((d) => formatDiagnostic(d, parsed.sources, false)),
+        g.source,
+      ).toEqual([]);
       // The printer's output means the same program.
       const again = parseKernelSync(printProgram(parsed.program));
       expect(equalModuloLabels(again.program, parsed.program), g.source).toBe(true);

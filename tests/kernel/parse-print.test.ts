@@ -8,7 +8,6 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   equalModuloLabels,
-  formatDiagnostic,
   listToArray,
   loadKernelParser,
   maxLabel,
@@ -16,6 +15,7 @@ import {
   printProgram,
   relabel,
 } from '../../src/kernel/index.js';
+import { formatDiagnostic } from '../../src/common/index.js';
 import { generate } from './gen.js';
 
 beforeAll(loadKernelParser);
@@ -26,10 +26,10 @@ const HEADER = 'int f(int x, int y, float u, const float a[], int b[], bool c)';
 function roundTrip(body: string): string {
   const src = `${HEADER} {\n${body}\n}\n`;
   const p = parseKernelSync(src, 't.c');
-  expect(p.diagnostics.map(formatDiagnostic)).toEqual([]);
+  expect(p.diagnostics.map((d) => formatDiagnostic(d, p.sources, false))).toEqual([]);
   const printed = printProgram(p.program);
   const again = parseKernelSync(printed, 'printed.c');
-  expect(again.diagnostics.map(formatDiagnostic)).toEqual([]);
+  expect(again.diagnostics.map((d) => formatDiagnostic(d, again.sources, false))).toEqual([]);
   expect(equalModuloLabels(again.program, p.program)).toBe(true);
   const lines = printed.split('\n');
   const start = lines.findIndex((l) => l.startsWith('int f('));
@@ -160,7 +160,7 @@ describe('parse and print', () => {
       fc.property(fc.array(fc.nat(), { minLength: 400, maxLength: 400 }), (tape) => {
         const g = generate(tape, 'r_');
         const p = parseKernelSync(g.source);
-        expect(p.diagnostics.map(formatDiagnostic)).toEqual([]);
+        expect(p.diagnostics.map((d) => formatDiagnostic(d, p.sources, false))).toEqual([]);
         expect(equalModuloLabels(parseKernelSync(printProgram(p.program)).program, p.program)).toBe(true);
       }),
       { numRuns: 150, seed: 1 },

@@ -12,13 +12,13 @@ import {
   type ArgValue,
   type Fun,
   findFun,
-  formatDiagnostic,
   listToArray,
   loadKernelParser,
   parseKernelSync,
   type Program,
   printProgram,
 } from '../../src/kernel/index.js';
+import { formatDiagnostic } from '../../src/common/index.js';
 import { type Bindings, type BindValue, runPipeline } from '../../src/optimizers/index.js';
 import { generate } from '../kernel/gen.js';
 import { type Kernel, loadKernels, parseC, passes, sameResults, tryEval } from './helpers.js';
@@ -142,7 +142,10 @@ describe('optimized ≡ original on random programs', () => {
       // The optimized program prints as C that the kernel parser accepts.
       const out = runPipeline(program, g.main, passes(CONFIGS[3] as string), {}).program;
       const again = parseKernelSync(printProgram(out));
-      expect(again.diagnostics.map(formatDiagnostic), g.source).toEqual([]);
+      expect(
+        again.diagnostics.map((d) => formatDiagnostic(d, again.sources, false)),
+        g.source,
+      ).toEqual([]);
     });
     expect(checked).toBeGreaterThan(RUNS);
   });

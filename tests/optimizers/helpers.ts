@@ -10,13 +10,13 @@ import {
   type EvalResult,
   evaluate,
   type Fun,
-  formatDiagnostic,
   KernelRuntimeError,
   listToArray,
   parseKernelSync,
   printFun,
   type Program,
 } from '../../src/kernel/index.js';
+import { formatDiagnostic } from '../../src/common/index.js';
 import {
   type Bindings,
   findPass,
@@ -30,7 +30,8 @@ export const INPUTS = path.join(ROOT, 'benchmarks/inputs');
 
 export function parseC(source: string, file = '<test>.c'): Program {
   const r = parseKernelSync(source, file);
-  if (r.diagnostics.length > 0) throw new Error(r.diagnostics.map(formatDiagnostic).join('\n'));
+  if (r.diagnostics.length > 0)
+    throw new Error(r.diagnostics.map((d) => formatDiagnostic(d, r.sources, false)).join('\n'));
   return r.program;
 }
 

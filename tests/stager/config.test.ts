@@ -4,7 +4,7 @@
  * - the 11 Table 2 configurations load, fit their functions, and admit their stage-2 samples;
  * - describeFormals is the abstraction of formalsFromBindings: sound on members drawn from each
  *   description (fast-check), exact where the domain allows (outside values rejected);
- * - every user error is one `FILE:LINE:COL: error: message` pointing at the offending value.
+ * - every user error is one `FILE:LINE:COL: error CODE: message` pointing at the offending value.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -435,12 +435,13 @@ function expectError(text: string, needle: string, message: RegExp, nth = 0): vo
   const e = configErr(() => parseConfig(text, FILE));
   expect(`${e.line}:${e.col}`).toBe(where(text, needle, nth));
   expect(e.reason).toMatch(message);
-  expect(e.message).toBe(`${FILE}:${e.line}:${e.col}: error: ${e.reason}`);
+  expect(e.code).toMatch(/^C10\d\d$/);
+  expect(e.message).toBe(`${FILE}:${e.line}:${e.col}: error ${e.code}: ${e.reason}`);
 }
 
 const json = (x: unknown) => JSON.stringify(x, null, 2);
 
-describe('config errors: FILE:LINE:COL: error: message', () => {
+describe('config errors: FILE:LINE:COL: error CODE: message', () => {
   it('a good config parses, with positions of its values', () => {
     const text = json(GOOD);
     const c = parseConfig(text, FILE);
@@ -524,7 +525,7 @@ describe('config errors: FILE:LINE:COL: error: message', () => {
     expectError(json({ ...GOOD, input: 'nope.c' }), '"nope.c"', /no such file: 'nope.c'/);
     const e = configErr(() => loadConfig(path.join(TABLE2, 'nope.json')));
     expect(e.message).toBe(
-      `${path.join(TABLE2, 'nope.json')}:1:1: error: cannot read the configuration: no such file`,
+      `${path.join(TABLE2, 'nope.json')}:1:1: error C1001: cannot read the configuration: no such file`,
     );
   });
 
@@ -580,7 +581,7 @@ describe('config errors: FILE:LINE:COL: error: message', () => {
     expect(() => describeFormalList(fun, c.bind, ctors)).toThrow(FormalDescriptionError);
     const e = configErr(() => configPipelineInput(c, fun, ctors));
     expect(e.message).toMatch(
-      /^\/.*test\.json:\d+:\d+: error: parameter 'a' is a scalar int; 'Float admits non-integers/,
+      /^\/.*test\.json:\d+:\d+: error C1008: parameter 'a' is a scalar int; 'Float admits non-integers/,
     );
     expect(e.message).not.toMatch(/\n/);
   });

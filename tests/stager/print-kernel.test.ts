@@ -25,12 +25,12 @@ import {
 } from '../../src/abstract-values/index.js';
 import {
   type Fun,
-  formatDiagnostic,
   listToArray,
   loadKernelParser,
   parseKernelSync,
   printFun,
 } from '../../src/kernel/index.js';
+import { formatDiagnostic } from '../../src/common/index.js';
 import { type Bindings, defaultPipeline, findPass, runPipeline } from '../../src/optimizers/index.js';
 import { compileFile } from '../../src/scf-lang/index.js';
 import {
@@ -129,7 +129,7 @@ describe('singletons print as the concrete printer', () => {
       fc.property(fc.array(fc.nat(), { minLength: 400, maxLength: 400 }), (tape) => {
         const g = generate(tape, 'r_');
         const p = parseKernelSync(g.source);
-        expect(p.diagnostics.map(formatDiagnostic)).toEqual([]);
+        expect(p.diagnostics.map((d) => formatDiagnostic(d, p.sources, false))).toEqual([]);
         const optimized = runPipeline(p.program, g.main).fun;
         for (const f of [...listToArray(p.program), optimized]) {
           expect(printAbstractFun(concrete(f))).toBe(printFun(f));

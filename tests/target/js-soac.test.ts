@@ -15,7 +15,6 @@ import {
   type Cmd,
   type Expr,
   evaluate,
-  formatDiagnostic,
   type Fun,
   KernelArgumentError,
   KernelRuntimeError,
@@ -27,6 +26,7 @@ import {
   parseKernel,
   type Soac,
 } from '../../src/kernel/index.js';
+import { formatDiagnostic } from '../../src/common/index.js';
 import { compileKernelJs, emitKernelJs } from '../../src/target/index.js';
 
 type Args = readonly ArgValue[];
@@ -36,7 +36,7 @@ const RUNS = Number(process.env.SCF_JS_RUNS ?? 200);
 
 async function parse(source: string): Promise<Program> {
   const p = await parseKernel(source, 'k.c');
-  expect(p.diagnostics.map(formatDiagnostic)).toEqual([]);
+  expect(p.diagnostics.map((d) => formatDiagnostic(d, p.sources, false))).toEqual([]);
   return p.program;
 }
 

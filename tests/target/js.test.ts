@@ -15,7 +15,6 @@ import {
   type ArgValue,
   type Expr,
   evaluate,
-  formatDiagnostic,
   type Fun,
   KernelArgumentError,
   KernelRuntimeError,
@@ -24,6 +23,7 @@ import {
   type Program,
   parseKernelSync,
 } from '../../src/kernel/index.js';
+import { formatDiagnostic } from '../../src/common/index.js';
 import { compileKernelJs, emitKernelJs } from '../../src/target/index.js';
 import { generate } from '../kernel/gen.js';
 
@@ -37,7 +37,7 @@ beforeAll(loadKernelParser);
 
 function parse(source: string): Program {
   const p = parseKernelSync(source, 'k.c');
-  expect(p.diagnostics.map(formatDiagnostic)).toEqual([]);
+  expect(p.diagnostics.map((d) => formatDiagnostic(d, p.sources, false))).toEqual([]);
   return p.program;
 }
 
