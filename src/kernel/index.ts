@@ -60,4 +60,12 @@ export {
   listFromArray,
   listToArray,
 } from './util.js';
+export {
+  formatProblems,
+  repeatedLabels,
+  type ValidateOptions,
+  type ValidationProblem,
+  validateFun,
+  validateProgram,
+} from './validate.js';
 export { equalModuloLabels, maxLabel, relabel, stripLabels } from './walk.js';
