@@ -29,7 +29,7 @@ import { exprType } from './expr-info.js';
 import { children, KERNEL_UNIONS, type KernelNode, nodeInfo, nodesOfType } from './fields.js';
 import type { FieldType } from './fields.generated.js';
 import { ARRAY_OPS, FOLD_OPS } from './structure.js';
-import { listToArray } from './util.js';
+import { assertNever, listToArray } from './util.js';
 
 export interface ValidationProblem {
   readonly rule: 'shape' | 'label' | 'type' | 'elaborated' | 'seq' | 'soac';
@@ -265,6 +265,8 @@ class FunChecker {
       case 'hfused':
         for (const m of listToArray(c.members)) this.soac(m);
         return;
+      default:
+        assertNever(c);
     }
   }
 
