@@ -12,6 +12,7 @@
  */
 import type { SourceSpan } from '../common/index.js';
 import { codes, type Diagnostic, diag } from './diagnostics.js';
+import { children } from './fields.js';
 
 /** Most levels of nested objects (nodes, seq links, list cells) a function may have to be optimized or compiled. */
 export const MAX_TREE_DEPTH = 1000;
@@ -19,7 +20,7 @@ export const MAX_TREE_DEPTH = 1000;
 /**
  * The first object of `root`, in pre-order, nested more than `limit` levels deep (the root is level
  * 1), reported by the label of its nearest labelled ancestor; undefined when `root` is shallow
- * enough. Plain data only (the kernel AST: objects, arrays, numbers, strings).
+ * enough. `root` is a kernel value (nodes, cons lists, options: the field table's `children`).
  */
 export function firstTooDeep(root: unknown, limit: number): { readonly lbl: number | undefined } | undefined {
   const stack: { node: object; depth: number; lbl: number | undefined }[] = [];
@@ -28,9 +29,9 @@ export function firstTooDeep(root: unknown, limit: number): { readonly lbl: numb
     const own = (top.node as { lbl?: unknown }).lbl;
     const lbl = typeof own === 'number' ? own : top.lbl;
     if (top.depth > limit) return { lbl };
-    const children = Object.values(top.node);
-    for (let i = children.length - 1; i >= 0; i--) {
-      const c = children[i];
+    const kids = children(top.node);
+    for (let i = kids.length - 1; i >= 0; i--) {
+      const c = kids[i];
       if (typeof c === 'object' && c !== null) stack.push({ node: c, depth: top.depth + 1, lbl });
     }
   }

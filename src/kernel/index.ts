@@ -1,6 +1,6 @@
 /**
- * The kernel language (a C subset for kernel functions): AST types, parser, printer, reference
- * evaluator. This is the folder's only public entry point; other stages import from here.
+ * The kernel language (a C subset for kernel functions): AST types and their field table, parser,
+ * printer, reference evaluator, validator. This is the folder's only public entry point; other stages import from here.
  */
 export type * from './ast.js';
 export { applyBinary, applyUnary, convertScalar, type Fault } from './arith.js';
@@ -23,6 +23,21 @@ export {
   orderArgs,
 } from './eval.js';
 export { firstTooDeep, MAX_TREE_DEPTH, treeDepthDiagnostic } from './depth.js';
+export {
+  children,
+  type FieldInfo,
+  type FieldType,
+  isKernelNode,
+  KERNEL_NODES,
+  KERNEL_UNIONS,
+  type KernelNode,
+  mapChildren,
+  type NodeInfo,
+  nodeInfo,
+  nodesOfType,
+  type Slot,
+  slotsOf,
+} from './fields.js';
 export { decimalToFloat32, float32Bits, float32FromBits, formatFloat32Magnitude } from './float.js';
 export { loadKernelParser, MAX_NESTING, type ParseResult, parseKernel, parseKernelSync } from './parse.js';
 export { printCmd, printExpr, printFun, printProgram } from './print.js';
@@ -46,4 +61,12 @@ export {
   listFromArray,
   listToArray,
 } from './util.js';
+export {
+  formatProblems,
+  repeatedLabels,
+  type ValidateOptions,
+  type ValidationProblem,
+  validateFun,
+  validateProgram,
+} from './validate.js';
 export { equalModuloLabels, maxLabel, relabel, stripLabels } from './walk.js';

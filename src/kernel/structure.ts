@@ -7,7 +7,8 @@
  * a group plus one per group.
  */
 import type { Cmd, Fun, Hfused, Soac } from './ast.js';
-import { assertNever, listToArray } from './util.js';
+import { nodesOfType } from './fields.js';
+import { listToArray } from './util.js';
 
 /** The combinator ops whose result is an array (map/filter/scan/scanomap; reduce/redomap give a scalar). */
 export const ARRAY_OPS: ReadonlySet<string> = new Set(['map', 'filter', 'scan', 'scanomap']);
@@ -38,35 +39,16 @@ export function soacKind(s: Soac): string {
   return isIota(s) ? 'iota' : s.op;
 }
 
-/** The combinator commands (`soac`s and `hfused` groups) of `c`, at any depth, in source order. */
+/**
+ * The combinator commands (`soac`s and `hfused` groups) of `c`, at any depth, in source order: the
+ * walk descends into every field of type `Cmd` (the field table's `nodesOfType`), so a new command
+ * kind that holds commands is covered without a case here.
+ */
 export function soacCommands(c: Cmd): (Soac | Hfused)[] {
   const out: (Soac | Hfused)[] = [];
   const go = (c: Cmd): void => {
-    switch (c.kind) {
-      case 'seq':
-        go(c.first);
-        go(c.second);
-        return;
-      case 'if':
-        go(c.thenCmd);
-        go(c.elseCmd);
-        return;
-      case 'while':
-        go(c.body);
-        return;
-      case 'soac':
-      case 'hfused':
-        out.push(c);
-        return;
-      case 'assign':
-      case 'store':
-      case 'return':
-      case 'skip':
-      case 'callCmd':
-        return;
-      default:
-        assertNever(c);
-    }
+    if (c.kind === 'soac' || c.kind === 'hfused') out.push(c);
+    else for (const d of nodesOfType(c, 'Cmd')) go(d as Cmd);
   };
   go(c);
   return out;

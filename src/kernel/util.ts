@@ -1,10 +1,12 @@
 /**
  * Small helpers over the kernel AST that are not SCF-lang: cons-list conversion, the type of an
- * expression, exhaustiveness checks. Pure functions; nothing here mutates a node.
+ * expression, exhaustiveness checks, node counts (over the field table's `children`, fields.ts).
+ * Pure functions; nothing here mutates a node.
  */
 import { assertNever } from '../common/index.js';
 import type { List } from '../scf-lang/prelude.js';
 import type { Fun, Program } from './ast.js';
+import { children } from './fields.js';
 
 export { assertNever };
 
@@ -46,6 +48,6 @@ export function findFun(program: Program, name: string): Fun | undefined {
 export function astNodes(x: unknown): number {
   if (typeof x !== 'object' || x === null) return 0;
   let n = 'lbl' in x ? 1 : 0;
-  for (const v of Object.values(x)) n += astNodes(v);
+  for (const v of children(x)) n += astNodes(v);
   return n;
 }

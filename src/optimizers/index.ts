@@ -12,12 +12,20 @@
  * bindings (constants for scalar formals, constant arrays for array formals) become the formals'
  * lattice values given to constant propagation, as in SCF §2.2.1.
  *
- * With `SCF_PASS_DEBUG=1`, the function is validated after every pass (labels unique, bound by the
- * name of the pass that broke it).
+ * With `SCF_PASS_DEBUG=1`, the function is validated after every pass (src/kernel/validate.ts: the
+ * invariants ast.ts states; an internal error names the pass that broke it).
  */
 import path from 'node:path';
 import type { Fun, Program } from '../kernel/index.js';
-import { article, findFun, listFromArray, listToArray } from '../kernel/index.js';
+import {
+  article,
+  findFun,
+  formatProblems,
+  listFromArray,
+  listToArray,
+  repeatedLabels,
+  validateFun,
+} from '../kernel/index.js';
 import { SOURCE_ROOT } from '../common/index.js';
 import { optimize as constPropOptimize } from './const-prop.js';
 import { optimize as copyPropOptimize } from './copy-prop.js';
@@ -180,29 +188,24 @@ export function runPipeline(
   let fun = original;
   for (const pass of passes) {
     fun = pass.run(fun, ctx);
-    if (debug) {
-      const problem = validateLabels(fun);
-      if (problem) throw new Error(`internal error: pass '${pass.name}' broke '${fnName}': ${problem}`);
-    }
+    if (debug) assertValid(fun, program, `pass '${pass.name}' broke '${fnName}'`);
   }
   const optimized = fun;
   const funs = listToArray(program).map((g) => (g === original ? optimized : g));
   return { program: listFromArray(funs), fun: optimized };
 }
 
+/**
+ * Throws an internal error, `what` and the problems, when `f` breaks an invariant of the kernel AST
+ * (`validateFun`, src/kernel/validate.ts; `program` has its callees). The `SCF_PASS_DEBUG=1` check.
+ */
+export function assertValid(f: Fun, program: Program, what: string): void {
+  const problems = validateFun(f, program, { seqs: 'skip-free' });
+  if (problems.length > 0) throw new Error(`internal error: ${what}: ${formatProblems(problems)}`);
+}
+
 /** Names the first repeated label of `f`, or returns undefined when all labels are unique. */
 export function validateLabels(f: Fun): string | undefined {
-  const seen = new Set<number>();
-  let dup: number | undefined;
-  const go = (x: unknown): void => {
-    if (typeof x !== 'object' || x === null || dup !== undefined) return;
-    const o = x as Record<string, unknown>;
-    if (typeof o.lbl === 'number') {
-      if (seen.has(o.lbl)) dup = o.lbl;
-      seen.add(o.lbl);
-    }
-    for (const [k, v] of Object.entries(o)) if (k !== 'lbl') go(v);
-  };
-  go(f);
+  const dup = repeatedLabels(f)[0];
   return dup === undefined ? undefined : `label ${dup} occurs twice`;
 }

@@ -16,13 +16,14 @@
  * - every other input goes through the unstaged passes themselves.
  * The kernel is the stub's own (`FUN`), deep-frozen here, so it is admitted once, on the first
  * staged run; every run admits the formals (on config 8 the kernel's check was a fifth of the
- * staged pipeline's time).
+ * staged pipeline's time). With `SCF_PASS_DEBUG=1` set when the stub is made, every pass's output,
+ * staged or not, is validated (src/kernel/validate.ts) and a broken one named.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Fun, listFromArray } from '../kernel/index.js';
+import { type Fun, formatProblems, listFromArray, validateFun } from '../kernel/index.js';
 import {
   type Bindings,
   findPass,
@@ -157,6 +158,17 @@ export function makeStub(parts: StubParts): Stub {
     });
     return passes;
   };
+  // SCF_PASS_DEBUG=1 (read when the stub is made): each pass's output is validated
+  const debug = process.env.SCF_PASS_DEBUG === '1';
+  const check = (f: Fun, i: number, how: string): void => {
+    const problems = validateFun(f, undefined, { seqs: 'skip-free' });
+    if (problems.length > 0) {
+      const name = manifest.passes[i]?.name ?? String(i);
+      throw new Error(
+        `internal error: ${how} pass '${name}' broke '${manifest.function}': ${formatProblems(problems)}`,
+      );
+    }
+  };
   let stale: string | undefined | null = null;
   let warned = false;
   const staleness = (): string | undefined => {
@@ -171,15 +183,20 @@ export function makeStub(parts: StubParts): Stub {
       parts.admit(input, funAdmitted ? 1 : 0);
       funAdmitted = true;
       let f = (parts.stages[0] as (...a: unknown[]) => unknown)(...input) as Fun;
+      if (debug) check(f, 0, 'staged');
       for (let i = 1; i < parts.stages.length; i++) {
         const run = parts.stages[i] as (...a: unknown[]) => unknown;
         f = (manifest.passes[i]?.takesFormals ? run(f, list) : run(f)) as Fun;
+        if (debug) check(f, i, 'staged');
       }
       return f;
     },
     unstagedPipeline(formals) {
       let f = fun;
-      for (const p of current()) f = p.run(f, { formals });
+      for (const [i, p] of current().entries()) {
+        f = p.run(f, { formals });
+        if (debug) check(f, i, 'unstaged');
+      }
       return f;
     },
     staleness,

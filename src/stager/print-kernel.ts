@@ -29,8 +29,8 @@
  * abstract domain forces is that a float `-0.0f` prints as `0.0f`, since constant sets identify
  * -0 with 0 (SameValueZero); and a combinator's composed lambda (fusion builds them; the concrete
  * printer lifts each into a helper function) prints inline, `(const float x) => { …; return e; }`.
- * Field order comes from `KERNEL_CTORS`, which is checked against the constructor table the SCF-lang
- * front end builds from src/kernel/ast.ts.
+ * Field order comes from `KERNEL_CTORS`, read from the kernel's field table (generated from
+ * src/kernel/ast.ts) and checked against the constructor table the SCF-lang front end builds from it.
  */
 import {
   type AbsValue,
@@ -42,44 +42,18 @@ import {
   printAbs,
   printPrim,
 } from '../abstract-values/index.js';
-import { ARRAY_OPS, equalModuloLabels, formatFloat32Magnitude } from '../kernel/index.js';
+import { ARRAY_OPS, equalModuloLabels, formatFloat32Magnitude, KERNEL_NODES } from '../kernel/index.js';
 
-/** The kernel AST's constructors (src/kernel/ast.ts) with the prelude's, fields in declaration order. */
+/**
+ * The kernel AST's constructors with the prelude's, fields in declaration order: read from the
+ * kernel's field table (src/kernel/fields.generated.ts, generated from ast.ts).
+ */
 export const KERNEL_CTORS: CtorTable = new Map<string, CtorInfo>([
   ...PRELUDE_CTORS,
-  ...(
-    [
-      ['fun', ['name', 'ret', 'params', 'locals', 'body', 'lbl']],
-      ['param', ['name', 'ty', 'isArray', 'isConst', 'lbl']],
-      ['decl', ['name', 'ty', 'size', 'lbl']],
-      ['assign', ['name', 'rhs', 'lbl']],
-      ['store', ['array', 'index', 'rhs', 'lbl']],
-      ['seq', ['first', 'second', 'lbl']],
-      ['if', ['cond', 'thenCmd', 'elseCmd', 'lbl']],
-      ['while', ['cond', 'body', 'isFor', 'lbl']],
-      ['return', ['value', 'lbl']],
-      ['skip', ['lbl']],
-      ['callCmd', ['name', 'args', 'lbl']],
-      ['soac', ['op', 'dest', 'ty', 'fn', 'comb', 'ne', 'args', 'lbl']],
-      ['hfused', ['members', 'lbl']],
-      ['argArray', ['name', 'ty', 'lbl']],
-      ['argIota', ['len', 'lbl']],
-      ['argScalar', ['value', 'lbl']],
-      ['lam', ['params', 'binds', 'result', 'ret', 'lbl']],
-      ['bind', ['name', 'ty', 'rhs', 'lbl']],
-      ['var', ['name', 'ty', 'lbl']],
-      ['intLit', ['value', 'lbl']],
-      ['floatLit', ['value', 'lbl']],
-      ['boolLit', ['value', 'lbl']],
-      ['binary', ['op', 'ty', 'left', 'right', 'lbl']],
-      ['unary', ['op', 'ty', 'arg', 'lbl']],
-      ['load', ['array', 'index', 'ty', 'lbl']],
-      ['call', ['name', 'args', 'ty', 'lbl']],
-      ['cast', ['ty', 'arg', 'implicit', 'lbl']],
-      ['ternary', ['cond', 'thenExpr', 'elseExpr', 'ty', 'lbl']],
-      ['arrayRef', ['name', 'ty', 'lbl']],
-    ] as const
-  ).map(([name, fields]): [string, CtorInfo] => [name, { fields }]),
+  ...Object.entries(KERNEL_NODES).map(([name, info]): [string, CtorInfo] => [
+    name,
+    { fields: info.fields.map((f) => f.name) },
+  ]),
 ]);
 
 export interface PrintKernelOptions {

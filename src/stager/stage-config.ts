@@ -1,10 +1,11 @@
 /**
  * Staging a JSON config (config.ts) end to end: load its kernel, build the abstract pipeline
- * input from its descriptions and stage the pipeline (stage.ts), reporting progress per pass.
+ * input from its descriptions and stage the pipeline (stage.ts), reporting progress per pass. With
+ * `SCF_PASS_DEBUG=1` the loaded kernel is validated (src/kernel/validate.ts) before staging.
  * Shared by `scf stage`, `npm run stage`, the benchmarks and the tests.
  */
 import type { AbsValue } from '../abstract-values/index.js';
-import type { Fun, Program as KernelProgram } from '../kernel/index.js';
+import { formatProblems, type Fun, type Program as KernelProgram, validateProgram } from '../kernel/index.js';
 import path from 'node:path';
 import { PassError, resolvePass } from '../optimizers/index.js';
 import { configError, configPipelineInput, loadConfigInput, type StageConfig } from './config.js';
@@ -37,6 +38,13 @@ export async function stageConfig(
   const passes = configPasses(config);
   for (const pass of passes) optimizerProgram(pass); // reports an optimizer outside SCF-lang before any work
   const { program, fun } = await loadConfigInput(config);
+  if (process.env.SCF_PASS_DEBUG === '1') {
+    const problems = validateProgram(program);
+    if (problems.length > 0)
+      throw new Error(
+        `internal error: parsing '${config.input}' broke the kernel: ${formatProblems(problems)}`,
+      );
+  }
   // the first pass's constructor table has the kernel AST's, the first one taking the formals
   // has the lattice's (const-prop's when none does: then the formals are described, and checked
   // against the samples, but no stage reads them)

@@ -1,0 +1,215 @@
+/**
+ * `npm run gen:fields`: writes src/kernel/fields.generated.ts, the kernel AST's field table, from
+ * src/kernel/ast.ts (issue 18 item 1). ast.ts stays the one place a node kind is declared; the table
+ * is what tools read instead of repeating its fields: per node kind, its interface, the unions it
+ * belongs to and its fields in declaration order with a type descriptor (number, string, boolean, a
+ * node type, `List<T>`, `Option<T>`). tests/kernel/fields.test.ts regenerates it in memory and fails
+ * when the committed file is stale, as oxc's CI does with its generated visitor keys.
+ *
+ * The generator also checks the rules ast.ts's header states for the SCF-lang checker (every node
+ * `{ readonly kind: '…'; …; readonly lbl: number }`, fields of the allowed types, unique kinds) and
+ * fails with the interface and field that break one. Its output is already in biome's format.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseSync } from 'oxc-parser';
+
+export const ROOT = path.resolve(import.meta.dirname, '..');
+export const AST_FILE = path.join(ROOT, 'src/kernel/ast.ts');
+export const FIELDS_FILE = path.join(ROOT, 'src/kernel/fields.generated.ts');
+
+/** A field type, as the table writes it. */
+type Ty =
+  | { readonly tag: 'number' | 'string' | 'boolean' }
+  | { readonly tag: 'node'; readonly name: string }
+  | { readonly tag: 'list' | 'option'; readonly of: Ty };
+
+interface Iface {
+  readonly name: string;
+  readonly kind: string;
+  readonly fields: readonly { readonly name: string; readonly type: Ty }[];
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: oxc's ESTree nodes, read structurally
+type Node = any;
+
+const KEYWORDS: Readonly<Record<string, 'number' | 'string' | 'boolean'>> = {
+  TSNumberKeyword: 'number',
+  TSStringKeyword: 'string',
+  TSBooleanKeyword: 'boolean',
+};
+
+function fieldType(t: Node, where: string): Ty {
+  const keyword = KEYWORDS[t?.type];
+  if (keyword) return { tag: keyword };
+  if (t?.type !== 'TSTypeReference' || t.typeName?.type !== 'Identifier')
+    throw new Error(`${where}: field types are number, string, boolean, AST types, List<T>, Option<T>`);
+  const name: string = t.typeName.name;
+  const args: Node[] = t.typeArguments?.params ?? [];
+  if (name === 'List' || name === 'Option') {
+    if (args.length !== 1) throw new Error(`${where}: ${name} takes one type argument`);
+    return { tag: name === 'List' ? 'list' : 'option', of: fieldType(args[0], where) };
+  }
+  if (args.length !== 0) throw new Error(`${where}: '${name}' is not generic`);
+  return { tag: 'node', name };
+}
+
+function iface(decl: Node): Iface {
+  const name: string = decl.id.name;
+  const members: Node[] = decl.body.body;
+  const fields: { name: string; type: Ty }[] = [];
+  let kind: string | undefined;
+  members.forEach((m, i) => {
+    const field: string | undefined = m.key?.name;
+    const where = `ast.ts: ${name}.${field ?? `member ${i + 1}`}`;
+    if (m.type !== 'TSPropertySignature' || m.computed || field === undefined)
+      throw new Error(`${where}: only plain fields`);
+    if (!m.readonly || m.optional) throw new Error(`${where}: fields are readonly and not optional`);
+    const t = m.typeAnnotation?.typeAnnotation;
+    if (i === 0) {
+      if (field !== 'kind' || t?.type !== 'TSLiteralType' || typeof t.literal?.value !== 'string')
+        throw new Error(`${where}: the first field is \`kind\`, a string literal`);
+      kind = t.literal.value;
+      return;
+    }
+    fields.push({ name: field, type: fieldType(t, where) });
+  });
+  const last = fields[fields.length - 1];
+  if (kind === undefined || last?.name !== 'lbl' || last.type.tag !== 'number')
+    throw new Error(`ast.ts: ${name}: the last field is \`lbl: number\``);
+  return { name, kind, fields };
+}
+
+/** The interfaces (in declaration order) and unions of ast.ts's source text. */
+export function readAst(source: string): { ifaces: Iface[]; unions: Map<string, string[]> } {
+  const parsed = parseSync('ast.ts', source, { lang: 'ts', sourceType: 'module' });
+  if (parsed.errors.length > 0) throw new Error(`ast.ts: ${parsed.errors[0]?.message}`);
+  const ifaces: Iface[] = [];
+  const unions = new Map<string, string[]>();
+  for (const stmt of parsed.program.body as Node[]) {
+    const decl = stmt.type === 'ExportNamedDeclaration' ? stmt.declaration : stmt;
+    if (decl?.type === 'TSInterfaceDeclaration') ifaces.push(iface(decl));
+    else if (decl?.type === 'TSTypeAliasDeclaration' && decl.typeAnnotation.type === 'TSUnionType') {
+      const members = (decl.typeAnnotation.types as Node[]).map((t) => {
+        if (t.type !== 'TSTypeReference') throw new Error(`ast.ts: ${decl.id.name}: a union of interfaces`);
+        return t.typeName.name as string;
+      });
+      unions.set(decl.id.name, members);
+    }
+  }
+  const kinds = new Set<string>();
+  for (const i of ifaces) {
+    if (kinds.has(i.kind)) throw new Error(`ast.ts: ${i.name}: kind '${i.kind}' is used twice`);
+    kinds.add(i.kind);
+  }
+  const names = new Set([...ifaces.map((i) => i.name), ...unions.keys()]);
+  for (const i of ifaces)
+    for (const f of i.fields) {
+      let t = f.type;
+      while (t.tag === 'list' || t.tag === 'option') t = t.of;
+      if (t.tag === 'node' && !names.has(t.name))
+        throw new Error(`ast.ts: ${i.name}.${f.name}: '${t.name}' is not a node type of ast.ts`);
+    }
+  for (const [u, members] of unions)
+    for (const m of members)
+      if (!ifaces.some((i) => i.name === m)) throw new Error(`ast.ts: ${u}: '${m}' is not an interface`);
+  return { ifaces, unions };
+}
+
+function tyText(t: Ty): string {
+  switch (t.tag) {
+    case 'number':
+    case 'string':
+    case 'boolean':
+      return `{ tag: '${t.tag}' }`;
+    case 'node':
+      return `{ tag: 'node', name: '${t.name}' }`;
+    case 'list':
+    case 'option':
+      return `{ tag: '${t.tag}', of: ${tyText(t.of)} }`;
+  }
+}
+
+const HEADER = `/**
+ * GENERATED by scripts/gen-kernel-fields.ts from src/kernel/ast.ts: do not edit; after changing
+ * ast.ts run \`npm run gen:fields\` (tests/kernel/fields.test.ts fails while this file is stale).
+ *
+ * The kernel AST's field table: for every node kind, its interface, the unions it belongs to and
+ * its fields in declaration order (\`kind\` left out, \`lbl\` last) with their types. Generic walks,
+ * the constructor table of the Fig. 6 printer and the validator read it (src/kernel/fields.ts).
+ */
+import type * as ast from './ast.js';
+
+/** A field's type: a scalar, a node type of ast.ts (an interface or a union), a list or an option. */
+export type FieldType =
+  | { readonly tag: 'number' | 'string' | 'boolean' }
+  | { readonly tag: 'node'; readonly name: string }
+  | { readonly tag: 'list' | 'option'; readonly of: FieldType };
+
+export interface FieldInfo<F extends string = string> {
+  readonly name: F;
+  readonly type: FieldType;
+}
+
+export interface NodeInfo<N extends KernelNode = KernelNode> {
+  /** The interface in ast.ts. */
+  readonly iface: string;
+  /** The unions of ast.ts that have it as a member. */
+  readonly unions: readonly string[];
+  /** Its fields but \`kind\`, in declaration order. */
+  readonly fields: readonly FieldInfo<Exclude<keyof N & string, 'kind'>>[];
+}
+
+/** One entry per node kind, typed by its interface (so tsc checks the field names too). */
+export type NodeTable = { readonly [K in KernelNode['kind']]: NodeInfo<Extract<KernelNode, { kind: K }>> };
+`;
+
+/**
+ * An array literal `[a, b]` after `prefix` and before `end`, as biome prints it: on one line when
+ * it fits the line width (110), else one item a line; an array of several objects always one item
+ * a line (`objects`; biome's rule, after prettier's, for arrays of objects of several keys).
+ */
+function bracketed(prefix: string, items: readonly string[], end: string, objects = false): string[] {
+  const line = `${prefix}[${items.join(', ')}]${end}`;
+  if (line.length <= 110 && !(objects && items.length > 1)) return [line];
+  const indent = ' '.repeat(prefix.length - prefix.trimStart().length + 2);
+  return [`${prefix}[`, ...items.map((x) => `${indent}${x},`), `${indent.slice(2)}]${end}`];
+}
+
+/** The text of fields.generated.ts for ast.ts's source text. */
+export function generateKernelFields(source: string): string {
+  const { ifaces, unions } = readAst(source);
+  const out: string[] = [HEADER];
+  out.push('/** Every node of the kernel AST. */');
+  out.push('export type KernelNode =');
+  for (const [k, i] of ifaces.entries()) out.push(`  | ast.${i.name}${k === ifaces.length - 1 ? ';' : ''}`);
+  out.push('');
+  out.push('/** The node kinds with their interfaces, unions and fields, in declaration order. */');
+  out.push('export const KERNEL_NODES: NodeTable = {');
+  for (const i of ifaces) {
+    const member = [...unions].filter(([, ms]) => ms.includes(i.name)).map(([u]) => `'${u}'`);
+    out.push(`  ${i.kind}: {`);
+    out.push(`    iface: '${i.name}',`);
+    out.push(`    unions: [${member.join(', ')}],`);
+    const fields = i.fields.map((f) => `{ name: '${f.name}', type: ${tyText(f.type)} }`);
+    out.push(...bracketed('    fields: ', fields, ',', true));
+    out.push('  },');
+  }
+  out.push('};');
+  out.push('');
+  out.push('/** The unions of ast.ts and the kinds of their members, in declaration order. */');
+  out.push("export const KERNEL_UNIONS: Readonly<Record<string, readonly KernelNode['kind'][]>> = {");
+  for (const [u, members] of unions) {
+    const kinds = members.map((m) => `'${ifaces.find((i) => i.name === m)?.kind}'`);
+    out.push(...bracketed(`  ${u}: `, kinds, ','));
+  }
+  out.push('};');
+  out.push('');
+  return out.join('\n');
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  writeFileSync(FIELDS_FILE, generateKernelFields(readFileSync(AST_FILE, 'utf8')));
+  console.log(`wrote ${path.relative(ROOT, FIELDS_FILE)}`);
+}

@@ -1,0 +1,366 @@
+/**
+ * The kernel AST's validator: checks the invariants ast.ts's header states, on a program the parser
+ * produced or any optimizer's output (Binaryen's pass-runner validation, Futhark's
+ * `pipelineValidate`). `runPipeline` (optimizers/index.ts), `stageConfig` and the stub's pipelines
+ * run it under `SCF_PASS_DEBUG=1` and name the step that broke the program.
+ *
+ * Rules (each problem names its rule and the label of the node it is at):
+ * - `shape`: every node has a kind of the field table (fields.generated.ts) and each field the
+ *   declared type (number, string, boolean, a node of the declared type or union, a `cons`/`nil`
+ *   list, a `some`/`none` option);
+ * - `label`: labels are unique (within a function by `validateFun`, program-wide by
+ *   `validateProgram`; an optimizer numbers fresh labels above its function's largest);
+ * - `type`: type strings are legal: 'int' | 'float' | 'bool' for values, also 'void' and 'T[]' for a
+ *   function's `ret`; combinator ops are the six of ast.ts;
+ * - `elaborated`: arithmetic operands and result share `ty`, comparison operands share a type and give
+ *   'int', logical operators give 'int'; an index is an int; a ternary's branches have its `ty`; the
+ *   right-hand side of `assign`/`store`, a `return` value (for an array-returning function, the
+ *   array's element type) and every call argument have the target's type (scalar variables, arrays
+ *   and callees found among the function's parameters, locals and combinator results, and the
+ *   program's functions);
+ * - `seq`: statement lists are right-nested `seq`s without `skip` elements (a `seq`'s first is no
+ *   `seq` and neither part is `skip`); after passes only the second half holds (`ValidateOptions`);
+ * - `soac`: `comb` is some exactly for redomap/scanomap, `ne` some exactly for the folds, and an atom.
+ * `isFor` is not checked: it is a printing hint the printer re-checks (ast.ts).
+ * Not SCF-lang; reads the field table for `shape` and for the walk.
+ */
+import type { Binary, Cmd, Expr, Fun, Program, Soac } from './ast.js';
+import { exprType } from './expr-info.js';
+import { children, KERNEL_UNIONS, type KernelNode, nodeInfo, nodesOfType } from './fields.js';
+import type { FieldType } from './fields.generated.js';
+import { ARRAY_OPS, FOLD_OPS } from './structure.js';
+import { assertNever, listToArray } from './util.js';
+
+export interface ValidationProblem {
+  readonly rule: 'shape' | 'label' | 'type' | 'elaborated' | 'seq' | 'soac';
+  /** The label of the node the problem is at (the nearest labelled one). */
+  readonly lbl: number | undefined;
+  readonly message: string;
+}
+
+const SCALARS = new Set(['int', 'float', 'bool']);
+const RETS = new Set(['int', 'float', 'bool', 'void', 'int[]', 'float[]', 'bool[]']);
+const SOAC_OPS = new Set(['map', 'filter', 'reduce', 'scan', 'redomap', 'scanomap']);
+const ARITH = new Set(['+', '-', '*', '/', '%', '&', '|', '^', '<<', '>>']);
+const COMPARE = new Set(['<', '<=', '>', '>=', '==', '!=']);
+
+export interface ValidateOptions {
+  /**
+   * Whether statement lists must be *right-nested* `seq`s, as the parser builds them (default), or
+   * only free of `skip`s: copy-prop's output nests some to the left (a `seq` whose first part is a
+   * `seq`; the printers flatten both alike), so the checks after passes ask only for `'skip-free'`.
+   */
+  readonly seqs?: 'right-nested' | 'skip-free';
+}
+
+/** Problems of every function of `program`, and labels repeated across functions. */
+export function validateProgram(program: Program, opts: ValidateOptions = {}): ValidationProblem[] {
+  const funs = listToArray(program);
+  const out = funs.flatMap((f) => validateFun(f, program, opts));
+  if (out.some((p) => p.rule === 'shape')) return out; // labels are read through the field table
+  const seen = new Map<number, string>();
+  for (const f of funs)
+    for (const l of new Set(labelsOf(f))) {
+      const other = seen.get(l);
+      if (other !== undefined && other !== f.name)
+        out.push({ rule: 'label', lbl: l, message: `label ${l} occurs in '${other}' and '${f.name}'` });
+      seen.set(l, f.name);
+    }
+  return out;
+}
+
+/** Problems of function `f` (`program`, when given, has the functions `f` calls). */
+export function validateFun(f: Fun, program?: Program, opts: ValidateOptions = {}): ValidationProblem[] {
+  const out: ValidationProblem[] = [];
+  checkShape(f, { tag: 'node', name: 'Fun' }, undefined, out);
+  if (out.length > 0) return out; // the other rules read the fields
+  for (const l of repeatedLabels(f)) out.push({ rule: 'label', lbl: l, message: `label ${l} occurs twice` });
+  new FunChecker(f, program, opts.seqs ?? 'right-nested', out).run();
+  return out;
+}
+
+/** One line per problem: `rule at label N: message`. */
+export function formatProblems(problems: readonly ValidationProblem[]): string {
+  return problems.map((p) => `${p.rule} at label ${p.lbl ?? '?'}: ${p.message}`).join('\n');
+}
+
+/** The labels that occur more than once in kernel value `x`, in pre-order of their second occurrence. */
+export function repeatedLabels(x: unknown): number[] {
+  const seen = new Set<number>();
+  const out: number[] = [];
+  for (const l of labelsOf(x)) {
+    if (seen.has(l)) out.push(l);
+    seen.add(l);
+  }
+  return out;
+}
+
+/** Every label in `x`, in pre-order. */
+function labelsOf(x: unknown): number[] {
+  const out: number[] = [];
+  const go = (y: unknown): void => {
+    if (typeof y !== 'object' || y === null) return;
+    const l = (y as { lbl?: unknown }).lbl;
+    if (typeof l === 'number') out.push(l);
+    for (const c of children(y)) go(c);
+  };
+  go(x);
+  return out;
+}
+
+/** Whether node kind `kind` is of node type `name` (an interface or a union of ast.ts). */
+function ofType(kind: string, name: string): boolean {
+  return (
+    nodeInfo(kind)?.iface === name || (KERNEL_UNIONS[name]?.includes(kind as KernelNode['kind']) ?? false)
+  );
+}
+
+/** The `shape` rule: `x` is a value of field type `t`, recursively. */
+function checkShape(x: unknown, t: FieldType, at: number | undefined, out: ValidationProblem[]): void {
+  const bad = (what: string): void => {
+    out.push({ rule: 'shape', lbl: at, message: `${what}, expected ${typeText(t)}` });
+  };
+  if (t.tag === 'number' || t.tag === 'string' || t.tag === 'boolean') {
+    if (typeof x !== t.tag) bad(`a ${typeof x}`);
+    return;
+  }
+  const o = x as Record<string, unknown> | null;
+  const kind = typeof o === 'object' && o !== null ? o.kind : undefined;
+  if (t.tag === 'list') {
+    for (let l = o; ; l = l.tail as Record<string, unknown>) {
+      if (l?.kind === 'nil') return;
+      if (typeof l !== 'object' || l === null || l.kind !== 'cons') {
+        bad('a list ending in something else');
+        return;
+      }
+      checkShape(l.head, t.of, at, out);
+    }
+  }
+  if (t.tag === 'option') {
+    if (kind === 'some') checkShape((o as Record<string, unknown>).value, t.of, at, out);
+    else if (kind !== 'none') bad(`kind ${String(kind)}`);
+    return;
+  }
+  if (t.tag !== 'node') return;
+  if (typeof kind !== 'string' || !ofType(kind, t.name)) {
+    bad(`kind ${String(kind)}`);
+    return;
+  }
+  const node = o as Record<string, unknown>;
+  const own = typeof node.lbl === 'number' ? node.lbl : at;
+  for (const f of nodeInfo(kind)?.fields ?? []) {
+    if (!Object.hasOwn(node, f.name)) {
+      out.push({ rule: 'shape', lbl: own, message: `${kind} has no field '${f.name}'` });
+      continue;
+    }
+    checkShape(node[f.name], f.type, own, out);
+  }
+}
+
+function typeText(t: FieldType): string {
+  switch (t.tag) {
+    case 'number':
+    case 'string':
+    case 'boolean':
+      return t.tag;
+    case 'node':
+      return t.name;
+    case 'list':
+      return `List<${typeText(t.of)}>`;
+    case 'option':
+      return `Option<${typeText(t.of)}>`;
+  }
+}
+
+/** The `type`, `elaborated`, `seq` and `soac` rules over one function. */
+class FunChecker {
+  /** Scalar variables of the function (parameters, locals) by name, with their types. */
+  private readonly scalars = new Map<string, string>();
+  /** Arrays (parameters, locals, combinator results) by name, with their element types. */
+  private readonly arrays = new Map<string, string>();
+  private readonly funs = new Map<string, Fun>();
+
+  constructor(
+    private readonly f: Fun,
+    program: Program | undefined,
+    private readonly seqs: 'right-nested' | 'skip-free',
+    private readonly out: ValidationProblem[],
+  ) {
+    for (const g of program ? listToArray(program) : []) this.funs.set(g.name, g);
+    for (const p of listToArray(f.params)) (p.isArray ? this.arrays : this.scalars).set(p.name, p.ty);
+    for (const d of listToArray(f.locals))
+      (d.size.kind === 'some' ? this.arrays : this.scalars).set(d.name, d.ty);
+  }
+
+  run(): void {
+    const f = this.f;
+    if (!RETS.has(f.ret)) this.problem('type', f.lbl, `'${f.name}' returns '${f.ret}'`);
+    for (const p of [...listToArray(f.params), ...listToArray(f.locals)]) this.scalarType(p.ty, p.lbl);
+    this.collectArrays(f.body);
+    this.cmd(f.body);
+  }
+
+  private problem(rule: ValidationProblem['rule'], lbl: number, message: string): void {
+    this.out.push({ rule, lbl, message });
+  }
+
+  private scalarType(ty: string, lbl: number): void {
+    if (!SCALARS.has(ty)) this.problem('type', lbl, `type '${ty}' is not int, float or bool`);
+  }
+
+  private want(e: Expr, ty: string | undefined, what: string): void {
+    const has = exprType(e);
+    if (ty !== undefined && has !== ty)
+      this.problem('elaborated', e.lbl, `${what} is ${has}, expected ${ty}`);
+  }
+
+  /** Combinator results are arrays the function does not declare. */
+  private collectArrays(c: Cmd): void {
+    if (c.kind === 'soac') {
+      if (ARRAY_OPS.has(c.op)) this.arrays.set(c.dest, c.ty);
+    } else if (c.kind === 'hfused') for (const m of listToArray(c.members)) this.collectArrays(m);
+    else for (const d of nodesOfType(c, 'Cmd')) this.collectArrays(d as Cmd);
+  }
+
+  private cmd(c: Cmd): void {
+    switch (c.kind) {
+      case 'assign':
+        this.expr(c.rhs);
+        this.want(c.rhs, this.scalars.get(c.name), `the value assigned to '${c.name}'`);
+        return;
+      case 'store':
+        this.expr(c.index);
+        this.expr(c.rhs);
+        this.want(c.index, 'int', 'an index');
+        this.want(c.rhs, this.arrays.get(c.array), `the value stored into '${c.array}'`);
+        return;
+      case 'seq':
+        if (c.first.kind === 'skip' || c.second.kind === 'skip')
+          this.problem('seq', c.lbl, 'a statement list holds a skip');
+        else if (c.first.kind === 'seq' && this.seqs === 'right-nested')
+          this.problem('seq', c.lbl, 'a statement list holds a left-nested seq');
+        this.cmd(c.first);
+        this.cmd(c.second);
+        return;
+      case 'if':
+      case 'while':
+        this.expr(c.cond);
+        for (const d of c.kind === 'if' ? [c.thenCmd, c.elseCmd] : [c.body]) this.cmd(d);
+        return;
+      case 'return':
+        if (c.value.kind === 'some') {
+          this.expr(c.value.value);
+          this.want(c.value.value, this.f.ret.replace('[]', ''), 'the returned value');
+        } else if (this.f.ret !== 'void')
+          this.problem('elaborated', c.lbl, `'${this.f.name}' returns no value`);
+        return;
+      case 'skip':
+        return;
+      case 'callCmd':
+        this.call(c.name, listToArray(c.args), c.lbl);
+        return;
+      case 'soac':
+        this.soac(c);
+        return;
+      case 'hfused':
+        for (const m of listToArray(c.members)) this.soac(m);
+        return;
+      default:
+        assertNever(c);
+    }
+  }
+
+  private soac(s: Soac): void {
+    if (!SOAC_OPS.has(s.op)) this.problem('type', s.lbl, `'${s.op}' is not a combinator`);
+    this.scalarType(s.ty, s.lbl);
+    const composed = s.op === 'redomap' || s.op === 'scanomap';
+    if ((s.comb.kind === 'some') !== composed)
+      this.problem('soac', s.lbl, `'${s.op}' ${composed ? 'needs' : 'has'} a combine operator`);
+    if ((s.ne.kind === 'some') !== FOLD_OPS.has(s.op))
+      this.problem('soac', s.lbl, `'${s.op}' ${FOLD_OPS.has(s.op) ? 'needs' : 'has'} a neutral element`);
+    if (s.ne.kind === 'some' && !['var', 'intLit', 'floatLit', 'boolLit'].includes(s.ne.value.kind))
+      this.problem('soac', s.lbl, `the neutral element of '${s.op}' is no atom`);
+    for (const l of s.comb.kind === 'some' ? [s.fn, s.comb.value] : [s.fn]) {
+      this.scalarType(l.ret, l.lbl);
+      for (const p of listToArray(l.params)) this.scalarType(p.ty, p.lbl);
+      for (const b of listToArray(l.binds)) {
+        this.scalarType(b.ty, b.lbl);
+        this.expr(b.rhs);
+        this.want(b.rhs, b.ty, `the value bound to '${b.name}'`);
+      }
+      this.expr(l.result);
+      this.want(l.result, l.ret, 'the result of a lambda');
+    }
+    for (const a of listToArray(s.args)) {
+      if (a.kind === 'argArray') this.scalarType(a.ty, a.lbl);
+      else this.expr(a.kind === 'argIota' ? a.len : a.value);
+    }
+  }
+
+  private call(name: string, args: readonly Expr[], lbl: number): void {
+    for (const a of args) this.expr(a);
+    const callee = this.funs.get(name);
+    if (callee === undefined) return;
+    const params = listToArray(callee.params);
+    if (params.length !== args.length) {
+      this.problem('elaborated', lbl, `'${name}' takes ${params.length} arguments, not ${args.length}`);
+      return;
+    }
+    args.forEach((a, i) => {
+      this.want(a, params[i]?.ty, `argument ${i + 1} of '${name}'`);
+    });
+  }
+
+  private expr(e: Expr): void {
+    switch (e.kind) {
+      case 'binary':
+        this.expr(e.left);
+        this.expr(e.right);
+        this.binary(e);
+        return;
+      case 'unary':
+      case 'cast':
+        this.scalarType(e.ty, e.lbl);
+        this.expr(e.arg);
+        return;
+      case 'load':
+        this.scalarType(e.ty, e.lbl);
+        this.expr(e.index);
+        this.want(e.index, 'int', 'an index');
+        return;
+      case 'call':
+        this.scalarType(e.ty, e.lbl);
+        this.call(e.name, listToArray(e.args), e.lbl);
+        return;
+      case 'ternary':
+        this.scalarType(e.ty, e.lbl);
+        for (const x of [e.cond, e.thenExpr, e.elseExpr]) this.expr(x);
+        this.want(e.thenExpr, e.ty, 'a branch of ?:');
+        this.want(e.elseExpr, e.ty, 'a branch of ?:');
+        return;
+      case 'var':
+      case 'arrayRef':
+        this.scalarType(e.ty, e.lbl);
+        return;
+      case 'intLit':
+      case 'floatLit':
+      case 'boolLit':
+        return;
+    }
+  }
+
+  private binary(e: Binary): void {
+    this.scalarType(e.ty, e.lbl);
+    const l = exprType(e.left);
+    const r = exprType(e.right);
+    if (ARITH.has(e.op)) {
+      if (l !== e.ty || r !== e.ty)
+        this.problem('elaborated', e.lbl, `operands of '${e.op}' are ${l} and ${r}, expected ${e.ty}`);
+    } else if (COMPARE.has(e.op)) {
+      if (l !== r) this.problem('elaborated', e.lbl, `operands of '${e.op}' are ${l} and ${r}`);
+      if (e.ty !== 'int') this.problem('elaborated', e.lbl, `'${e.op}' gives ${e.ty}, expected int`);
+    } else if (e.op === '&&' || e.op === '||') {
+      if (e.ty !== 'int') this.problem('elaborated', e.lbl, `'${e.op}' gives ${e.ty}, expected int`);
+    } else this.problem('type', e.lbl, `'${e.op}' is not a binary operator`);
+  }
+}
