@@ -1193,6 +1193,19 @@ class SiteBuilder {
     return lines.map((l) => '  '.repeat(depth) + l);
   }
 
+  /**
+   * The loop over elements of every pass, at depth 1: `e` (u32) runs from `from` below `to` in
+   * steps of `step`, and `body` sees the element's index as C's int `i`.
+   */
+  private elementLoop(body: readonly string[], from = 'start', to = 'end', step = '1u'): string[] {
+    return [
+      `  for (var e = ${from}; e < ${to}; e = e + ${step}) {`,
+      '    let i = i32(e);',
+      ...this.indent(body, 2),
+      '  }',
+    ];
+  }
+
   private mapPass(): void {
     const { device, ex } = this.emitters();
     const body: string[] = [];
@@ -1204,10 +1217,7 @@ class SiteBuilder {
       `@compute @workgroup_size(${this.opts.wg})`,
       'fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {',
       `  let stride = nwg.x * ${this.wg};`,
-      '  for (var e = gid.x; e < params.n; e = e + stride) {',
-      '    let i = i32(e);',
-      ...this.indent(body, 2),
-      '  }',
+      ...this.elementLoop(body, 'gid.x', 'params.n', 'stride'),
       '}',
     ];
     this.pass('map', 1, 1, device, [], main, { kind: 'perElement' }, new Map());
@@ -1281,10 +1291,7 @@ class SiteBuilder {
         '        @builtin(workgroup_id) wid: vec3<u32>) {',
         ...this.indent(this.chunkLines('gid.x'), 1),
         ...this.indent(init, 1),
-        '  for (var e = start; e < end; e = e + 1u) {',
-        '    let i = i32(e);',
-        ...this.indent(steps, 2),
-        '  }',
+        ...this.elementLoop(steps),
         ...this.indent(trees, 1),
         '  if (lid.x == 0u) {',
         ...this.members.map((_, k) => `    partials_${k}[wid.x] = sh_${k}[0];`),
@@ -1353,10 +1360,7 @@ class SiteBuilder {
       '@compute @workgroup_size(1)',
       'fn main() {',
       ...this.indent(init, 1),
-      '  for (var e = 0u; e < params.n; e = e + 1u) {',
-      '    let i = i32(e);',
-      ...this.indent(steps, 2),
-      '  }',
+      ...this.elementLoop(steps, '0u', 'params.n'),
       ...this.indent(finals, 1),
       '}',
     ];
@@ -1449,10 +1453,7 @@ class SiteBuilder {
       const main = [
         ...this.chunkMainHeader(),
         `  var acc: ${ty} = ${bare(m.ne)};`,
-        '  for (var e = start; e < end; e = e + 1u) {',
-        '    let i = i32(e);',
-        ...this.indent(this.foldStep(ex, m, 'acc', 'acc'), 2),
-        '  }',
+        ...this.elementLoop(this.foldStep(ex, m, 'acc', 'acc')),
         '  partials_0[gid.x] = acc;',
         '}',
       ];
@@ -1484,11 +1485,7 @@ class SiteBuilder {
       const main = [
         ...this.chunkMainHeader(),
         `  var acc: ${ty} = partials_0[gid.x];`,
-        '  for (var e = start; e < end; e = e + 1u) {',
-        '    let i = i32(e);',
-        ...this.indent(this.foldStep(ex, m, 'acc', 'acc'), 2),
-        '    out_0[e] = acc;',
-        '  }',
+        ...this.elementLoop([...this.foldStep(ex, m, 'acc', 'acc'), 'out_0[e] = acc;']),
         '}',
       ];
       this.pass('refold each chunk from its prefix', 3, 3, device, [], main, { kind: 'chunks' }, scratch);
@@ -1514,11 +1511,7 @@ class SiteBuilder {
       const main = [
         ...this.chunkMainHeader(),
         '  var kept = 0u;',
-        '  for (var e = start; e < end; e = e + 1u) {',
-        '    let i = i32(e);',
-        ...this.indent(p.lines, 2),
-        `    if (${p.keep}) { kept = kept + 1u; }`,
-        '  }',
+        ...this.elementLoop([...p.lines, `if (${p.keep}) { kept = kept + 1u; }`]),
         '  counts[gid.x] = kept;',
         '}',
       ];
@@ -1538,14 +1531,13 @@ class SiteBuilder {
       const main = [
         ...this.chunkMainHeader(),
         '  var k = counts[gid.x];',
-        '  for (var e = start; e < end; e = e + 1u) {',
-        '    let i = i32(e);',
-        ...this.indent(p.lines, 2),
-        `    if (${p.keep}) {`,
-        `      out_0[k] = ${m.elem};`,
-        '      k = k + 1u;',
-        '    }',
-        '  }',
+        ...this.elementLoop([
+          ...p.lines,
+          `if (${p.keep}) {`,
+          `  out_0[k] = ${m.elem};`,
+          '  k = k + 1u;',
+          '}',
+        ]),
         '}',
       ];
       this.pass('write kept elements at their offsets', 3, 3, device, [], main, { kind: 'chunks' }, scratch);
