@@ -86,6 +86,7 @@ import {
 import { constantMakesUb, constValue } from './fold.js';
 import { alwaysReturns, bare, emitHostJs, type LaunchCall, lamText, soacText } from './js.js';
 import { NameSupply } from './names.js';
+import { isTruthOp, type TruthWriter, truthTest } from './truth.js';
 import {
   type DispatchSize,
   type GpuPlan,
@@ -359,8 +360,6 @@ function zeroOf(ty: string): string {
   return wgslType(ty) === 'f32' ? '0.0f' : '0i';
 }
 
-const COMPARISONS = new Set(['<', '<=', '>', '>=', '==', '!=']);
-
 // ---- expressions and device functions ----------------------------------------------------------
 
 /** What a name stands for while emitting: a WGSL scalar expression, or an array's WGSL variable. */
@@ -535,7 +534,7 @@ class ExprEmitter {
         return literal(e) as string;
       case 'binary': {
         const { op } = e;
-        if (op === '&&' || op === '||' || COMPARISONS.has(op)) return `select(0i, 1i, ${bare(this.cond(e))})`;
+        if (isTruthOp(op)) return `select(0i, 1i, ${bare(this.cond(e))})`;
         const l = this.value(e.left);
         const r = constantMakesUb(e)
           ? atRunTime(this.value(e.right), exprType(e.right))
@@ -596,29 +595,16 @@ class ExprEmitter {
     return this.hoisted(e, this.condOf(e), 'bool');
   }
 
+  /** The WGSL of each case of C's truth test (truth.ts). */
+  private readonly truth: TruthWriter = {
+    cond: (e) => this.cond(e),
+    compare: (e) => `(${this.value(e.left)} ${e.op} ${this.value(e.right)})`,
+    logical: (e) => this.shortCircuit(e.op as '&&' | '||', e.left, e.right),
+    nonZero: (e) => this.nonZero(e),
+  };
+
   private condOf(e: Expr): string {
-    switch (e.kind) {
-      case 'boolLit':
-        return e.value ? 'true' : 'false';
-      case 'binary':
-        if (COMPARISONS.has(e.op)) return `(${this.value(e.left)} ${e.op} ${this.value(e.right)})`;
-        if (e.op === '&&' || e.op === '||') return this.shortCircuit(e.op, e.left, e.right);
-        return this.nonZero(e);
-      case 'unary':
-        return e.op === '!' ? `!${this.cond(e.arg)}` : this.nonZero(e);
-      case 'cast':
-        return e.ty === 'bool' ? this.cond(e.arg) : this.nonZero(e);
-      case 'var':
-      case 'intLit':
-      case 'floatLit':
-      case 'load':
-      case 'call':
-      case 'ternary':
-      case 'arrayRef':
-        return this.nonZero(e);
-      default:
-        return assertNever(e);
-    }
+    return truthTest(e, this.truth);
   }
 
   /**
