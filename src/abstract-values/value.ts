@@ -422,10 +422,8 @@ export function hash(v: AbsValue): number {
       for (const x of v.args) h = mix(h, hash(x));
       break;
     case 'union':
-      for (const x of v.alts) h = mix(h, hash(x));
-      break;
     case 'fix':
-      h = mix(h, hash(v.body));
+      for (const x of childrenOf(v)) h = mix(h, hash(x));
       break;
     case 'map':
       for (const [k, x] of v.must) h = mix(mix(h, hashPrim(k)), hash(x));
@@ -471,14 +469,23 @@ export function childrenOf(v: AbsValue): readonly AbsValue[] {
   }
 }
 
-/** Number of nodes (the size measure of the benchmarks), cached per node. */
-export function size(v: AbsValue): number {
-  const cached = (v as Cache)[SIZE];
+/** One plus `measure` of each child of `v`, cached in `v`'s slot `key`. */
+function countNodes(
+  v: AbsValue,
+  key: typeof SIZE | typeof OPEN_SIZE,
+  measure: (c: AbsValue) => number,
+): number {
+  const cached = (v as Cache)[key];
   if (cached !== undefined) return cached;
   let n = 1;
-  for (const c of childrenOf(v)) n += size(c);
-  (v as Cache)[SIZE] = n;
+  for (const c of childrenOf(v)) n += measure(c);
+  (v as Cache)[key] = n;
   return n;
+}
+
+/** Number of nodes (the size measure of the benchmarks), cached per node. */
+export function size(v: AbsValue): number {
+  return countNodes(v, SIZE, size);
 }
 
 /**
@@ -487,13 +494,7 @@ export function size(v: AbsValue): number {
  * program a pass passes through, say — cost nothing to keep, so size caps count this.
  */
 export function openSize(v: AbsValue): number {
-  if (isConcrete(v)) return 1;
-  const cached = (v as Cache)[OPEN_SIZE];
-  if (cached !== undefined) return cached;
-  let n = 1;
-  for (const c of childrenOf(v)) n += openSize(c);
-  (v as Cache)[OPEN_SIZE] = n;
-  return n;
+  return isConcrete(v) ? 1 : countNodes(v, OPEN_SIZE, openSize);
 }
 
 // ---- smart constructors (canonical forms) --------------------------------------------------
@@ -561,30 +562,30 @@ export function rec(index: number, tag = freshTag()): Rec {
   return { kind: 'rec', tag, index };
 }
 
-/** Whether `v` mentions the variable bound `depth` binders above it. */
-export function mentions(v: AbsValue, depth: number): boolean {
+/**
+ * Whether some variable of `v` passes `test(index, depth)`, where `depth` counts the binders
+ * between the variable and `v`'s root plus the `depth` given.
+ */
+function someRec(v: AbsValue, depth: number, test: (index: number, depth: number) => boolean): boolean {
   switch (v.kind) {
     case 'rec':
-      return v.index === depth;
+      return test(v.index, depth);
     case 'fix':
-      return mentions(v.body, depth + 1);
+      return someRec(v.body, depth + 1, test);
     default:
-      for (const c of childrenOf(v)) if (mentions(c, depth)) return true;
+      for (const c of childrenOf(v)) if (someRec(c, depth, test)) return true;
       return false;
   }
 }
 
+/** Whether `v` mentions the variable bound `depth` binders above it. */
+export function mentions(v: AbsValue, depth: number): boolean {
+  return someRec(v, depth, (index, d) => index === d);
+}
+
 /** Whether `v` has a variable free (pointing outside `v`). */
 export function hasFreeRec(v: AbsValue, depth = 0): boolean {
-  switch (v.kind) {
-    case 'rec':
-      return v.index >= depth;
-    case 'fix':
-      return hasFreeRec(v.body, depth + 1);
-    default:
-      for (const c of childrenOf(v)) if (hasFreeRec(c, depth)) return true;
-      return false;
-  }
+  return someRec(v, depth, (index, d) => index >= d);
 }
 
 /**
@@ -630,17 +631,26 @@ export function fix(body: AbsValue, tag = freshTag()): AbsValue {
   return { kind: 'fix', tag, body: b };
 }
 
-/** Adds `d` to every variable index ≥ `cutoff` (used when removing or adding binders). */
-export function shift(v: AbsValue, d: number, cutoff: number): AbsValue {
-  if (d === 0 || !hasFreeRec(v, cutoff)) return v;
+/**
+ * Rebuilds `v` with each variable free at `depth` or above (as seen from `v`) replaced by
+ * `onRec(variable, depth)`, `depth` grown under binders; `v` itself when it has none.
+ */
+function mapFreeRecs(v: AbsValue, depth: number, onRec: (r: Rec, depth: number) => AbsValue): AbsValue {
+  if (!hasFreeRec(v, depth)) return v;
   switch (v.kind) {
     case 'rec':
-      return v.index >= cutoff ? rec(v.index + d, v.tag) : v;
+      return onRec(v, depth);
     case 'fix':
-      return { kind: 'fix', tag: v.tag, body: shift(v.body, d, cutoff + 1) };
+      return { kind: 'fix', tag: v.tag, body: mapFreeRecs(v.body, depth + 1, onRec) };
     default:
-      return mapChildren(v, (c) => shift(c, d, cutoff));
+      return mapChildren(v, (c) => mapFreeRecs(c, depth, onRec));
   }
+}
+
+/** Adds `d` to every variable index ≥ `cutoff` (used when removing or adding binders). */
+export function shift(v: AbsValue, d: number, cutoff: number): AbsValue {
+  if (d === 0) return v;
+  return mapFreeRecs(v, cutoff, (r, c) => (r.index >= c ? rec(r.index + d, r.tag) : r));
 }
 
 /**
@@ -648,15 +658,7 @@ export function shift(v: AbsValue, d: number, cutoff: number): AbsValue {
  * `subst(body, 0, fix)`. Indices above `depth` drop by one (their binder is gone).
  */
 export function subst(v: AbsValue, depth: number, s: AbsValue): AbsValue {
-  if (!hasFreeRec(v, depth)) return v;
-  switch (v.kind) {
-    case 'rec':
-      return v.index === depth ? s : v.index > depth ? rec(v.index - 1, v.tag) : v;
-    case 'fix':
-      return { kind: 'fix', tag: v.tag, body: subst(v.body, depth + 1, s) };
-    default:
-      return mapChildren(v, (c) => subst(c, depth, s));
-  }
+  return mapFreeRecs(v, depth, (r, k) => (r.index === k ? s : r.index > k ? rec(r.index - 1, r.tag) : r));
 }
 
 const UNFOLD: unique symbol = Symbol('unfold');
@@ -685,35 +687,22 @@ export function mapChildren(v: AbsValue, f: (c: AbsValue) => AbsValue): AbsValue
     case 'rec':
       return v;
     case 'con': {
-      let changed = false;
-      const args = v.args.map((a) => {
-        const b = f(a);
-        if (b !== a) changed = true;
-        return b;
-      });
-      return changed ? con(v.ctor, args, v.tag) : v;
+      const g = tracking(f);
+      const args = v.args.map(g.f);
+      return g.changed ? con(v.ctor, args, v.tag) : v;
     }
     case 'union': {
-      let changed = false;
-      const alts = v.alts.map((a) => {
-        const b = f(a);
-        if (b !== a) changed = true;
-        return b;
-      });
-      return changed ? union(alts, v.tag) : v;
+      const g = tracking(f);
+      const alts = v.alts.map(g.f);
+      return g.changed ? union(alts, v.tag) : v;
     }
     case 'fix':
       return fix(f(v.body), v.tag);
     case 'map': {
-      let changed = false;
-      const g = (a: AbsValue) => {
-        const b = f(a);
-        if (b !== a) changed = true;
-        return b;
-      };
-      const must = v.must.map(([k, x]): MapBinding => [k, g(x)]);
-      const may = v.may.map(([k, x]): MayBinding => [g(k), g(x)]);
-      return changed ? absMap(must, may, v.tag) : v;
+      const g = tracking(f);
+      const must = v.must.map(([k, x]): MapBinding => [k, g.f(x)]);
+      const may = v.may.map(([k, x]): MayBinding => [g.f(k), g.f(x)]);
+      return g.changed ? absMap(must, may, v.tag) : v;
     }
     case 'set': {
       const may = f(v.may);
@@ -722,6 +711,19 @@ export function mapChildren(v: AbsValue, f: (c: AbsValue) => AbsValue): AbsValue
     default:
       return assertNever(v);
   }
+}
+
+/** `f` together with whether it has returned anything other than its argument so far. */
+function tracking(f: (c: AbsValue) => AbsValue): { f: (c: AbsValue) => AbsValue; changed: boolean } {
+  const t = {
+    changed: false,
+    f: (a: AbsValue): AbsValue => {
+      const b = f(a);
+      if (b !== a) t.changed = true;
+      return b;
+    },
+  };
+  return t;
 }
 
 /** Same structure, a given tag at the root. */

@@ -303,6 +303,14 @@ class Pruner {
       const [args, live] = this.pruneAll(a, lps);
       return [withArgs(e, args), live];
     };
+    // an update (insert, delete, add) of key k whose result is live under `clp`, with live keys
+    // `keys`: k never in them  ⇒  the collection as it was, e.g. insert m k v under [lk, lv],
+    // k never in lk  ⇒  m   (Fig. 13); undefined when k may be live
+    const untouched = (keys: LP, clp: LP): [Expr, Live] | undefined => {
+      if (!mustBeDisjoint(keys, this.csOf(arg(1)))) return undefined;
+      this.countMapOp();
+      return this.prune(arg(0), clp);
+    };
     // every primitive but the map and set ones reads each argument whole: all of each is live
     if (!isCollectionOp(e.op)) return all();
     switch (e.op) {
@@ -318,24 +326,11 @@ class Pruner {
         const lk = toLivenessPattern(this.csOf(arg(1)));
         return each(mapLP(lk, DEAD), lk);
       }
-      case 'map_insert': {
-        if (lp.kind === 'all') return all();
-        const m = asMapLP(lp);
-        if (mustBeDisjoint(m.key, this.csOf(arg(1)))) {
-          // insert m k v under [lk, lv], k never in lk  ⇒  m   (Fig. 13)
-          this.countMapOp();
-          return this.prune(arg(0), m);
-        }
-        return each(m, ALL, m.value);
-      }
+      case 'map_insert':
       case 'map_delete': {
         if (lp.kind === 'all') return all();
         const m = asMapLP(lp);
-        if (mustBeDisjoint(m.key, this.csOf(arg(1)))) {
-          this.countMapOp();
-          return this.prune(arg(0), m);
-        }
-        return each(m, ALL);
+        return untouched(m.key, m) ?? (e.op === 'map_insert' ? each(m, ALL, m.value) : each(m, ALL));
       }
       case 'map_size':
         // the number of keys: every key's presence, no value
@@ -355,11 +350,7 @@ class Pruner {
       case 'set_add':
       case 'set_delete': {
         const s = asSetLP(lp);
-        if (mustBeDisjoint(s.elem, this.csOf(arg(1)))) {
-          this.countMapOp();
-          return this.prune(arg(0), s);
-        }
-        return each(s, ALL);
+        return untouched(s.elem, s) ?? each(s, ALL);
       }
       case 'set_has': {
         const lk = toLivenessPattern(this.csOf(arg(1)));

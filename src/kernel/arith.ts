@@ -7,6 +7,7 @@
  * leaves a faulting expression unfolded. `&&` and `||` are not here: they decide whether their
  * right operand is evaluated at all, which each caller does its own way.
  */
+import type { BoolLit, FloatLit, IntLit } from './ast.js';
 
 const INT_MIN = -2147483648;
 const INT_MAX = 2147483647;
@@ -17,6 +18,11 @@ export interface Fault {
 }
 
 const fault = (message: string): Fault => ({ fault: message });
+
+/** A literal's value: the number itself; 1 or 0 for a Boolean. */
+export function literalValue(e: IntLit | FloatLit | BoolLit): number {
+  return e.kind === 'boolLit' ? (e.value ? 1 : 0) : e.value;
+}
 
 /** `l op r` for a strict binary operator at operand type `ty`. */
 export function applyBinary(op: string, ty: string, l: number, r: number): number | Fault {

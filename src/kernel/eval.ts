@@ -17,7 +17,7 @@
  * Values are JS numbers: ints are int32, bools are 0/1, floats are binary32 values. Arrays are passed
  * by reference; the caller's argument arrays are copied first and never modified.
  */
-import { applyBinary, applyUnary, convertScalar, type Fault } from './arith.js';
+import { applyBinary, applyUnary, convertScalar, type Fault, literalValue } from './arith.js';
 import type { Cmd, Expr, Fun, Lam, Param, Program, Soac } from './ast.js';
 import type { SourceSpan } from '../common/index.js';
 import { KernelArgumentError, KernelRuntimeError } from './diagnostics.js';
@@ -445,9 +445,8 @@ class Machine {
       }
       case 'intLit':
       case 'floatLit':
-        return e.value;
       case 'boolLit':
-        return e.value ? 1 : 0;
+        return literalValue(e);
       case 'binary':
         return this.binary(f, e.op, e.ty, e.left, e.right, e.lbl);
       case 'unary':

@@ -3,7 +3,7 @@
  * printer, reference evaluator, validator. This is the folder's only public entry point; other stages import from here.
  */
 export type * from './ast.js';
-export { applyBinary, applyUnary, convertScalar, type Fault } from './arith.js';
+export { applyBinary, applyUnary, convertScalar, type Fault, literalValue } from './arith.js';
 export {
   codes,
   type Diagnostic as KernelDiagnostic,

@@ -33,7 +33,7 @@ import {
 } from 'oxc-parser';
 import { SOURCE_ROOT } from '../common/index.js';
 import type { Span } from './core.js';
-import { type DiagnosticLog, diag } from './diagnostics.js';
+import { type Diagnostic, type DiagnosticLog, diag } from './diagnostics.js';
 import { firstTooDeepOffset, MAX_SCF_NESTING } from './nesting.js';
 import { BOOL, type DataType, NUM, STR, substitute, type Type, UNKNOWN } from './types.js';
 
@@ -167,6 +167,12 @@ export class Declarations {
     private readonly cwd: string = process.cwd(),
   ) {
     for (const c of preludeCtors()) this.ctors.set(c.kind, c);
+  }
+
+  /** Reports `d` about a type, which then stands as `unknown` (the checker's wildcard: no errors follow). */
+  private unknownType(d: Diagnostic): Type {
+    this.log.add(d);
+    return UNKNOWN;
   }
 
   span(m: Module, node: { start: number; end: number }): Span {
@@ -349,18 +355,8 @@ export class Declarations {
       for (const s of stmt.specifiers) m.brokenImports.add(s.local.name);
       return;
     }
-    for (const s of stmt.specifiers) {
-      if (s.type !== 'ImportSpecifier') {
-        this.log.add(
-          diag('SCF1004', this.span(m, s), 'a default or namespace import (import names: { a, b })'),
-        );
-        continue;
-      }
-      const imported = s.imported.type === 'Identifier' ? s.imported.name : String(s.imported.value);
-      const local = s.local.name;
-      if (!this.declare(m, local, s.local)) continue;
-      m.imports.set(local, { from: target, name: imported, span: this.span(m, s) });
-    }
+    const from = target;
+    this.bindImports(m, stmt, () => from);
   }
 
   /**
@@ -378,6 +374,18 @@ export class Declarations {
       }
       mods.push(k);
     }
+    this.bindImports(m, stmt, (imported) => mods.find((k) => k.exports.has(imported)) ?? (mods[0] as Module));
+  }
+
+  /**
+   * Declares in `m` each name that `stmt` imports, bound to the module `source(imported)`
+   * (SCF1004 for a default or namespace import).
+   */
+  private bindImports(
+    m: Module,
+    stmt: ImportDeclaration,
+    source: (imported: string) => Module | 'prelude',
+  ): void {
     for (const s of stmt.specifiers) {
       if (s.type !== 'ImportSpecifier') {
         this.log.add(
@@ -388,8 +396,7 @@ export class Declarations {
       const imported = s.imported.type === 'Identifier' ? s.imported.name : String(s.imported.value);
       const local = s.local.name;
       if (!this.declare(m, local, s.local)) continue;
-      const from = mods.find((k) => k.exports.has(imported)) ?? (mods[0] as Module);
-      m.imports.set(local, { from, name: imported, span: this.span(m, s) });
+      m.imports.set(local, { from: source(imported), name: imported, span: this.span(m, s) });
     }
   }
 
@@ -427,10 +434,9 @@ export class Declarations {
     const key = `${m.path}#${decl.id.name}`;
     const cached = this.named.get(key);
     if (cached === 'resolving') {
-      this.log.add(
+      return this.unknownType(
         diag('SCF2015', this.span(m, decl.id), 'a type alias that refers to itself without a constructor'),
       );
-      return UNKNOWN;
     }
     if (cached) return cached;
     this.named.set(key, 'resolving');
@@ -596,11 +602,9 @@ export class Declarations {
       case 'TSNeverKeyword':
         return { tag: 'data', name: 'never', ctors: [], args: [] };
       case 'TSAnyKeyword':
-        this.log.add(diag('SCF2011', sp, 'any'));
-        return UNKNOWN;
+        return this.unknownType(diag('SCF2011', sp, 'any'));
       case 'TSUnknownKeyword':
-        this.log.add(diag('SCF2011', sp, 'unknown'));
-        return UNKNOWN;
+        return this.unknownType(diag('SCF2011', sp, 'unknown'));
       case 'TSParenthesizedType':
         return this.resolveType(m, t.typeAnnotation);
       case 'TSLiteralType': {
@@ -608,8 +612,7 @@ export class Declarations {
         if (typeof v === 'string') return STR;
         if (typeof v === 'number') return NUM;
         if (typeof v === 'boolean') return BOOL;
-        this.log.add(diag('SCF2015', sp, 'this literal type'));
-        return UNKNOWN;
+        return this.unknownType(diag('SCF2015', sp, 'this literal type'));
       }
       case 'TSUnionType': {
         // A union of literal types of one primitive type is that primitive type.
@@ -630,16 +633,14 @@ export class Declarations {
             args: [],
           };
         }
-        this.log.add(diag('SCF2015', sp, 'an untagged union (declare a tagged union type)'));
-        return UNKNOWN;
+        return this.unknownType(diag('SCF2015', sp, 'an untagged union (declare a tagged union type)'));
       }
       case 'TSTypeOperator':
         if (t.operator === 'readonly') {
           const inner = this.resolveType(m, t.typeAnnotation);
           return inner;
         }
-        this.log.add(diag('SCF2015', sp, t.operator));
-        return UNKNOWN;
+        return this.unknownType(diag('SCF2015', sp, t.operator));
       case 'TSTupleType': {
         const elems: Type[] = [];
         for (const el of t.elementTypes) {
@@ -653,24 +654,22 @@ export class Declarations {
       }
       case 'TSTypeReference': {
         if (t.typeName.type !== 'Identifier') {
-          this.log.add(diag('SCF2015', sp, 'a qualified type name'));
-          return UNKNOWN;
+          return this.unknownType(diag('SCF2015', sp, 'a qualified type name'));
         }
         const name = t.typeName.name;
         if (this.typeParamsInScope.has(name)) return UNKNOWN;
         const args = (t.typeArguments?.params ?? []).map((a) => this.resolveType(m, a));
         if (name === 'Array' || name === 'ReadonlyArray') {
-          this.log.add(diag('SCF2015', sp, 'arrays (use List<T> from the prelude, or a tuple)'));
-          return UNKNOWN;
+          return this.unknownType(diag('SCF2015', sp, 'arrays (use List<T> from the prelude, or a tuple)'));
         }
         if (name === 'Map' || name === 'Set') {
-          this.log.add(diag('SCF2015', sp, `the built-in ${name} (use PMap/PSet from the prelude)`));
-          return UNKNOWN;
+          return this.unknownType(
+            diag('SCF2015', sp, `the built-in ${name} (use PMap/PSet from the prelude)`),
+          );
         }
         const r = this.resolveName(m, name, args, sp);
         if (r === null) {
-          this.log.add(diag('SCF3003', sp, name));
-          return UNKNOWN;
+          return this.unknownType(diag('SCF3003', sp, name));
         }
         if (r.tag === 'map' || r.tag === 'set') {
           const keyT = r.tag === 'map' ? r.key : r.elem;
@@ -681,18 +680,14 @@ export class Declarations {
         return r;
       }
       case 'TSArrayType':
-        this.log.add(diag('SCF2015', sp, 'arrays (use List<T> from the prelude, or a tuple)'));
-        return UNKNOWN;
+        return this.unknownType(diag('SCF2015', sp, 'arrays (use List<T> from the prelude, or a tuple)'));
       case 'TSFunctionType':
       case 'TSConstructorType':
-        this.log.add(diag('SCF2004', sp, 'function types (higher-order parameters)'));
-        return UNKNOWN;
+        return this.unknownType(diag('SCF2004', sp, 'function types (higher-order parameters)'));
       case 'TSTypeLiteral':
-        this.log.add(diag('SCF2015', sp, 'an inline object type outside a type declaration'));
-        return UNKNOWN;
+        return this.unknownType(diag('SCF2015', sp, 'an inline object type outside a type declaration'));
       default:
-        this.log.add(diag('SCF2015', sp, sourceText(m, t)));
-        return UNKNOWN;
+        return this.unknownType(diag('SCF2015', sp, sourceText(m, t)));
     }
   }
 

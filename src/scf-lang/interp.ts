@@ -55,6 +55,14 @@ export class ScfRuntimeError extends Error {
 
 type Code = (frame: unknown[]) => unknown;
 
+/** The frame slot of each variable in scope. */
+type Scope = ReadonlyMap<string, number>;
+
+/** The next free slot of the function's frame being compiled (each `let` takes one). */
+interface Alloc {
+  next: number;
+}
+
 interface State {
   counts: Counts;
   depth: number;
@@ -134,11 +142,14 @@ export class Interpreter {
     f.nslots = alloc.next;
   }
 
-  private compile(e: Expr, scope: Map<string, number>, alloc: { next: number }): Code {
-    const tick = (span: Span) => {
-      const s = this.state;
-      if (++s.counts.total > s.maxSteps) this.fail(`step budget of ${s.maxSteps} exhausted`, span);
-    };
+  /** Counts one evaluated node; fails past the step budget. */
+  private readonly tick = (span: Span): void => {
+    const s = this.state;
+    if (++s.counts.total > s.maxSteps) this.fail(`step budget of ${s.maxSteps} exhausted`, span);
+  };
+
+  private compile(e: Expr, scope: Scope, alloc: Alloc): Code {
+    const tick = this.tick;
     switch (e.kind) {
       case 'var': {
         const slot = scope.get(e.name);
@@ -191,7 +202,7 @@ export class Interpreter {
         };
       }
       case 'proj':
-        return this.compileProj(e, scope, alloc, tick);
+        return this.compileProj(e, scope, alloc);
       case 'if': {
         const c = this.compile(e.cond, scope, alloc);
         const t = this.compile(e.then, scope, alloc);
@@ -214,21 +225,17 @@ export class Interpreter {
         };
       }
       case 'call':
-        return this.compileCall(e, scope, alloc, tick);
+        return this.compileCall(e, scope, alloc);
       case 'prim':
-        return this.compilePrim(e, scope, alloc, tick);
+        return this.compilePrim(e, scope, alloc);
       default:
         return assertNever(e);
     }
   }
 
   /** A projection: the field of a record (or a tuple element), a run-time error on any other value. */
-  private compileProj(
-    e: Extract<Expr, { kind: 'proj' }>,
-    scope: Map<string, number>,
-    alloc: { next: number },
-    tick: (span: Span) => void,
-  ): Code {
+  private compileProj(e: Extract<Expr, { kind: 'proj' }>, scope: Scope, alloc: Alloc): Code {
+    const tick = this.tick;
     const decl = this.ctor(e.ctor, e.span);
     const arg = this.compile(e.arg, scope, alloc);
     const field = decl.fields[e.index];
@@ -254,12 +261,8 @@ export class Interpreter {
   }
 
   /** A call: a fresh frame for the callee, the depth bounded, the call counted. */
-  private compileCall(
-    e: Extract<Expr, { kind: 'call' }>,
-    scope: Map<string, number>,
-    alloc: { next: number },
-    tick: (span: Span) => void,
-  ): Code {
+  private compileCall(e: Extract<Expr, { kind: 'call' }>, scope: Scope, alloc: Alloc): Code {
+    const tick = this.tick;
     const callee = this.funs.get(e.fn);
     if (callee === undefined) return this.fail(`unknown function '${e.fn}'`, e.span);
     const args = e.args.map((a) => this.compile(a, scope, alloc));
@@ -278,12 +281,8 @@ export class Interpreter {
   }
 
   /** A primitive: its native implementation; collection primitives are counted apart (map-op ×). */
-  private compilePrim(
-    e: Extract<Expr, { kind: 'prim' }>,
-    scope: Map<string, number>,
-    alloc: { next: number },
-    tick: (span: Span) => void,
-  ): Code {
+  private compilePrim(e: Extract<Expr, { kind: 'prim' }>, scope: Scope, alloc: Alloc): Code {
+    const tick = this.tick;
     const info = primInfo(e.op);
     const impl = info.impl as (...a: unknown[]) => unknown;
     const args = e.args.map((a) => this.compile(a, scope, alloc));

@@ -68,24 +68,8 @@ export function showType(t: Type): string {
 export function assignable(actual: Type, expected: Type): boolean {
   if (actual.tag === 'unknown' || expected.tag === 'unknown') return true;
   switch (expected.tag) {
-    case 'num':
-    case 'bool':
-    case 'str':
-      return actual.tag === expected.tag;
     case 'var':
       return actual.tag === 'var' && actual.name === expected.name;
-    case 'tuple':
-      return (
-        actual.tag === 'tuple' &&
-        actual.elems.length === expected.elems.length &&
-        actual.elems.every((a, i) => assignable(a, expected.elems[i] as Type))
-      );
-    case 'map':
-      return (
-        actual.tag === 'map' && assignable(actual.key, expected.key) && assignable(actual.val, expected.val)
-      );
-    case 'set':
-      return actual.tag === 'set' && assignable(actual.elem, expected.elem);
     case 'data': {
       if (actual.tag !== 'data') return false;
       if (!actual.ctors.every((c) => expected.ctors.includes(c))) return false;
@@ -94,6 +78,36 @@ export function assignable(actual: Type, expected: Type): boolean {
         (a, i) => i >= expected.args.length || assignable(a, expected.args[i] as Type),
       );
     }
+    default:
+      return sameShape(expected, actual, (e, a) => assignable(a, e));
+  }
+}
+
+/**
+ * Whether `actual` is a primitive type, tuple, map or set as `expected` is, with its parts related
+ * to `expected`'s by `parts(expected part, actual part)` (called in order, left to right): the
+ * common case of `assignable` and `unify`, which differ on type variables and data types.
+ */
+function sameShape(
+  expected: Exclude<Type, { tag: 'var' | 'data' | 'unknown' }>,
+  actual: Type,
+  parts: (expected: Type, actual: Type) => boolean,
+): boolean {
+  switch (expected.tag) {
+    case 'num':
+    case 'bool':
+    case 'str':
+      return actual.tag === expected.tag;
+    case 'tuple':
+      return (
+        actual.tag === 'tuple' &&
+        actual.elems.length === expected.elems.length &&
+        expected.elems.every((e, i) => parts(e, actual.elems[i] as Type))
+      );
+    case 'map':
+      return actual.tag === 'map' && parts(expected.key, actual.key) && parts(expected.val, actual.val);
+    case 'set':
+      return actual.tag === 'set' && parts(expected.elem, actual.elem);
   }
 }
 
@@ -147,26 +161,12 @@ export function unify(pattern: Type, actual: Type, subst: Map<string, Type>): bo
   }
   if (actual.tag === 'unknown' || pattern.tag === 'unknown') return true;
   switch (pattern.tag) {
-    case 'num':
-    case 'bool':
-    case 'str':
-      return actual.tag === pattern.tag;
-    case 'tuple':
-      return (
-        actual.tag === 'tuple' &&
-        actual.elems.length === pattern.elems.length &&
-        pattern.elems.every((p, i) => unify(p, actual.elems[i] as Type, subst))
-      );
-    case 'map':
-      return (
-        actual.tag === 'map' && unify(pattern.key, actual.key, subst) && unify(pattern.val, actual.val, subst)
-      );
-    case 'set':
-      return actual.tag === 'set' && unify(pattern.elem, actual.elem, subst);
     case 'data':
       if (actual.tag !== 'data') return false;
       if (!actual.ctors.every((c) => pattern.ctors.includes(c))) return false;
       return pattern.args.every((p, i) => unify(p, actual.args[i] ?? UNKNOWN, subst));
+    default:
+      return sameShape(pattern, actual, (p, a) => unify(p, a, subst));
   }
 }
 

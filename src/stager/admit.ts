@@ -171,12 +171,7 @@ class Planner {
   private readonly nodeIds = new Map<AbsValue, number>();
 
   private id(v: AbsValue): number {
-    let n = this.nodeIds.get(v);
-    if (n === undefined) {
-      n = this.nodeIds.size;
-      this.nodeIds.set(v, n);
-    }
-    return n;
+    return intern(this.nodeIds, v);
   }
 
   /** Resolves variables to their fix (as `conforms` does on entering a variable) and names the entry. */
@@ -196,12 +191,7 @@ class Planner {
   }
 
   private fixId(f: Fix): number {
-    let n = this.fixIds.get(f);
-    if (n === undefined) {
-      n = this.fixIds.size;
-      this.fixIds.set(f, n);
-    }
-    return n;
+    return intern(this.fixIds, f);
   }
 
   /** Pass 1: DFS over entries; back-edge targets and big shared entries become definitions. */
@@ -728,6 +718,16 @@ function step(p: PathExpr, s: string): PathExpr {
   return { base: p.base, suffix: p.suffix + s };
 }
 
+/** The number of `k` in `ids`, numbering keys in order of first sight. */
+function intern<K>(ids: Map<K, number>, k: K): number {
+  let n = ids.get(k);
+  if (n === undefined) {
+    n = ids.size;
+    ids.set(k, n);
+  }
+  return n;
+}
+
 /** A JavaScript string literal in single quotes (escapes what would end it or the line). */
 export function jsString(s: string): string {
   let out = "'";
@@ -1035,35 +1035,46 @@ class AdmissionEmitter {
 
   private mapHelper(m: MapLeaf): string {
     const fn = this.helper('map');
-    const lines = [`function ${fn}(t) {`];
+    const mustLines: string[] = [];
     m.must.forEach(([k, y], i) => {
-      lines.push(`  if (!t.has(${primJs(k)})) return false;`);
+      mustLines.push(`  if (!t.has(${primJs(k)})) return false;`);
       if (y.k === 'any') return;
-      lines.push(`  const y${i} = t.get(${primJs(k)});`);
-      lines.push(`  if (${not(this.boolExpr(y, `y${i}`, 0))}) return false;`);
+      mustLines.push(`  const y${i} = t.get(${primJs(k)});`);
+      mustLines.push(`  if (${not(this.boolExpr(y, `y${i}`, 0))}) return false;`);
     });
-    const may = this.mayExpr(m, 'k', 'y');
-    if (may !== 'true') {
-      const must = m.must.length > 0 ? this.mustSet(m.must.map(([k]) => k)) : null;
-      lines.push('  for (const [k, y] of t) {');
-      if (must !== null) lines.push(`    if (${must}.has(k)) continue;`);
-      lines.push(`    if (!(${may})) return false;`, '  }');
-    }
-    lines.push('  return true;', '}');
-    this.decls.push(lines.join('\n'));
-    return fn;
+    const may = { entry: '[k, y]', key: 'k', test: this.mayExpr(m, 'k', 'y') };
+    return this.collectionHelper(
+      fn,
+      mustLines,
+      m.must.map(([k]) => k),
+      may,
+    );
   }
 
   private setHelper(m: SetLeaf): string {
     const fn = this.helper('set');
-    const lines = [`function ${fn}(t) {`];
-    for (const p of m.must) lines.push(`  if (!t.has(${primJs(p)})) return false;`);
-    const may = this.boolExpr(m.may, 'x', 0);
-    if (may !== 'true') {
-      const must = m.must.length > 0 ? this.mustSet(m.must) : null;
-      lines.push('  for (const x of t) {');
-      if (must !== null) lines.push(`    if (${must}.has(x)) continue;`);
-      lines.push(`    if (!(${may})) return false;`, '  }');
+    const mustLines = m.must.map((p) => `  if (!t.has(${primJs(p)})) return false;`);
+    const may = { entry: 'x', key: 'x', test: this.boolExpr(m.may, 'x', 0) };
+    return this.collectionHelper(fn, mustLines, m.must, may);
+  }
+
+  /**
+   * Declares the Boolean test `fn(t)` of a Map or Set `t`: `mustLines` (the must part), then,
+   * unless `may.test` is `'true'`, a loop over `t`'s entries (`may.entry`) whose keys
+   * (`may.key`) are not among `mustKeys`, each of which must pass `may.test`.
+   */
+  private collectionHelper(
+    fn: string,
+    mustLines: readonly string[],
+    mustKeys: readonly Prim[],
+    may: { entry: string; key: string; test: string },
+  ): string {
+    const lines = [`function ${fn}(t) {`, ...mustLines];
+    if (may.test !== 'true') {
+      const must = mustKeys.length > 0 ? this.mustSet(mustKeys) : null;
+      lines.push(`  for (const ${may.entry} of t) {`);
+      if (must !== null) lines.push(`    if (${must}.has(${may.key})) continue;`);
+      lines.push(`    if (!(${may.test})) return false;`, '  }');
     }
     lines.push('  return true;', '}');
     this.decls.push(lines.join('\n'));
@@ -1077,11 +1088,19 @@ class AdmissionEmitter {
     const fn = `${this.name}_r${def}_x`;
     if (!this.checkDefs.has(def)) {
       this.checkDefs.add(def);
-      const body: string[] = [];
-      this.checkEntry(this.def(def), 't', { base: 'path', suffix: '' }, body, '  ', { nodes: 0 });
-      this.decls.push([`function ${fn}(t, path) {`, ...body, '}'].join('\n'));
+      this.checkFunction(fn, 't, path', this.def(def), { base: 'path', suffix: '' });
     }
     return fn;
+  }
+
+  /**
+   * Declares `function fn(params)` with the statements that check its parameter `t` against
+   * `e`, paths starting from `path` (which may use a parameter `path`).
+   */
+  private checkFunction(fn: string, params: string, e: Entry, path: PathExpr): void {
+    const body: string[] = [];
+    this.checkEntry(e, 't', path, body, '  ', { nodes: 0 });
+    this.decls.push([`function ${fn}(${params}) {`, ...body, '}'].join('\n'));
   }
 
   /** The negation of a single group's head test. */
@@ -1127,18 +1146,14 @@ class AdmissionEmitter {
       // deep below the last path base: a function whose paths restart from a runtime base, so
       // path literals stay short and code size linear (one string concatenation per boundary)
       const d = this.helper('d');
-      const body: string[] = [];
-      this.checkEntry(e, 't', { base: 'path', suffix: '' }, body, '  ', { nodes: 0 });
-      this.decls.push([`function ${d}(t, path) {`, ...body, '}'].join('\n'));
+      this.checkFunction(d, 't, path', e, { base: 'path', suffix: '' });
       out.push(`${ind}${d}(${x}, ${pathJs(path)});`);
       return;
     }
     if (fn.nodes > 0 && fn.nodes + size > CHUNK && size > 1 && path.base === null) {
       // a big subtree at a static path: its own function
       const part = this.helper('p');
-      const body: string[] = [];
-      this.checkEntry(e, 't', path, body, '  ', { nodes: 0 });
-      this.decls.push([`function ${part}(t) {`, ...body, '}'].join('\n'));
+      this.checkFunction(part, 't', e, path);
       out.push(`${ind}${part}(${x});`);
       return;
     }

@@ -21,13 +21,7 @@
 import path from 'node:path';
 import type { AbsValue } from '../abstract-values/index.js';
 import { type DaeOptions, type DaeResult, eliminateDeadAssignments } from '../dae/index.js';
-import {
-  type PeEvent,
-  type PeOptions,
-  type PeStats,
-  type PeStop,
-  partialEvaluate,
-} from '../partial-eval/index.js';
+import { type PeOptions, type PeResult, type PeStats, partialEvaluate } from '../partial-eval/index.js';
 import { allPasses, findPass, type Pass } from '../optimizers/index.js';
 import { SOURCE_ROOT } from '../common/index.js';
 import { mergeEqualFunctions } from './minimize.js';
@@ -36,7 +30,6 @@ import {
   type CtorDecl,
   compileFile,
   formatDiagnostic,
-  type Label,
   type Program,
   programSize,
 } from '../scf-lang/index.js';
@@ -95,25 +88,18 @@ export interface StageOptions {
   readonly maxFunNodes?: number;
 }
 
-export interface StageResult {
+/**
+ * One optimizer staged. The fields picked from `PeResult` are the partial evaluator's as it
+ * returned them: `output` is the next stage's input, `events` what `scf stage --explain` prints.
+ */
+export interface StageResult
+  extends Pick<PeResult, 'entry' | 'cs' | 'output' | 'stop' | 'reason' | 'events'> {
   /** The staged optimizer: the residual program after DAE. */
   readonly residual: Program;
-  /** Its entry function. */
-  readonly entry: string;
-  /** Collecting semantics of the partial evaluator (residual label → abstract value). */
-  readonly cs: ReadonlyMap<Label, AbsValue>;
-  /** Abstract value of every result on admitted inputs (the next stage's input). */
-  readonly output: AbsValue;
-  /** Why partial evaluation stopped ('fixpoint', 'widened', 'fuel') and in words. */
-  readonly stop: PeStop;
-  readonly reason: string;
   readonly peStats: PeStats;
-  /** Every loss of precision of the partial evaluator (`scf stage --explain`). */
-  readonly events: readonly PeEvent[];
   readonly dae: Pick<DaeResult, 'stop' | 'rounds' | 'removed'>;
-  /** Residual function → what it handles (Fig. 7's comments). */
+  /** Residual function → what it handles (Fig. 7's comments, and the merges and splits after DAE). */
   readonly comments: ReadonlyMap<string, string>;
-  /** Core nodes of the original optimizer, of the residual before and after DAE. */
   readonly sizes: { readonly original: number; readonly residual: number; readonly staged: number };
   readonly ms: { readonly pe: number; readonly dae: number };
 }

@@ -16,7 +16,15 @@
  * evaluator, `&&`, `||` and `?:` evaluate only what they must: `0 && 1 / 0` is 0. Values are JS
  * numbers as the evaluator's: int32, 0/1 for bool, binary32 floats (-0 and NaN included).
  */
-import { applyBinary, applyUnary, convertScalar, type Expr, exprType, type Fault } from '../kernel/index.js';
+import {
+  applyBinary,
+  applyUnary,
+  convertScalar,
+  type Expr,
+  exprType,
+  type Fault,
+  literalValue,
+} from '../kernel/index.js';
 
 /** Memo: a node's folded value (null: not constant). Each node is folded once, so folding is linear. */
 const memo = new WeakMap<Expr, number | null>();
@@ -34,9 +42,8 @@ function fold(e: Expr): number | undefined {
   switch (e.kind) {
     case 'intLit':
     case 'floatLit':
-      return e.value;
     case 'boolLit':
-      return e.value ? 1 : 0;
+      return literalValue(e);
     case 'var':
     case 'load':
     case 'call':

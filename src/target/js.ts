@@ -108,6 +108,7 @@ import {
   soacKind,
 } from '../kernel/index.js';
 import { NameSupply } from './names.js';
+import { isTruthOp, type TruthWriter, truthTest } from './truth.js';
 
 /** A kernel function compiled to JavaScript. */
 export interface CompiledKernel {
@@ -1233,38 +1234,22 @@ class FunEmitter {
     }
   }
 
+  /** The JS of each case of C's truth test (truth.ts). */
+  private readonly truth: TruthWriter = {
+    cond: (e) => this.cond(e),
+    compare: (e) => `(${this.value(e.left)} ${COMPARISONS.get(e.op)} ${this.value(e.right)})`,
+    logical: (e) => `(${this.cond(e.left)} ${e.op} ${this.cond(e.right)})`,
+    nonZero: (e) => `(${this.value(e)} !== 0)`,
+  };
+
   /** `e` as a JS boolean: whether the evaluator's value of `e` is not 0. */
   private cond(e: Expr): string {
-    switch (e.kind) {
-      case 'boolLit':
-        return e.value ? 'true' : 'false';
-      case 'binary': {
-        const jsOp = COMPARISONS.get(e.op);
-        if (jsOp !== undefined) return `(${this.value(e.left)} ${jsOp} ${this.value(e.right)})`;
-        if (e.op === '&&' || e.op === '||') return `(${this.cond(e.left)} ${e.op} ${this.cond(e.right)})`;
-        return `(${this.value(e)} !== 0)`;
-      }
-      case 'unary':
-        return e.op === '!' ? `!${this.cond(e.arg)}` : `(${this.value(e)} !== 0)`;
-      case 'cast':
-        // (bool)x is x != 0, so testing it is testing x.
-        return e.ty === 'bool' ? this.cond(e.arg) : `(${this.value(e)} !== 0)`;
-      case 'var':
-      case 'intLit':
-      case 'floatLit':
-      case 'load':
-      case 'call':
-      case 'ternary':
-      case 'arrayRef':
-        return `(${this.value(e)} !== 0)`;
-      default:
-        return assertNever(e);
-    }
+    return truthTest(e, this.truth);
   }
 
   private binary(e: Binary): string {
     const { op, left, right } = e;
-    if (op === '&&' || op === '||' || COMPARISONS.has(op)) return `(${this.cond(e)} ? 1 : 0)`;
+    if (isTruthOp(op)) return `(${this.cond(e)} ? 1 : 0)`;
     const l = this.value(left);
     const r = this.value(right);
     // As the evaluator: float arithmetic when `ty` is float, int arithmetic otherwise.

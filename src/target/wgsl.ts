@@ -86,6 +86,7 @@ import {
 import { constantMakesUb, constValue } from './fold.js';
 import { alwaysReturns, bare, emitHostJs, type LaunchCall, lamText, soacText } from './js.js';
 import { NameSupply } from './names.js';
+import { isTruthOp, type TruthWriter, truthTest } from './truth.js';
 import {
   type DispatchSize,
   type GpuPlan,
@@ -359,8 +360,6 @@ function zeroOf(ty: string): string {
   return wgslType(ty) === 'f32' ? '0.0f' : '0i';
 }
 
-const COMPARISONS = new Set(['<', '<=', '>', '>=', '==', '!=']);
-
 // ---- expressions and device functions ----------------------------------------------------------
 
 /** What a name stands for while emitting: a WGSL scalar expression, or an array's WGSL variable. */
@@ -535,7 +534,7 @@ class ExprEmitter {
         return literal(e) as string;
       case 'binary': {
         const { op } = e;
-        if (op === '&&' || op === '||' || COMPARISONS.has(op)) return `select(0i, 1i, ${bare(this.cond(e))})`;
+        if (isTruthOp(op)) return `select(0i, 1i, ${bare(this.cond(e))})`;
         const l = this.value(e.left);
         const r = constantMakesUb(e)
           ? atRunTime(this.value(e.right), exprType(e.right))
@@ -596,29 +595,16 @@ class ExprEmitter {
     return this.hoisted(e, this.condOf(e), 'bool');
   }
 
+  /** The WGSL of each case of C's truth test (truth.ts). */
+  private readonly truth: TruthWriter = {
+    cond: (e) => this.cond(e),
+    compare: (e) => `(${this.value(e.left)} ${e.op} ${this.value(e.right)})`,
+    logical: (e) => this.shortCircuit(e.op as '&&' | '||', e.left, e.right),
+    nonZero: (e) => this.nonZero(e),
+  };
+
   private condOf(e: Expr): string {
-    switch (e.kind) {
-      case 'boolLit':
-        return e.value ? 'true' : 'false';
-      case 'binary':
-        if (COMPARISONS.has(e.op)) return `(${this.value(e.left)} ${e.op} ${this.value(e.right)})`;
-        if (e.op === '&&' || e.op === '||') return this.shortCircuit(e.op, e.left, e.right);
-        return this.nonZero(e);
-      case 'unary':
-        return e.op === '!' ? `!${this.cond(e.arg)}` : this.nonZero(e);
-      case 'cast':
-        return e.ty === 'bool' ? this.cond(e.arg) : this.nonZero(e);
-      case 'var':
-      case 'intLit':
-      case 'floatLit':
-      case 'load':
-      case 'call':
-      case 'ternary':
-      case 'arrayRef':
-        return this.nonZero(e);
-      default:
-        return assertNever(e);
-    }
+    return truthTest(e, this.truth);
   }
 
   /**
@@ -1193,6 +1179,19 @@ class SiteBuilder {
     return lines.map((l) => '  '.repeat(depth) + l);
   }
 
+  /**
+   * The loop over elements of every pass, at depth 1: `e` (u32) runs from `from` below `to` in
+   * steps of `step`, and `body` sees the element's index as C's int `i`.
+   */
+  private elementLoop(body: readonly string[], from = 'start', to = 'end', step = '1u'): string[] {
+    return [
+      `  for (var e = ${from}; e < ${to}; e = e + ${step}) {`,
+      '    let i = i32(e);',
+      ...this.indent(body, 2),
+      '  }',
+    ];
+  }
+
   private mapPass(): void {
     const { device, ex } = this.emitters();
     const body: string[] = [];
@@ -1204,10 +1203,7 @@ class SiteBuilder {
       `@compute @workgroup_size(${this.opts.wg})`,
       'fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {',
       `  let stride = nwg.x * ${this.wg};`,
-      '  for (var e = gid.x; e < params.n; e = e + stride) {',
-      '    let i = i32(e);',
-      ...this.indent(body, 2),
-      '  }',
+      ...this.elementLoop(body, 'gid.x', 'params.n', 'stride'),
       '}',
     ];
     this.pass('map', 1, 1, device, [], main, { kind: 'perElement' }, new Map());
@@ -1281,10 +1277,7 @@ class SiteBuilder {
         '        @builtin(workgroup_id) wid: vec3<u32>) {',
         ...this.indent(this.chunkLines('gid.x'), 1),
         ...this.indent(init, 1),
-        '  for (var e = start; e < end; e = e + 1u) {',
-        '    let i = i32(e);',
-        ...this.indent(steps, 2),
-        '  }',
+        ...this.elementLoop(steps),
         ...this.indent(trees, 1),
         '  if (lid.x == 0u) {',
         ...this.members.map((_, k) => `    partials_${k}[wid.x] = sh_${k}[0];`),
@@ -1353,10 +1346,7 @@ class SiteBuilder {
       '@compute @workgroup_size(1)',
       'fn main() {',
       ...this.indent(init, 1),
-      '  for (var e = 0u; e < params.n; e = e + 1u) {',
-      '    let i = i32(e);',
-      ...this.indent(steps, 2),
-      '  }',
+      ...this.elementLoop(steps, '0u', 'params.n'),
       ...this.indent(finals, 1),
       '}',
     ];
@@ -1449,10 +1439,7 @@ class SiteBuilder {
       const main = [
         ...this.chunkMainHeader(),
         `  var acc: ${ty} = ${bare(m.ne)};`,
-        '  for (var e = start; e < end; e = e + 1u) {',
-        '    let i = i32(e);',
-        ...this.indent(this.foldStep(ex, m, 'acc', 'acc'), 2),
-        '  }',
+        ...this.elementLoop(this.foldStep(ex, m, 'acc', 'acc')),
         '  partials_0[gid.x] = acc;',
         '}',
       ];
@@ -1484,11 +1471,7 @@ class SiteBuilder {
       const main = [
         ...this.chunkMainHeader(),
         `  var acc: ${ty} = partials_0[gid.x];`,
-        '  for (var e = start; e < end; e = e + 1u) {',
-        '    let i = i32(e);',
-        ...this.indent(this.foldStep(ex, m, 'acc', 'acc'), 2),
-        '    out_0[e] = acc;',
-        '  }',
+        ...this.elementLoop([...this.foldStep(ex, m, 'acc', 'acc'), 'out_0[e] = acc;']),
         '}',
       ];
       this.pass('refold each chunk from its prefix', 3, 3, device, [], main, { kind: 'chunks' }, scratch);
@@ -1514,11 +1497,7 @@ class SiteBuilder {
       const main = [
         ...this.chunkMainHeader(),
         '  var kept = 0u;',
-        '  for (var e = start; e < end; e = e + 1u) {',
-        '    let i = i32(e);',
-        ...this.indent(p.lines, 2),
-        `    if (${p.keep}) { kept = kept + 1u; }`,
-        '  }',
+        ...this.elementLoop([...p.lines, `if (${p.keep}) { kept = kept + 1u; }`]),
         '  counts[gid.x] = kept;',
         '}',
       ];
@@ -1538,14 +1517,13 @@ class SiteBuilder {
       const main = [
         ...this.chunkMainHeader(),
         '  var k = counts[gid.x];',
-        '  for (var e = start; e < end; e = e + 1u) {',
-        '    let i = i32(e);',
-        ...this.indent(p.lines, 2),
-        `    if (${p.keep}) {`,
-        `      out_0[k] = ${m.elem};`,
-        '      k = k + 1u;',
-        '    }',
-        '  }',
+        ...this.elementLoop([
+          ...p.lines,
+          `if (${p.keep}) {`,
+          `  out_0[k] = ${m.elem};`,
+          '  k = k + 1u;',
+          '}',
+        ]),
         '}',
       ];
       this.pass('write kept elements at their offsets', 3, 3, device, [], main, { kind: 'chunks' }, scratch);
