@@ -132,23 +132,16 @@ function spanOf(ctx: Ctx, n: { readonly startIndex: number; readonly endIndex: n
   return { file: ctx.file, start: n.startIndex, end: n.endIndex };
 }
 
+/** What the message of diagnostic `C` is made of. */
+type Facts<C extends KernelCode> = Parameters<(typeof MESSAGES)[C]>;
+
 /** Records the diagnostic `code` at `n`, its message made of `facts`. */
-function report<C extends KernelCode>(
-  ctx: Ctx,
-  n: Node,
-  code: C,
-  ...facts: Parameters<(typeof MESSAGES)[C]>
-): void {
+function report<C extends KernelCode>(ctx: Ctx, n: Node, code: C, ...facts: Facts<C>): void {
   ctx.diags.push(diag(code, spanOf(ctx, n), ...facts));
 }
 
 /** `report`, then leaves the statement being converted. */
-function fail<C extends KernelCode>(
-  ctx: Ctx,
-  n: Node,
-  code: C,
-  ...facts: Parameters<(typeof MESSAGES)[C]>
-): never {
+function fail<C extends KernelCode>(ctx: Ctx, n: Node, code: C, ...facts: Facts<C>): never {
   report(ctx, n, code, ...facts);
   throw new Bail();
 }
@@ -245,7 +238,7 @@ function checkTree(ctx: Ctx, root: Node): boolean {
   const cursor = root.walk();
   const hasError = root.hasError;
   const at = (): SourceSpan => spanOf(ctx, cursor);
-  const push = <C extends KernelCode>(code: C, ...facts: Parameters<(typeof MESSAGES)[C]>): void => {
+  const push = <C extends KernelCode>(code: C, ...facts: Facts<C>): void => {
     ctx.diags.push(diag(code, at(), ...facts));
   };
   try {

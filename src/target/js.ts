@@ -83,6 +83,7 @@ import {
   FOLD_OPS,
   type ArgValue,
   assertNever,
+  children,
   type Binary,
   coerceArg,
   type Cmd,
@@ -557,7 +558,8 @@ export function alwaysReturns(c: Cmd): boolean {
 
 /**
  * Whether evaluating `e` may throw (an evaluator error) or write an array: a load, a call, a
- * float→int conversion or an int / % << >>. A store whose value cannot checks its index first.
+ * float→int conversion or an int / % << >> anywhere in it (its subexpressions are found through
+ * the kernel's field table). A store whose value cannot checks its index first.
  */
 function mayFail(e: Expr): boolean {
   switch (e.kind) {
@@ -565,24 +567,15 @@ function mayFail(e: Expr): boolean {
     case 'call':
       return true;
     case 'cast':
-      return (e.ty === 'int' && exprType(e.arg) === 'float') || mayFail(e.arg);
+      if (e.ty === 'int' && exprType(e.arg) === 'float') return true;
+      break;
     case 'binary':
-      return (
-        (e.ty !== 'float' && ['/', '%', '<<', '>>'].includes(e.op)) || mayFail(e.left) || mayFail(e.right)
-      );
-    case 'unary':
-      return mayFail(e.arg);
-    case 'ternary':
-      return mayFail(e.cond) || mayFail(e.thenExpr) || mayFail(e.elseExpr);
-    case 'var':
-    case 'intLit':
-    case 'floatLit':
-    case 'boolLit':
-    case 'arrayRef':
-      return false;
+      if (e.ty !== 'float' && ['/', '%', '<<', '>>'].includes(e.op)) return true;
+      break;
     default:
-      return assertNever(e);
+      break;
   }
+  return (children(e) as Expr[]).some(mayFail);
 }
 
 // ---- combinators: module-level helpers -----------------------------------------------------------
