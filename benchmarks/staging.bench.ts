@@ -13,7 +13,7 @@ import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { astNodes, loadKernelParser } from '../src/kernel/index.js';
-import { loadConfig, stageConfig } from '../src/stager/index.js';
+import { loadConfig, stageConfig } from '../src/pipeline/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DIR = path.join(ROOT, 'configs/table2');

@@ -32,7 +32,7 @@ import {
 } from '../src/bench/kernel-latency.js';
 import { evaluate, listFromArray, printFun } from '../src/kernel/index.js';
 import { runPipeline } from '../src/optimizers/index.js';
-import { describeStages, loadConfig, stageConfig } from '../src/stager/index.js';
+import { describeStages, loadConfig, stageConfig } from '../src/pipeline/index.js';
 import { compileKernelJs, GpuRuntime, planKernelWgsl } from '../src/target/index.js';
 
 const PRESETS: Record<string, readonly number[]> = {

@@ -6,7 +6,7 @@
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, loadConfig, stageConfig, writeStaged } from '../src/stager/index.js';
+import { ConfigError, loadConfig, stageConfig, writeStaged } from '../src/pipeline/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const CONFIGS = path.join(ROOT, 'configs/table2');

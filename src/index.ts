@@ -30,6 +30,7 @@ export {
   formalsFromBindings,
   type LatticeVal,
   loadUserPass,
+  OptimizerError,
   type Pass,
   PassError,
   type PipelineResult,
@@ -42,15 +43,14 @@ export type { Specialized, StageManifest, Stub } from './runtime/stub.js';
 export { checkManifest } from './runtime/stub.js';
 export { type CompiledKernel, compileKernelJs, emitKernelJs, emitKernelWgsl } from './target/index.js';
 export { compileFile, formatDiagnostic as formatScfDiagnostic } from './scf-lang/index.js';
+export { InputNotAdmitted } from './stager/index.js';
 export {
   ConfigError,
   configPasses,
   explainStages,
   importStub,
-  InputNotAdmitted,
   loadConfig,
   type LoadedStub,
-  OptimizerError,
   parseConfig,
   type StageConfig,
   type StagedConfig,
@@ -61,4 +61,4 @@ export {
   type WriteOptions,
   type WrittenFiles,
   writeStaged,
-} from './stager/index.js';
+} from './pipeline/index.js';

@@ -44,7 +44,7 @@ import {
   writeStaged,
   configPasses,
   importStub,
-} from '../stager/index.js';
+} from '../pipeline/index.js';
 import {
   compileKernelJs,
   type GpuKernel,

@@ -39,16 +39,16 @@ import {
 import { type AbsValue, size as absSize } from '../abstract-values/index.js';
 import type { Bindings, LatticeVal } from '../optimizers/index.js';
 import { Interpreter } from '../scf-lang/index.js';
+import { optimizerProgram } from '../optimizers/index.js';
 import {
   loadConfig,
-  optimizerProgram,
   type PipelineStage,
   type StageConfig,
   stageConfig,
   writeStaged,
   importStub,
   type LoadedStub,
-} from '../stager/index.js';
+} from '../pipeline/index.js';
 import { compileKernelJs } from '../target/index.js';
 import { kernelArgs } from './kernel-args.js';
 import { median } from './report.js';
@@ -168,7 +168,7 @@ export const METHOD =
   `${WARMUP_RUNS} runs of each side (at most 10× the timing budget), ` +
   'speed-ups are ratios of those medians; instruction counts from the Core interpreter.';
 
-/** What the stub `writeStaged` writes exports (src/stager/write.ts). */
+/** What the stub `writeStaged` writes exports (src/pipeline/write.ts). */
 export type Stub = LoadedStub;
 
 /** The configs of `dir` (sorted by file name) with their ids. */

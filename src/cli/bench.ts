@@ -15,7 +15,7 @@ import {
   runBenchmarks,
   speedupChartSvg,
 } from '../bench/index.js';
-import { ConfigError } from '../stager/index.js';
+import { ConfigError } from '../pipeline/index.js';
 import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, UsageError } from './io.js';
 import { prepareOutFile } from './out-path.js';
 

@@ -9,7 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { importStub } from '../stager/index.js';
+import { importStub } from '../pipeline/index.js';
 import { emptyRecord, type Fun, kernelPlace, printFun } from '../kernel/index.js';
 import {
   allPasses,

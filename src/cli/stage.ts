@@ -9,16 +9,16 @@
  * `FILE:LINE:COL: error: …` where the position is known, exit 2; never a stack trace.
  */
 import { readFileSync, rmSync } from 'node:fs';
+import { OptimizerError } from '../optimizers/index.js';
 import {
   ConfigError,
   describeStages,
   explainStages,
   loadConfig,
-  OptimizerError,
   stageConfig,
   stageReport,
   writeStaged,
-} from '../stager/index.js';
+} from '../pipeline/index.js';
 import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, fileProblem } from './io.js';
 import { UsageError } from './kernel-input.js';
 import { prepareOutDir } from './out-path.js';

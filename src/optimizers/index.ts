@@ -1,6 +1,7 @@
 /**
  * The pass registry and pipeline runner (ordinary TypeScript, not SCF-lang): one record per pass,
- * shared by the unstaged pipeline, the CLI and the stager.
+ * shared by the unstaged pipeline, the CLI and the staged pipeline (src/pipeline), which gets a
+ * pass's Core program here too (programs.ts).
  *
  * A pass is a record `{ name, description, file, entry, takesFormals, builtin, run }`: `file` is
  * its SCF-lang source (what the stager partially evaluates), `entry` the Core name of its
@@ -35,6 +36,7 @@ import type { LatticeVal } from './lattice.js';
 import { isPassPath, loadUserPass, PassError } from './user.js';
 
 export { isPassPath, loadUserPass, PassError, userPassProgram } from './user.js';
+export { OptimizerError, optimizerProgram, optimizerSources } from './programs.js';
 
 export type { LatticeVal } from './lattice.js';
 

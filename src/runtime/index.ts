@@ -27,6 +27,7 @@ export {
   setOf,
   shortValue,
 } from '../stager/runtime.js';
+export { registerScfResolver } from './resolver.js';
 export {
   checkManifest,
   kernelHash,

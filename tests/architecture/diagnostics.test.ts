@@ -8,7 +8,7 @@ import { DESCRIPTION_CODES } from '../../src/abstract-values/index.js';
 import { formatDiagnostic, unsortedCodes } from '../../src/common/index.js';
 import { codes, KERNEL_MESSAGES, parseKernel } from '../../src/kernel/index.js';
 import { MESSAGES as SCF_MESSAGES } from '../../src/scf-lang/index.js';
-import { CONFIG_CODES } from '../../src/stager/index.js';
+import { CONFIG_CODES } from '../../src/pipeline/index.js';
 
 const TABLES: readonly [string, RegExp, Readonly<Record<string, unknown>>][] = [
   ['SCF-lang', /^SCF\d{4}$/, SCF_MESSAGES],

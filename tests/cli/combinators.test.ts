@@ -81,7 +81,7 @@ describe('staging and benchmarking fusion', () => {
   });
 
   it('a pipeline without formals (fusion alone) stages; its formals are still described', async () => {
-    const { loadConfig, stageConfig } = await import('../../src/stager/index.js');
+    const { loadConfig, stageConfig } = await import('../../src/pipeline/index.js');
     const dir = mkdtempSync(path.join(tmpdir(), 'scf-fuse-cfg-'));
     const file = path.join(dir, 'fuse.json');
     writeFileSync(

@@ -30,7 +30,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { MAX_NESTING, MAX_TREE_DEPTH } from '../../src/kernel/index.js';
 import { STATIC_WORK } from '../../src/partial-eval/index.js';
 import { MAX_SCF_NESTING } from '../../src/scf-lang/nesting.js';
-import { PRINT_NODES } from '../../src/stager/index.js';
+import { PRINT_NODES } from '../../src/pipeline/index.js';
 import { cli } from '../cli/helpers.js';
 
 const RUNS = Number(process.env.SCF_HOSTILE_RUNS ?? 150);

@@ -22,7 +22,7 @@ import {
   validateProgram,
 } from '../../src/kernel/index.js';
 import { allPasses, type Pass, runPipeline } from '../../src/optimizers/index.js';
-import { configPasses, loadConfig, loadConfigInput } from '../../src/stager/index.js';
+import { configPasses, loadConfig, loadConfigInput } from '../../src/pipeline/index.js';
 
 beforeAll(loadKernelParser);
 

@@ -1,6 +1,6 @@
 /**
- * Stager configurations (src/stager/config.ts) and the abstract pipeline input they describe
- * (src/stager/describe-input.ts):
+ * Stager configurations (src/pipeline/config.ts) and the abstract pipeline input they describe
+ * (src/pipeline/describe-input.ts):
  * - the 11 Table 2 configurations load, fit their functions, and admit their stage-2 samples;
  * - describeFormals is the abstraction of formalsFromBindings: sound on members drawn from each
  *   description (fast-check), exact where the domain allows (outside values rejected);
@@ -44,7 +44,7 @@ import {
   loadConfigInput,
   parseConfig,
   type StageConfig,
-} from '../../src/stager/config.js';
+} from '../../src/pipeline/config.js';
 import {
   abstractPipelineInput,
   type Description,
@@ -55,7 +55,7 @@ import {
   literalDescription,
   parseBindDescription,
   typedDescription,
-} from '../../src/stager/describe-input.js';
+} from '../../src/pipeline/describe-input.js';
 import { sameResults } from '../optimizers/helpers.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

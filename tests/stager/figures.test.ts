@@ -11,14 +11,8 @@ import { loadKernelParser } from '../../src/kernel/index.js';
 import { constProp, copyProp, formalsFromBindings } from '../../src/optimizers/index.js';
 import { forEachExpr, Interpreter } from '../../src/scf-lang/index.js';
 import { equal } from '../../src/scf-lang/prelude.js';
-import {
-  describeStages,
-  findStageablePass,
-  loadConfig,
-  optimizerProgram,
-  type StagedConfig,
-  stageConfig,
-} from '../../src/stager/index.js';
+import { findPass, optimizerProgram } from '../../src/optimizers/index.js';
+import { describeStages, loadConfig, type StagedConfig, stageConfig } from '../../src/pipeline/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 let staged: StagedConfig;
@@ -91,7 +85,7 @@ describe('Fig. 7: the staged dead-assignment elimination', () => {
   it('makes fewer live-set updates and instructions than the unstaged DAE, with the same result', () => {
     const dae = staged.stages[2]?.result;
     if (!dae) throw new Error('no dae stage');
-    const unstaged = new Interpreter(optimizerProgram(findStageablePass('dae') as never));
+    const unstaged = new Interpreter(optimizerProgram(findPass('dae') as never));
     const stagedRun = new Interpreter(dae.residual);
     for (const a of [1, 3, 0, -7]) {
       const formals = formalsFromBindings(staged.fun, { a });

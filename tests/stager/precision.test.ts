@@ -13,7 +13,8 @@ import { listFromArray, loadKernelParser } from '../../src/kernel/index.js';
 import { formalsFromBindings } from '../../src/optimizers/index.js';
 import { Interpreter } from '../../src/scf-lang/index.js';
 import { equal } from '../../src/scf-lang/prelude.js';
-import { loadConfig, optimizerProgram, type StagedConfig, stageConfig } from '../../src/stager/index.js';
+import { optimizerProgram } from '../../src/optimizers/index.js';
+import { loadConfig, type StagedConfig, stageConfig } from '../../src/pipeline/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 let staged: StagedConfig;

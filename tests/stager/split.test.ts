@@ -9,14 +9,9 @@ import { listFromArray } from '../../src/kernel/index.js';
 import { formalsFromBindings } from '../../src/optimizers/index.js';
 import { compileFile, forEachExpr, Interpreter, type Program } from '../../src/scf-lang/index.js';
 import { equal } from '../../src/scf-lang/prelude.js';
-import {
-  freeVars,
-  loadConfig,
-  optimizerProgram,
-  splitLargeFunctions,
-  stage,
-  stageConfig,
-} from '../../src/stager/index.js';
+import { optimizerProgram } from '../../src/optimizers/index.js';
+import { loadConfig, stageConfig } from '../../src/pipeline/index.js';
+import { freeVars, splitLargeFunctions, stage } from '../../src/stager/index.js';
 
 function compile(src: string): Program {
   const r = compileFile('/virtual/m.ts', { cwd: '/virtual', readFile: () => src });

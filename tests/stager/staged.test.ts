@@ -27,7 +27,8 @@ import {
 } from '../../src/abstract-values/index.js';
 import { type Fun, listToArray, loadKernelParser } from '../../src/kernel/index.js';
 import type { LatticeVal } from '../../src/optimizers/index.js';
-import { InputNotAdmitted, loadConfig, stageConfig, writeStaged } from '../../src/stager/index.js';
+import { loadConfig, stageConfig, writeStaged } from '../../src/pipeline/index.js';
+import { InputNotAdmitted } from '../../src/stager/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CONFIG_DIRS = ['table2', 'fusion', 'kernel'].map((d) => path.join(ROOT, 'configs', d));

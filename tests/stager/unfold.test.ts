@@ -14,14 +14,14 @@ import { listFromArray, loadKernelParser } from '../../src/kernel/index.js';
 import { formalsFromBindings } from '../../src/optimizers/index.js';
 import { Interpreter } from '../../src/scf-lang/index.js';
 import { equal } from '../../src/scf-lang/prelude.js';
+import { optimizerProgram } from '../../src/optimizers/index.js';
 import {
   describeStages,
   loadConfig,
-  optimizerProgram,
   type StageConfig,
   type StagedConfig,
   stageConfig,
-} from '../../src/stager/index.js';
+} from '../../src/pipeline/index.js';
 
 const KERNEL = `void rows(int n, int m, int out[]) {
   int i;

@@ -5,9 +5,9 @@
  */
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { registerScfResolver } from '../runtime/resolver.js';
+import { registerScfResolver } from '../runtime/index.js';
 import type { Fun } from '../kernel/index.js';
-import type { StageManifest, Stub } from '../runtime/stub.js';
+import type { StageManifest, Stub } from '../runtime/index.js';
 
 /** What a stub written by `writeStaged` exports. */
 export interface LoadedStub extends Stub {

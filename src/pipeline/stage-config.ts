@@ -7,16 +7,9 @@
 import type { AbsValue } from '../abstract-values/index.js';
 import { formatProblems, type Fun, type Program as KernelProgram, validateProgram } from '../kernel/index.js';
 import path from 'node:path';
-import { PassError, resolvePass } from '../optimizers/index.js';
+import { findPass, optimizerProgram, type Pass, PassError, resolvePass } from '../optimizers/index.js';
 import { configError, configPipelineInput, loadConfigInput, type StageConfig } from './config.js';
-import {
-  findStageablePass,
-  optimizerProgram,
-  type PipelineProgress,
-  type PipelineStage,
-  type StageablePass,
-  stagePipeline,
-} from './stage.js';
+import { type PipelineProgress, type PipelineStage, stagePipeline } from './pipeline.js';
 
 export interface StagedConfig {
   readonly config: StageConfig;
@@ -48,8 +41,8 @@ export async function stageConfig(
   // the first pass's constructor table has the kernel AST's, the first one taking the formals
   // has the lattice's (const-prop's when none does: then the formals are described, and checked
   // against the samples, but no stage reads them)
-  const ctors = optimizerProgram(passes[0] as StageablePass).ctors;
-  const formalPass = passes.find((p) => p.takesFormals) ?? (findStageablePass('const-prop') as StageablePass);
+  const ctors = optimizerProgram(passes[0] as Pass).ctors;
+  const formalPass = passes.find((p) => p.takesFormals) ?? (findPass('const-prop') as Pass);
   const formalCtors = optimizerProgram(formalPass).ctors;
   const [funAbs, formalsAbs] = configPipelineInput(config, fun, ctors, formalCtors) as [AbsValue, AbsValue];
   const stages = stagePipeline(funAbs, formalsAbs, passes, {
@@ -74,7 +67,7 @@ export async function stageConfig(
  * The passes of a config's pipeline: built-in names, or paths of a user's optimizers relative to
  * the config's folder. A pass that cannot be loaded is a `ConfigError` at its entry.
  */
-export function configPasses(config: StageConfig): StageablePass[] {
+export function configPasses(config: StageConfig): Pass[] {
   return config.pipeline.map((spec, i) => {
     try {
       return resolvePass(spec, path.dirname(path.resolve(config.file)));

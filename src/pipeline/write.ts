@@ -23,10 +23,11 @@ import path from 'node:path';
 import type { AbsValue } from '../abstract-values/index.js';
 import { type Fun, listToArray } from '../kernel/index.js';
 import { SOURCE_ROOT, scfVersion } from '../common/index.js';
-import { kernelHash, type ManifestPass, type StageManifest, sha256 } from '../runtime/stub.js';
-import { emitModule } from './emit.js';
+import { kernelHash, type ManifestPass, type StageManifest, sha256 } from '../runtime/index.js';
+import { emitModule } from '../stager/index.js';
 import { printAbstractFun } from './print-kernel.js';
-import { optimizerSources, type PipelineStage } from './stage.js';
+import { optimizerSources } from '../optimizers/index.js';
+import type { PipelineStage } from './pipeline.js';
 
 /** The module specifier staged code imports its run-time support from. */
 export const RUNTIME_SPECIFIER = 'scf/runtime';

@@ -1,0 +1,54 @@
+/**
+ * Staging the kernel optimizer pipeline: what ties the stager's engine (src/stager) to kernels
+ * and configs. A JSON config (config.ts) with early descriptions of a kernel's formals
+ * (describe-input.ts) is staged end to end (stage-config.ts) pass by pass (pipeline.ts, SCF
+ * Fig. 4); the staged optimizers, their stub and manifest are written to a folder (write.ts) and
+ * loaded back (load.ts); the abstract kernel programs between the passes print in the Fig. 6
+ * notation (print-kernel.ts).
+ */
+export {
+  CONFIG_CODES,
+  type ConfigCode,
+  ConfigError,
+  configError,
+  configPipelineInput,
+  KNOWN_PASSES,
+  loadConfig,
+  loadConfigInput,
+  type Position,
+  parseConfig,
+  type StageConfig,
+} from './config.js';
+export {
+  abstractPipelineInput,
+  type Description,
+  describeFormal,
+  describeFormalList,
+  describeFormals,
+  FormalDescriptionError,
+  literalDescription,
+  parseBindDescription,
+  typedDescription,
+} from './describe-input.js';
+export { importStub, type LoadedStub } from './load.js';
+export { type PipelineProgress, type PipelineStage, stagePipeline } from './pipeline.js';
+export {
+  ELIDED,
+  KERNEL_CTORS,
+  PRINT_NODES,
+  type PrintKernelOptions,
+  printAbstractCmd,
+  printAbstractExpr,
+  printAbstractFun,
+} from './print-kernel.js';
+export { configPasses, type StagedConfig, stageConfig } from './stage-config.js';
+export {
+  describeStages,
+  explainStages,
+  RUNTIME_SPECIFIER,
+  stageManifest,
+  stageReport,
+  type WriteOptions,
+  type WrittenFiles,
+  writeStaged,
+} from './write.js';
