@@ -37,9 +37,8 @@ import {
   type Program as KernelProgram,
 } from '../kernel/index.js';
 import { type AbsValue, size as absSize } from '../abstract-values/index.js';
-import type { Bindings, LatticeVal } from '../optimizers/index.js';
+import { type Bindings, type LatticeVal, optimizerProgram } from '../optimizers/index.js';
 import { Interpreter } from '../scf-lang/index.js';
-import { optimizerProgram } from '../optimizers/index.js';
 import {
   loadConfig,
   type PipelineStage,

@@ -5,9 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { registerScfResolver } from '../runtime/index.js';
+import { registerScfResolver, type StageManifest, type Stub } from '../runtime/index.js';
 import type { Fun } from '../kernel/index.js';
-import type { StageManifest, Stub } from '../runtime/index.js';
 
 /** What a stub written by `writeStaged` exports. */
 export interface LoadedStub extends Stub {

@@ -8,10 +8,15 @@
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadKernelParser } from '../../src/kernel/index.js';
-import { constProp, copyProp, formalsFromBindings } from '../../src/optimizers/index.js';
+import {
+  constProp,
+  copyProp,
+  formalsFromBindings,
+  findPass,
+  optimizerProgram,
+} from '../../src/optimizers/index.js';
 import { forEachExpr, Interpreter } from '../../src/scf-lang/index.js';
 import { equal } from '../../src/scf-lang/prelude.js';
-import { findPass, optimizerProgram } from '../../src/optimizers/index.js';
 import { describeStages, loadConfig, type StagedConfig, stageConfig } from '../../src/pipeline/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

@@ -6,10 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { listFromArray } from '../../src/kernel/index.js';
-import { formalsFromBindings } from '../../src/optimizers/index.js';
+import { formalsFromBindings, optimizerProgram } from '../../src/optimizers/index.js';
 import { compileFile, forEachExpr, Interpreter, type Program } from '../../src/scf-lang/index.js';
 import { equal } from '../../src/scf-lang/prelude.js';
-import { optimizerProgram } from '../../src/optimizers/index.js';
 import { loadConfig, stageConfig } from '../../src/pipeline/index.js';
 import { freeVars, splitLargeFunctions, stage } from '../../src/stager/index.js';
 

@@ -11,10 +11,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { listFromArray, loadKernelParser } from '../../src/kernel/index.js';
-import { formalsFromBindings } from '../../src/optimizers/index.js';
+import { formalsFromBindings, optimizerProgram } from '../../src/optimizers/index.js';
 import { Interpreter } from '../../src/scf-lang/index.js';
 import { equal } from '../../src/scf-lang/prelude.js';
-import { optimizerProgram } from '../../src/optimizers/index.js';
 import {
   describeStages,
   loadConfig,
