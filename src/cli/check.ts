@@ -11,7 +11,7 @@
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { lineCol } from '../common/index.js';
-import { compileFile, type Diagnostic, formatDiagnostic, printProgram } from '../scf-lang/index.js';
+import { compileFile, formatDiagnostic, printCoreProgram, type ScfDiagnostic } from '../scf-lang/index.js';
 import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, UsageError } from './io.js';
 
 export const CHECK = {
@@ -72,7 +72,7 @@ function run({ values, positionals: files }: CommandArgs<typeof CHECK.flags>, io
     }
     for (const d of r.diagnostics) io.err(formatDiagnostic(d, r.sources, !values['no-frame']));
     if (r.program === null) continue;
-    if (values.core) io.out(printProgram(r.program, { labels: values.labels ?? false }).trimEnd());
+    if (values.core) io.out(printCoreProgram(r.program, { labels: values.labels ?? false }).trimEnd());
     else {
       const mods = r.sources.size;
       io.out(`${file}: ok (${r.program.funs.size} functions in ${mods} module${mods === 1 ? '' : 's'})`);
@@ -101,7 +101,7 @@ function assertReadable(file: string): void {
   }
 }
 
-function jsonDiagnostic(d: Diagnostic, sources: ReadonlyMap<string, string>): JsonDiagnostic {
+function jsonDiagnostic(d: ScfDiagnostic, sources: ReadonlyMap<string, string>): JsonDiagnostic {
   const text = d.span === null ? undefined : sources.get(d.span.file);
   const at = d.span === null || text === undefined ? null : lineCol(text, d.span.start);
   return {

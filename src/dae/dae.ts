@@ -42,9 +42,10 @@
  *   `set_empty`); removed nodes take theirs along.
  * - The entry function keeps its name and parameters.
  */
+import { assertNever } from '../common/index.js';
 import type { AbsValue } from '../abstract-values/index.js';
-import type { Expr, FunDef, Label, Let, Prim, Program } from '../scf-lang/index.js';
-import { assertNever, forEachExpr, isCollectionOp } from '../scf-lang/index.js';
+import type { CoreExpr, FunDef, Label, Let, CorePrim, CoreProgram } from '../scf-lang/index.js';
+import { forEachExpr, isCollectionOp } from '../scf-lang/index.js';
 import {
   ALL,
   asMapLP,
@@ -99,7 +100,7 @@ export interface DaeHooks {
 }
 
 export interface DaeExprResult {
-  readonly expr: Expr;
+  readonly expr: CoreExpr;
   readonly live: LPMap;
 }
 
@@ -124,7 +125,7 @@ export interface Liveness {
 }
 
 export interface DaeResult {
-  readonly program: Program;
+  readonly program: CoreProgram;
   readonly stop: 'fixpoint' | 'fuel';
   /** Analysis rounds run: passes over the functions, each analyzing those whose inputs changed. */
   readonly rounds: number;
@@ -139,7 +140,7 @@ export function emptyStats(): RemovalStats {
 // ---- intraprocedural: DAE_e ------------------------------------------------------------------
 
 /** Fig. 11's DAE_e: `e` pruned under pattern `lp`, and the patterns of its free variables. */
-export function daeExpr(e: Expr, lp: LP, cs: CollectingSemantics, hooks: DaeHooks = {}): DaeExprResult {
+export function daeExpr(e: CoreExpr, lp: LP, cs: CollectingSemantics, hooks: DaeHooks = {}): DaeExprResult {
   const [expr, live] = new Pruner(cs, hooks).prune(e, lp);
   return { expr, live };
 }
@@ -163,7 +164,10 @@ function tupleArity(ctor: string): number | undefined {
 }
 
 /** `e` with new arguments, or `e` itself when none changed. */
-function withArgs<E extends Expr & { readonly args: readonly Expr[] }>(e: E, args: readonly Expr[]): E {
+function withArgs<E extends CoreExpr & { readonly args: readonly CoreExpr[] }>(
+  e: E,
+  args: readonly CoreExpr[],
+): E {
   if (args.length === e.args.length && args.every((a, i) => a === e.args[i])) return e;
   return { ...e, args };
 }
@@ -180,12 +184,12 @@ class Pruner {
     this.keepArg = hooks.keepArg ?? (() => true);
   }
 
-  private csOf(e: Expr): AbsValue | undefined {
+  private csOf(e: CoreExpr): AbsValue | undefined {
     return this.cs.get(e.label);
   }
 
   /** The dead placeholder `0`, keeping `e`'s label and span. */
-  private dead(e: Expr): Expr {
+  private dead(e: CoreExpr): CoreExpr {
     if (e.kind === 'lit' && e.value === 0) return e;
     if (e.kind !== 'lit' && this.hooks.stats) this.hooks.stats.exprs++;
     return { kind: 'lit', value: 0, label: e.label, span: e.span };
@@ -196,7 +200,7 @@ class Pruner {
   }
 
   /** Prunes every argument under its own pattern. */
-  private pruneAll(es: readonly Expr[], lps: readonly LP[]): [Expr[], Live] {
+  private pruneAll(es: readonly CoreExpr[], lps: readonly LP[]): [CoreExpr[], Live] {
     let live: Live = new Map();
     const out = es.map((a, i) => {
       const [x, l] = this.prune(a, lps[i] ?? ALL);
@@ -206,7 +210,7 @@ class Pruner {
     return [out, live];
   }
 
-  prune(e: Expr, lp: LP): [Expr, Live] {
+  prune(e: CoreExpr, lp: LP): [CoreExpr, Live] {
     if (lp.kind === 'dead') return [this.dead(e), new Map()];
     switch (e.kind) {
       case 'var':
@@ -244,7 +248,7 @@ class Pruner {
       case 'call': {
         this.hooks.onCall?.(e.fn, lp);
         let live: Live = new Map();
-        const args: Expr[] = [];
+        const args: CoreExpr[] = [];
         e.args.forEach((a, i) => {
           if (!this.keepArg(e.fn, i)) return;
           const [x, l] = this.prune(a, this.paramLP(e.fn, i));
@@ -265,9 +269,9 @@ class Pruner {
    * chains; recursion per binding could exhaust the stack): the body first, then the bindings
    * from the inside out, each dropped when its variable is dead.
    */
-  private pruneLet(e: Let, lp: LP): [Expr, Live] {
+  private pruneLet(e: Let, lp: LP): [CoreExpr, Live] {
     const chain: Let[] = [];
-    let cur: Expr = e;
+    let cur: CoreExpr = e;
     while (cur.kind === 'let') {
       chain.push(cur);
       cur = cur.body;
@@ -289,24 +293,24 @@ class Pruner {
     return [body, live];
   }
 
-  private prunePrim(e: Prim, lp: LP): [Expr, Live] {
+  private prunePrim(e: CorePrim, lp: LP): [CoreExpr, Live] {
     const a = e.args;
-    const arg = (i: number) => a[i] as Expr;
-    const all = (): [Expr, Live] => {
+    const arg = (i: number) => a[i] as CoreExpr;
+    const all = (): [CoreExpr, Live] => {
       const [args, live] = this.pruneAll(
         a,
         a.map(() => ALL),
       );
       return [withArgs(e, args), live];
     };
-    const each = (...lps: LP[]): [Expr, Live] => {
+    const each = (...lps: LP[]): [CoreExpr, Live] => {
       const [args, live] = this.pruneAll(a, lps);
       return [withArgs(e, args), live];
     };
     // an update (insert, delete, add) of key k whose result is live under `clp`, with live keys
     // `keys`: k never in them  ⇒  the collection as it was, e.g. insert m k v under [lk, lv],
     // k never in lk  ⇒  m   (Fig. 13); undefined when k may be live
-    const untouched = (keys: LP, clp: LP): [Expr, Live] | undefined => {
+    const untouched = (keys: LP, clp: LP): [CoreExpr, Live] | undefined => {
       if (!mustBeDisjoint(keys, this.csOf(arg(1)))) return undefined;
       this.countMapOp();
       return this.prune(arg(0), clp);
@@ -480,7 +484,7 @@ class LivenessState {
  * name, e.g. `dae.optimize`), with the partial evaluator's collecting semantics `cs`.
  */
 export function eliminateDeadAssignments(
-  program: Program,
+  program: CoreProgram,
   cs: CollectingSemantics,
   entry: string,
   opts: DaeOptions = {},

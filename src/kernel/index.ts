@@ -53,7 +53,6 @@ export {
 export { hasCall } from './expr-info.js';
 export {
   article,
-  assertNever,
   astNodes,
   emptyRecord,
   exprType,

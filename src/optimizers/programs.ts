@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { SOURCE_ROOT } from '../common/index.js';
-import { compileFile, formatDiagnostic, type Program } from '../scf-lang/index.js';
+import { compileFile, formatDiagnostic, type CoreProgram } from '../scf-lang/index.js';
 import type { Pass } from './index.js';
 
 /** An optimizer's source does not compile (it is outside SCF-lang). */
@@ -13,9 +13,9 @@ export class OptimizerError extends Error {
   override readonly name = 'OptimizerError';
 }
 
-const compiled = new Map<string, { program: Program; sources: ReadonlyMap<string, string> }>();
+const compiled = new Map<string, { program: CoreProgram; sources: ReadonlyMap<string, string> }>();
 
-function compilePass(pass: Pass): { program: Program; sources: ReadonlyMap<string, string> } {
+function compilePass(pass: Pass): { program: CoreProgram; sources: ReadonlyMap<string, string> } {
   let c = compiled.get(pass.file);
   if (!c) {
     // built-in sources are named relative to the package's src/ (as the manifest records them)
@@ -32,7 +32,7 @@ function compilePass(pass: Pass): { program: Program; sources: ReadonlyMap<strin
 }
 
 /** The Core program of a pass, compiled once; an `OptimizerError` lists its diagnostics. */
-export function optimizerProgram(pass: Pass): Program {
+export function optimizerProgram(pass: Pass): CoreProgram {
   return compilePass(pass).program;
 }
 

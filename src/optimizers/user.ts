@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { Fun } from '../kernel/index.js';
 import { listFromArray } from '../kernel/index.js';
 import * as prelude from '../scf-lang/prelude.js';
-import { compileFile, formatDiagnostic, type Program } from '../scf-lang/index.js';
+import { compileFile, formatDiagnostic, type CoreProgram } from '../scf-lang/index.js';
 import { emitModule, stagedRuntime } from '../stager/index.js';
 import type { Pass } from './index.js';
 
@@ -28,10 +28,10 @@ export function isPassPath(spec: string): boolean {
   return spec.includes('/') || spec.includes(path.sep) || /\.[cm]?ts$/.test(spec);
 }
 
-const loaded = new Map<string, { pass: Pass; program: Program }>();
+const loaded = new Map<string, { pass: Pass; program: CoreProgram }>();
 
 /** The Core program of a user's pass loaded by `loadUserPass`. */
-export function userPassProgram(pass: Pass): Program | undefined {
+export function userPassProgram(pass: Pass): CoreProgram | undefined {
   return loaded.get(pass.file)?.program;
 }
 

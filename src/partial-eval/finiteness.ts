@@ -33,8 +33,9 @@
  * this analysis alone: the call-chain bound k (context.ts) still limits recursion, so a wrongly
  * "finite" parameter costs size, never termination.
  */
+import { assertNever } from '../common/index.js';
 import { tupleArity } from '../abstract-values/index.js';
-import { assertNever, BOOL_PRIMS, type Expr, forEachExpr, type Program } from '../scf-lang/index.js';
+import { BOOL_PRIMS, type CoreExpr, forEachExpr, type CoreProgram } from '../scf-lang/index.js';
 
 /** Function name → per-parameter finiteness. */
 export type Finiteness = ReadonlyMap<string, readonly boolean[]>;
@@ -53,7 +54,7 @@ const SET_PRIMS: ReadonlySet<string> = new Set([
   'set_diff',
 ]);
 
-export function finitenessAnalysis(program: Program): Finiteness {
+export function finitenessAnalysis(program: CoreProgram): Finiteness {
   const fin = new Map<string, boolean[]>();
   /** Result shape for the parameters' finiteness, and for all parameters finite. */
   const res = new Map<string, Shape>();
@@ -67,7 +68,7 @@ export function finitenessAnalysis(program: Program): Finiteness {
     resAll.set(f.name, true);
   }
 
-  const shapeOf = (e: Expr, env: ReadonlyMap<string, Shape>): Shape => {
+  const shapeOf = (e: CoreExpr, env: ReadonlyMap<string, Shape>): Shape => {
     switch (e.kind) {
       case 'lit':
       case 'test':
@@ -108,7 +109,7 @@ export function finitenessAnalysis(program: Program): Finiteness {
     for (const f of program.funs.values()) {
       const own = fin.get(f.name) as boolean[];
       const scope = new Map<string, Shape>(f.params.map((p, i) => [p, own[i] as boolean]));
-      const visit = (e: Expr, env: ReadonlyMap<string, Shape>): void => {
+      const visit = (e: CoreExpr, env: ReadonlyMap<string, Shape>): void => {
         switch (e.kind) {
           case 'var':
           case 'lit':
@@ -191,7 +192,7 @@ function sameShape(a: Shape, b: Shape): boolean {
  * can have (a node goes from `true` to parts to `false`; a shape has at most one node per tuple
  * argument in the program, and one for the whole), plus the last round that changes nothing.
  */
-function roundBound(program: Program): number {
+function roundBound(program: CoreProgram): number {
   let tupleArgs = 0;
   let params = 0;
   for (const f of program.funs.values()) {

@@ -107,6 +107,7 @@
  *   call past it is analysed later from the worklist), which bounds the JS stack; the visit
  *   budget and `maxSpecs` bound the rest in work (never in time).
  */
+import { assertNever, type SourceSpan } from '../common/index.js';
 import {
   type AbsValue,
   ABS_PRIMS,
@@ -150,13 +151,12 @@ import {
 import { Map as IMap } from 'immutable';
 import { type PMap, setAdd, setEmpty } from '../scf-lang/prelude.js';
 import {
-  type Call,
+  type CoreCall,
   type CtorDecl,
-  type Expr,
+  type CoreExpr,
   type FunDef,
   type Label,
-  type Program,
-  type Span,
+  type CoreProgram,
   tupleCtor,
   tupleCtorName,
 } from '../scf-lang/index.js';
@@ -172,7 +172,7 @@ import {
   viewOf,
   withKey,
 } from './raise.js';
-import { assertNever, forEachExpr, Interpreter, ScfRuntimeError, type Value } from '../scf-lang/index.js';
+import { forEachExpr, Interpreter, ScfRuntimeError, type Value } from '../scf-lang/index.js';
 import { type Chain, Contexts } from './context.js';
 import { type Finiteness, finitenessAnalysis } from './finiteness.js';
 
@@ -287,7 +287,7 @@ export interface PeStats {
 
 export interface PeResult {
   /** The residual program; its entry is `entry`. */
-  readonly residual: Program;
+  readonly residual: CoreProgram;
   readonly entry: string;
   /** Collecting semantics: residual expression label → abstract value. */
   readonly cs: ReadonlyMap<Label, AbsValue>;
@@ -306,7 +306,7 @@ export interface PeResult {
 interface Binding {
   readonly v: AbsValue;
   /** Its residual code. */
-  readonly r: Expr;
+  readonly r: CoreExpr;
   /** How the residual code represents the value (raise.ts); `undefined`: as the optimizer does. */
   readonly rep?: Rep;
   /**
@@ -370,7 +370,7 @@ interface Spec {
   /** Whether this is the entry (its parameters and result are the staged code's interface: plain). */
   readonly isRoot: boolean;
   readonly callers: Set<Spec>;
-  body: Expr | undefined;
+  body: CoreExpr | undefined;
   cs: Map<Label, CsValue>;
 }
 
@@ -440,10 +440,10 @@ function groupBy<T>(xs: readonly T[], key: (x: T) => string): T[][] {
 class BudgetExceeded extends Error {}
 
 /** An expression without its label and span (distributes over the union). */
-type ExprFields = Expr extends infer T ? (T extends Expr ? Omit<T, 'label' | 'span'> : never) : never;
+type ExprFields = CoreExpr extends infer T ? (T extends CoreExpr ? Omit<T, 'label' | 'span'> : never) : never;
 
 export function partialEvaluate(
-  program: Program,
+  program: CoreProgram,
   entry: string,
   input: readonly AbsValue[],
   opts: PeOptions = {},
@@ -501,7 +501,7 @@ class PartialEvaluator {
   private readonly worklist: Spec[] = [];
   /** cs entries of the analysis in progress (each specialization keeps those of its last analysis). */
   private cs = new Map<Label, CsValue>();
-  private readonly litValues = new WeakMap<Expr, AbsValue>();
+  private readonly litValues = new WeakMap<CoreExpr, AbsValue>();
   private readonly singletons = new WeakMap<AbsValue, { value: unknown } | null>();
   private readonly joinsBeforeWiden: number;
   private readonly specFuel: number;
@@ -533,7 +533,7 @@ class PartialEvaluator {
   private nextProgress = 100_000;
 
   constructor(
-    readonly program: Program,
+    readonly program: CoreProgram,
     readonly opts: PeOptions,
   ) {
     this.ctors = withPrelude(program.ctors);
@@ -756,7 +756,7 @@ class PartialEvaluator {
   }
 
   /** A call of the original function `fn`, kept in the residual program as it is. */
-  private genericCall(fn: string, args: readonly Expr[], span: Span): Expr {
+  private genericCall(fn: string, args: readonly CoreExpr[], span: SourceSpan): CoreExpr {
     this.genericFns.add(fn);
     return this.node({ kind: 'call', fn, args }, span);
   }
@@ -868,8 +868,8 @@ class PartialEvaluator {
 
   // ---- expressions ----------------------------------------------------------------------
 
-  private node(e: ExprFields, span: Span): Expr {
-    return { ...e, label: this.nextLabel++, span } as Expr;
+  private node(e: ExprFields, span: SourceSpan): CoreExpr {
+    return { ...e, label: this.nextLabel++, span } as CoreExpr;
   }
 
   /**
@@ -928,7 +928,7 @@ class PartialEvaluator {
    * The residual of a value: a constant when it is a singleton, else `make()`, whose code
    * represents the value per `rep`. Records cs (the value as represented).
    */
-  private residualOf(v: AbsValue, make: () => Expr, span?: Span, rep?: Rep): Expr {
+  private residualOf(v: AbsValue, make: () => CoreExpr, span?: SourceSpan, rep?: Rep): CoreExpr {
     const s = v.kind === 'bottom' ? undefined : this.single(v);
     if (s !== undefined) {
       const r = this.node({ kind: 'lit', value: s.value as Value }, span ?? { file: '', start: 0, end: 0 });
@@ -941,7 +941,7 @@ class PartialEvaluator {
   }
 
   /** A binding of `v` computed by `make()` with representation `rep` (plain when a constant). */
-  private bind(v: AbsValue, make: () => Expr, span: Span, rep: Rep): Binding {
+  private bind(v: AbsValue, make: () => CoreExpr, span: SourceSpan, rep: Rep): Binding {
     const r = this.residualOf(v, make, span, rep);
     return r.kind === 'lit' || rep === undefined ? { v, r } : { v, r, rep };
   }
@@ -954,7 +954,7 @@ class PartialEvaluator {
   }
 
   /** The constant `b` represented per `rep` (which `fitsRep` it): a literal of its view. */
-  private literalAs(b: Binding, rep: Rep, span: Span): Binding {
+  private literalAs(b: Binding, rep: Rep, span: SourceSpan): Binding {
     const s = this.single(viewOf(b.v, rep));
     if (s === undefined) throw new Error('internal error: a constant whose view is not constant');
     const r = this.node({ kind: 'lit', value: s.value as Value }, span);
@@ -963,13 +963,13 @@ class PartialEvaluator {
   }
 
   /** `b` represented plainly: raised maps inside it are built as maps again. */
-  private plain(b: Binding, span: Span): Binding {
+  private plain(b: Binding, span: SourceSpan): Binding {
     if (b.rep === undefined) return b;
     this.stats.materialized++;
     return { v: b.v, r: this.plainCode(b.r, b.v, b.rep, span) };
   }
 
-  private plainCode(r: Expr, v: AbsValue, rep: Rep, span: Span): Expr {
+  private plainCode(r: CoreExpr, v: AbsValue, rep: Rep, span: SourceSpan): CoreExpr {
     if (rep === undefined) return r;
     return this.withVar(r, v, rep, span, (x) => {
       if (rep.kind === 'tuple') {
@@ -1007,7 +1007,7 @@ class PartialEvaluator {
   }
 
   /** Slot `i` of the raised map held by the variable `x`: `#n⁻ⁱ x` (plain by the invariant). */
-  private slot(x: Expr, v: AbsValue, keys: readonly Prim[], i: number, span: Span): Binding {
+  private slot(x: CoreExpr, v: AbsValue, keys: readonly Prim[], i: number, span: SourceSpan): Binding {
     const sv = slotValue(v, keys[i] as Prim);
     const r = this.node({ kind: 'proj', ctor: this.tupleCtor(keys.length), index: i, arg: x }, span);
     this.cs.set(r.label, sv);
@@ -1015,7 +1015,13 @@ class PartialEvaluator {
   }
 
   /** `make(x)` where `x` is `r` itself when it is a variable, else a let-bound one. */
-  private withVar(r: Expr, v: AbsValue, rep: Rep, span: Span, make: (x: Expr) => Expr): Expr {
+  private withVar(
+    r: CoreExpr,
+    v: AbsValue,
+    rep: Rep,
+    span: SourceSpan,
+    make: (x: CoreExpr) => CoreExpr,
+  ): CoreExpr {
     if (r.kind === 'var') return make(r);
     const name = `$r${this.nextTemp++}`;
     const x = this.node({ kind: 'var', name }, span);
@@ -1031,18 +1037,18 @@ class PartialEvaluator {
   }
 
   /** A copy of an atom (`isAtom`) with fresh labels (labels are unique in the residual program). */
-  private copyAtom(r: Expr): Expr {
+  private copyAtom(r: CoreExpr): CoreExpr {
     const c =
       r.kind === 'proj'
         ? this.node({ kind: 'proj', ctor: r.ctor, index: r.index, arg: this.copyAtom(r.arg) }, r.span)
-        : this.node({ ...(r as Extract<Expr, { kind: 'var' | 'lit' }>) }, r.span);
+        : this.node({ ...(r as Extract<CoreExpr, { kind: 'var' | 'lit' }>) }, r.span);
     const v = this.cs.get(r.label);
     if (v !== undefined) this.cs.set(c.label, v);
     return c;
   }
 
   /** `b`, with a raised map at its top made plain (tests and projections need the map itself). */
-  private tupleFree(b: Binding, span: Span): Binding {
+  private tupleFree(b: Binding, span: SourceSpan): Binding {
     return b.rep?.kind === 'tuple' ? this.plain(b, span) : b;
   }
 
@@ -1054,7 +1060,7 @@ class PartialEvaluator {
    *   map_has / map_size / map_keys                => constants (the keys are known)
    * `undefined` when the operation is not of that form (the caller residualizes it plainly).
    */
-  private raisedPrim(op: string, args: readonly Binding[], span: Span): Binding | undefined {
+  private raisedPrim(op: string, args: readonly Binding[], span: SourceSpan): Binding | undefined {
     if (!this.raiseMaps) return undefined;
     const [m, k, x] = args as [Binding, Binding | undefined, Binding | undefined];
     if (m === undefined) return undefined;
@@ -1105,7 +1111,7 @@ class PartialEvaluator {
                 if (value !== undefined && keyIndex([kk], key) === 0) return value.r;
                 if (m.rep !== undefined) return this.slot(mx, m.v, keys, keyIndex(keys, kk), span).r;
                 // a map constant: its entry is a constant
-                const c = (m.r as Extract<Expr, { kind: 'lit' }>).value as PMap<Prim, Value>;
+                const c = (m.r as Extract<CoreExpr, { kind: 'lit' }>).value as PMap<Prim, Value>;
                 return this.constNode(c.get(kk) as Value, span);
               });
               return this.node({ kind: 'con', ctor: this.tupleCtor(next.length), args: slots }, span);
@@ -1142,13 +1148,13 @@ class PartialEvaluator {
     return [...c.keys()].map(normPrim).sort(comparePrim);
   }
 
-  private constNode(value: Value, span: Span): Expr {
+  private constNode(value: Value, span: SourceSpan): CoreExpr {
     const r = this.node({ kind: 'lit', value }, span);
     this.cs.set(r.label, fromConcrete(value, this.ctors));
     return r;
   }
 
-  private litNode(value: Prim, span: Span): Expr {
+  private litNode(value: Prim, span: SourceSpan): CoreExpr {
     const r = this.node({ kind: 'lit', value }, span);
     this.cs.set(r.label, constant(value));
     return r;
@@ -1159,7 +1165,7 @@ class PartialEvaluator {
     return tupleCtorName(n);
   }
 
-  private ev(e: Expr, env: Env | undefined, spec: Spec): Binding {
+  private ev(e: CoreExpr, env: Env | undefined, spec: Spec): Binding {
     if (++this.stats.visits > this.budget) {
       this.exhaust(`the budget of ${this.budget} expression visits ran out`);
       if (this.stats.visits > this.hardBudget) throw new BudgetExceeded();
@@ -1259,7 +1265,7 @@ class PartialEvaluator {
   }
 
   /** An `if`: a known condition takes its branch; a late one evaluates both, each narrowed (`refine`). */
-  private evIf(e: Extract<Expr, { kind: 'if' }>, env: Env | undefined, spec: Spec): Binding {
+  private evIf(e: Extract<CoreExpr, { kind: 'if' }>, env: Env | undefined, spec: Spec): Binding {
     const c = this.ev(e.cond, env, spec);
     const { t, f } = truthValues(c.v);
     if (!t && !f) return { v: bottom(), r: c.r };
@@ -1307,7 +1313,7 @@ class PartialEvaluator {
    * else a residual variable. Inside an unfolded call the variable gets a name of its own
    * (`name$uN`): it cannot capture a caller's variable of the same name that an argument refers to.
    */
-  private letBound(name: string, x: Binding, span: Span): Binding {
+  private letBound(name: string, x: Binding, span: SourceSpan): Binding {
     if (x.r.kind === 'lit' || x.r.kind === 'var') return x;
     const rname = this.unfolding > 0 ? `${name}$u${this.nextUnfoldVar++}` : name;
     return this.withFields(
@@ -1317,9 +1323,9 @@ class PartialEvaluator {
   }
 
   /** The residual `let` of `bound` (from `letBound`) around the body's binding `b`. */
-  private letWrap(bound: Binding, x: Binding, b: Binding, span: Span): Binding {
+  private letWrap(bound: Binding, x: Binding, b: Binding, span: SourceSpan): Binding {
     if (bound === x) return b; // nothing to bind: uses were replaced by the constant or variable
-    const name = (bound.r as Extract<Expr, { kind: 'var' }>).name;
+    const name = (bound.r as Extract<CoreExpr, { kind: 'var' }>).name;
     const r = this.node({ kind: 'let', name, value: x.r, body: b.r }, span);
     this.cs.set(r.label, b.rep === undefined ? b.v : new View(b.v, b.rep));
     return b.rep === undefined ? { v: b.v, r } : { v: b.v, r, rep: b.rep };
@@ -1335,7 +1341,7 @@ class PartialEvaluator {
     ctx: Chain,
     env: Env | undefined,
     caller: Spec,
-    span: Span,
+    span: SourceSpan,
   ): Binding {
     this.stats.unfolded++;
     const outerCtx = this.ctxOverride;
@@ -1365,7 +1371,7 @@ class PartialEvaluator {
   }
 
   /** `env` narrowed by the knowledge that `cond` evaluated to `outcome`. */
-  private refine(cond: Expr, env: Env | undefined, outcome: boolean): Env | undefined {
+  private refine(cond: CoreExpr, env: Env | undefined, outcome: boolean): Env | undefined {
     if (cond.kind === 'prim' && cond.op === 'not' && cond.args[0])
       return this.refine(cond.args[0], env, !outcome);
     if (cond.kind === 'prim' && cond.op === 'ne') return this.refine({ ...cond, op: 'eq' }, env, !outcome);
@@ -1401,7 +1407,7 @@ class PartialEvaluator {
   private narrow(
     env: Env | undefined,
     name: string,
-    span: Span,
+    span: SourceSpan,
     by: (v: AbsValue) => AbsValue,
   ): Env | undefined {
     const b = lookup(env, name);
@@ -1426,7 +1432,7 @@ class PartialEvaluator {
     return { name, b: this.bind(v, () => b.r, b.r.span, b.rep), next: env };
   }
 
-  private call(e: Call, env: Env | undefined, caller: Spec): Binding {
+  private call(e: CoreCall, env: Env | undefined, caller: Spec): Binding {
     const fn = this.program.funs.get(e.fn);
     if (!fn) throw new Error(`internal error: call of unknown function '${e.fn}'`);
     // f(…, c ? x : y, …) with a key (finite) parameter there: c ? f(…, x, …) : f(…, y, …), so
@@ -1435,8 +1441,8 @@ class PartialEvaluator {
     const finite = this.finite.get(fn.name) as readonly boolean[];
     const split = e.args.findIndex((a, i) => finite[i] && a.kind === 'if');
     if (split >= 0) {
-      const a = e.args[split] as Extract<Expr, { kind: 'if' }>;
-      const branch = (x: Expr): Expr => ({ ...e, args: e.args.map((y, i) => (i === split ? x : y)) });
+      const a = e.args[split] as Extract<CoreExpr, { kind: 'if' }>;
+      const branch = (x: CoreExpr): CoreExpr => ({ ...e, args: e.args.map((y, i) => (i === split ? x : y)) });
       // biome-ignore lint/suspicious/noThenProperty: Core's `if` node has a `then` field
       return this.ev({ ...a, then: branch(a.then), else: branch(a.else) }, env, caller);
     }
@@ -1455,7 +1461,7 @@ class PartialEvaluator {
       try {
         const out = this.interp.run(
           fn.name,
-          args.map((a) => (a.r as Extract<Expr, { kind: 'lit' }>).value),
+          args.map((a) => (a.r as Extract<CoreExpr, { kind: 'lit' }>).value),
           { maxSteps: this.staticSteps },
         );
         this.stats.staticWork += out.counts.total;
@@ -1524,7 +1530,7 @@ class PartialEvaluator {
    */
   private dispatch(
     fn: FunDef,
-    e: Call,
+    e: CoreCall,
     args: readonly Binding[],
     caller: Spec,
     finite: readonly boolean[],
@@ -1646,7 +1652,7 @@ class PartialEvaluator {
   /** A call whose arguments are evaluated: static, unfolded or specialized (see `call`). */
   private callWith(
     fn: FunDef,
-    e: Call,
+    e: CoreCall,
     args: readonly Binding[],
     caller: Spec,
     finite: readonly boolean[],
@@ -1739,7 +1745,7 @@ class PartialEvaluator {
     const seen = new Set<Spec>([root]);
     while (todo.length > 0) {
       const s = todo.pop() as Spec;
-      const body = s.body as Expr;
+      const body = s.body as CoreExpr;
       forEachExpr(body, (x) => {
         const v = s.cs.get(x.label);
         if (v) cs.set(x.label, v instanceof View ? viewOf(v.v, v.rep) : v);
@@ -1871,7 +1877,7 @@ function repSignature(reps: readonly Rep[]): string | undefined {
 }
 
 /** A residual expression cheap and pure enough to repeat: a variable, a constant, a slot `#n⁻ⁱ x`. */
-function isAtom(r: Expr): boolean {
+function isAtom(r: CoreExpr): boolean {
   return (
     r.kind === 'var' ||
     r.kind === 'lit' ||
@@ -1880,7 +1886,7 @@ function isAtom(r: Expr): boolean {
 }
 
 /** Whether every variable of the atom `r` still names the binding it named (not shadowed since). */
-function inScope(r: Expr, env: Env | undefined): boolean {
+function inScope(r: CoreExpr, env: Env | undefined): boolean {
   if (r.kind === 'var') {
     // the nearest binding that introduces the residual name must be the one holding `r`
     // (residual names are source names, or renamed apart inside unfolded calls)

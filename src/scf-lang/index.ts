@@ -2,13 +2,26 @@
  * SCF-lang: the language optimizers are written in — a pure, first-order subset of TypeScript —
  * its front end (parse with oxc-parser, check, desugar), Core SCF (SCF Fig. 9) with its
  * validator and printer, and the instruction-counting Core interpreter.
+ *
+ * Core's names carry the language's (`CoreProgram`, `CoreExpr`, `printCoreFun`, …) where the
+ * kernel language has a type or function of the same role (`Program`, `Expr`, `printFun`): a
+ * module that uses both reads which one it means. Inside this folder they keep their short names.
  */
-export type { Call, CtorDecl, Expr, ExprKind, FunDef, Label, Let, Prim, Program, Span } from './core.js';
+export type {
+  Call as CoreCall,
+  CtorDecl,
+  Expr as CoreExpr,
+  ExprKind,
+  FunDef,
+  Label,
+  Let,
+  Prim as CorePrim,
+  Program as CoreProgram,
+} from './core.js';
 export {
-  assertNever,
-  children,
+  children as coreChildren,
   forEachExpr,
-  mapChildren,
+  mapChildren as mapCoreChildren,
   programSize,
   tupleCtor,
   tupleCtorName,
@@ -16,7 +29,7 @@ export {
 export { type CompileOptions, type CompileResult, compileFile } from './frontend.js';
 export {
   codeFrame,
-  type Diagnostic,
+  type Diagnostic as ScfDiagnostic,
   type DiagCode,
   formatDiagnostic,
   formatLocation,
@@ -40,7 +53,12 @@ export {
   isPrimOp,
   primInfo,
 } from './prims.js';
-export { type PrintOptions, printExpr, printFun, printProgram } from './print.js';
+export {
+  type PrintOptions as CorePrintOptions,
+  printExpr as printCoreExpr,
+  printFun as printCoreFun,
+  printProgram as printCoreProgram,
+} from './print.js';
 export { PRELUDE_FUNS } from './prelude-sigs.js';
 export { type CtorValue, isPrim, showValue, type TupleValue, type Value } from './values.js';
-export { validateProgram } from './validate.js';
+export { validateProgram as validateCoreProgram } from './validate.js';

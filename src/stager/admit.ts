@@ -51,6 +51,7 @@
  * - Generated names are `NAME` and `NAME_…`; the code refers to the runtime names in
  *   `ADMISSION_RUNTIME_IMPORTS` (module `runtime.ts`), which the enclosing module imports.
  */
+import { assertNever } from '../common/index.js';
 import {
   type AbsValue,
   type BaseSet,
@@ -63,7 +64,7 @@ import {
   withPrelude,
 } from '../abstract-values/index.js';
 import { tupleArity } from '../abstract-values/index.js';
-import { assertNever } from '../scf-lang/index.js';
+
 import { ctorFields, InputNotAdmitted, isCtor, isMap, isSet, notAdmitted, shortValue } from './runtime.js';
 
 /** Runtime exports the emitted checker refers to (import them under these names). */

@@ -43,16 +43,16 @@
  * construction rather than in a way TypeScript infers. `scf stage` writes a `.d.mts` beside it;
  * the staging stub's declarations give the pipeline its real types.
  */
+import { assertNever } from '../common/index.js';
 import { Map as IMap, Set as ISet } from 'immutable';
 import type { AbsValue, CtorTable } from '../abstract-values/index.js';
 import {
-  assertNever,
-  children,
+  coreChildren,
   type CtorDecl,
-  type Expr,
+  type CoreExpr,
   type FunDef,
   forEachExpr,
-  type Program,
+  type CoreProgram,
   programSize,
 } from '../scf-lang/index.js';
 import { BOOL_PRIMS, type PrimOp } from '../scf-lang/index.js';
@@ -102,7 +102,7 @@ export interface EmitMeta {
 }
 
 /** The JavaScript module for `program`, exporting `opts.exportName` (= the entry) and `meta`. */
-export function emitModule(program: Program, opts: EmitOptions): string {
+export function emitModule(program: CoreProgram, opts: EmitOptions): string {
   return new ModuleEmitter(program, opts).emit();
 }
 
@@ -253,11 +253,11 @@ class ModuleEmitter {
   private readonly constDecls: string[] = [];
   /** Functions all of whose results are booleans (greatest fixpoint). */
   private readonly boolFuns = new Set<string>();
-  private readonly hasLetCache = new WeakMap<Expr, boolean>();
+  private readonly hasLetCache = new WeakMap<CoreExpr, boolean>();
   private readonly admitName: string | undefined;
 
   constructor(
-    private readonly program: Program,
+    private readonly program: CoreProgram,
     private readonly opts: EmitOptions,
   ) {
     const entry = program.funs.get(opts.entry);
@@ -327,7 +327,7 @@ class ModuleEmitter {
   }
 
   /** Whether every value `e` can return is a boolean (`boolVars`: let-bound booleans in scope). */
-  private returnsBool(e: Expr, boolVars: ReadonlySet<string>): boolean {
+  private returnsBool(e: CoreExpr, boolVars: ReadonlySet<string>): boolean {
     switch (e.kind) {
       case 'lit':
         return typeof e.value === 'boolean';
@@ -343,7 +343,7 @@ class ModuleEmitter {
         return this.returnsBool(e.then, boolVars) && this.returnsBool(e.else, boolVars);
       case 'let': {
         const inner = new Set(boolVars);
-        let x: Expr = e;
+        let x: CoreExpr = e;
         while (x.kind === 'let') {
           if (this.returnsBool(x.value, inner)) inner.add(x.name);
           else inner.delete(x.name);
@@ -500,16 +500,16 @@ class ModuleEmitter {
   }
 
   /** Whether `e` contains a `let` (then it needs statements, not just an expression). */
-  private hasLet(e: Expr): boolean {
+  private hasLet(e: CoreExpr): boolean {
     const cached = this.hasLetCache.get(e);
     if (cached !== undefined) return cached;
-    const found = e.kind === 'let' || children(e).some((c) => this.hasLet(c));
+    const found = e.kind === 'let' || coreChildren(e).some((c) => this.hasLet(c));
     this.hasLetCache.set(e, found);
     return found;
   }
 
   /** Statements computing `e` into `sink` (a `return`, or an assignment to a declared temporary). */
-  private stmts(e0: Expr, env0: Env, scope: FunScope, out: string[], ind: string, sink: Sink): void {
+  private stmts(e0: CoreExpr, env0: Env, scope: FunScope, out: string[], ind: string, sink: Sink): void {
     let e = e0;
     let env = env0;
     // let chains (long in residual code: one binding per input node, as in Fig. 7) iteratively
@@ -555,7 +555,7 @@ class ModuleEmitter {
   }
 
   /** `let name = value`: a `const`, or a `let` assigned in the branches of an `if` that needs statements. */
-  private bind(name: string, value0: Expr, env0: Env, scope: FunScope, out: string[], ind: string): Env {
+  private bind(name: string, value0: CoreExpr, env0: Env, scope: FunScope, out: string[], ind: string): Env {
     let value = value0;
     let env = env0;
     // let x = (let y = a in b) in …  =>  const y = a; const x = b;
@@ -580,7 +580,7 @@ class ModuleEmitter {
   }
 
   /** Whether `stmts` prints this `if` as one boolean expression (`c && e`, `c || e`, `!c`, `c`). */
-  private isBoolForm(e: Extract<Expr, { kind: 'if' }>): boolean {
+  private isBoolForm(e: Extract<CoreExpr, { kind: 'if' }>): boolean {
     const shape = this.boolFormShape(e);
     if (shape === 'and') return e.then.kind !== 'if';
     if (shape === 'or') return e.else.kind !== 'if';
@@ -588,7 +588,7 @@ class ModuleEmitter {
   }
 
   /** Which boolean shortcut an `if` has, judged on its shape alone. */
-  private boolFormShape(e: Extract<Expr, { kind: 'if' }>): 'id' | 'not' | 'and' | 'or' | undefined {
+  private boolFormShape(e: Extract<CoreExpr, { kind: 'if' }>): 'id' | 'not' | 'and' | 'or' | undefined {
     const t = e.then.kind === 'lit' ? e.then.value : undefined;
     const f = e.else.kind === 'lit' ? e.else.value : undefined;
     if (t === true && f === false) return 'id';
@@ -603,7 +603,7 @@ class ModuleEmitter {
    * ⇒ `c && e`; `if c then true else e` ⇒ `c || e` (c a boolean; otherwise `c === true`).
    */
   private boolForm(
-    e: Extract<Expr, { kind: 'if' }>,
+    e: Extract<CoreExpr, { kind: 'if' }>,
     env: Env,
     scope: FunScope,
     out: string[],
@@ -632,7 +632,7 @@ class ModuleEmitter {
   }
 
   /** A JavaScript expression for `e`; statements it needs first (hoisted lets) go to `out`. */
-  private expr(e: Expr, env: Env, scope: FunScope, out: string[], ind: string): Js {
+  private expr(e: CoreExpr, env: Env, scope: FunScope, out: string[], ind: string): Js {
     switch (e.kind) {
       case 'var': {
         const local = env.get(e.name);
@@ -738,7 +738,7 @@ class ModuleEmitter {
   }
 
   /** The negation of a kind test or (in)equality as one operator, when that is exact. */
-  private negated(e: Expr, env: Env, scope: FunScope, out: string[], ind: string): Js | undefined {
+  private negated(e: CoreExpr, env: Env, scope: FunScope, out: string[], ind: string): Js | undefined {
     if (e.kind === 'test') {
       const decl = this.ctor(e.ctor);
       if (decl.repr === 'tuple') return undefined;
@@ -846,7 +846,7 @@ class FunScope {
 }
 
 /** Functions reachable from `entry` by calls, entry first, then in order of first call. */
-function reachable(program: Program, entry: FunDef): FunDef[] {
+function reachable(program: CoreProgram, entry: FunDef): FunDef[] {
   const out: FunDef[] = [entry];
   const seen = new Set<string>([entry.name]);
   for (let i = 0; i < out.length; i++) {

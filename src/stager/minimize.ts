@@ -17,12 +17,13 @@
  * with callees in equal classes, so (by induction on any run) they return the same results:
  * merging preserves the program's meaning exactly. Labels stay unique (functions are only dropped).
  */
+import { assertNever } from '../common/index.js';
 import { List as IList, Map as IMap, Set as ISet } from 'immutable';
-import type { Expr, FunDef, Program } from '../scf-lang/index.js';
-import { assertNever, mapChildren } from '../scf-lang/index.js';
+import type { CoreExpr, FunDef, CoreProgram } from '../scf-lang/index.js';
+import { mapCoreChildren } from '../scf-lang/index.js';
 
 export interface MinimizeResult {
-  readonly program: Program;
+  readonly program: CoreProgram;
   /** Kept function → the functions merged into it (itself excluded). */
   readonly merged: ReadonlyMap<string, readonly string[]>;
   /** Refinement rounds until stable. */
@@ -30,7 +31,7 @@ export interface MinimizeResult {
 }
 
 /** Merges the functions of `program` that are equal up to the names of equal callees. */
-export function mergeEqualFunctions(program: Program, entry: string): MinimizeResult {
+export function mergeEqualFunctions(program: CoreProgram, entry: string): MinimizeResult {
   const names = [...program.funs.keys()];
   const keys = new ValueKeys();
   const skeleton = new Map<string, string>();
@@ -95,15 +96,15 @@ function classify(names: readonly string[], sig: (n: string) => string): Map<str
   return out;
 }
 
-function redirect(e: Expr, target: (n: string) => string): Expr {
-  const inner = mapChildren(e, (c) => redirect(c, target));
+function redirect(e: CoreExpr, target: (n: string) => string): CoreExpr {
+  const inner = mapCoreChildren(e, (c) => redirect(c, target));
   if (inner.kind !== 'call') return inner;
   const fn = target(inner.fn);
   return fn === inner.fn ? inner : { ...inner, fn };
 }
 
-function printSkeleton(e: Expr, calls: string[], keys: ValueKeys): string {
-  const sub = (x: Expr) => printSkeleton(x, calls, keys);
+function printSkeleton(e: CoreExpr, calls: string[], keys: ValueKeys): string {
+  const sub = (x: CoreExpr) => printSkeleton(x, calls, keys);
   switch (e.kind) {
     case 'var':
       return e.name;

@@ -10,11 +10,11 @@
  * compiled, so no function is emitted larger than `maxNodes` Core nodes.
  *
  * Algorithm. Outlining, bottom-up over each function whose body is over the limit: a node's
- * children are reduced first; while the node's reduced size is still over `maxNodes`, its child
+ * coreChildren are reduced first; while the node's reduced size is still over `maxNodes`, its child
  * that saves the most (its size less the size of a call passing its free variables) is moved into
  * a new function of its free variables (in order of first occurrence) and replaced by a call of
  * it. Each child is at most `maxNodes` already, so every outlined function fits, and what is left
- * fits once enough children are out (a node with more children than `maxNodes` is the only
+ * fits once enough coreChildren are out (a node with more coreChildren than `maxNodes` is the only
  * exception, and none is built). A long `let` chain becomes a chain of calls, each chunk calling
  * the rest in tail position. Outlined functions are named after their parent (`f$part1`, …) and
  * take fresh labels above the program's largest.
@@ -25,20 +25,21 @@
  * errors included, is unchanged. The output is a pure function of the input program (no
  * counters shared across runs); functions within the limit are returned as they are.
  */
-import type { Expr, FunDef, Program } from '../scf-lang/index.js';
-import { assertNever, children, forEachExpr, mapChildren } from '../scf-lang/index.js';
+import { assertNever } from '../common/index.js';
+import type { CoreExpr, FunDef, CoreProgram } from '../scf-lang/index.js';
+import { coreChildren, forEachExpr, mapCoreChildren } from '../scf-lang/index.js';
 
 /** Largest residual function emitted, in Core nodes (well under V8's optimization limit). */
 export const MAX_FUN_NODES = 2000;
 
 export interface SplitResult {
-  readonly program: Program;
+  readonly program: CoreProgram;
   /** Function → the functions outlined from it, in order. */
   readonly parts: ReadonlyMap<string, readonly string[]>;
 }
 
 /** Splits every function of `program` over `maxNodes` Core nodes into functions within it. */
-export function splitLargeFunctions(program: Program, maxNodes = MAX_FUN_NODES): SplitResult {
+export function splitLargeFunctions(program: CoreProgram, maxNodes = MAX_FUN_NODES): SplitResult {
   const sizes = new Map<string, number>();
   let maxLabel = 0;
   for (const f of program.funs.values()) {
@@ -87,22 +88,26 @@ export function splitLargeFunctions(program: Program, maxNodes = MAX_FUN_NODES):
 }
 
 /**
- * `e` with children outlined (by `outline`, given the child's free variables) until it has at
+ * `e` with coreChildren outlined (by `outline`, given the child's free variables) until it has at
  * most `max` nodes where possible; with its size after.
  */
-function reduce(e: Expr, max: number, outline: (e: Expr, params: string[]) => Expr): [Expr, number] {
-  const kids: [Expr, number][] = [];
-  const reduced = mapChildren(e, (c) => {
+function reduce(
+  e: CoreExpr,
+  max: number,
+  outline: (e: CoreExpr, params: string[]) => CoreExpr,
+): [CoreExpr, number] {
+  const kids: [CoreExpr, number][] = [];
+  const reduced = mapCoreChildren(e, (c) => {
     const r = reduce(c, max, outline);
     kids.push(r);
     return r[0];
   });
   let size = 1 + kids.reduce((n, [, s]) => n + s, 0);
   if (size <= max) return [reduced, size];
-  // children in `reduced`'s order (mapChildren visits them in `children` order)
-  const cs = [...children(reduced)];
+  // the children in `reduced`'s order (mapCoreChildren visits them in `coreChildren` order)
+  const cs = [...coreChildren(reduced)];
   const fvs = cs.map(freeVars);
-  const cost = cs.map((_, i) => (kids[i] as [Expr, number])[1] - (1 + (fvs[i] as string[]).length));
+  const cost = cs.map((_, i) => (kids[i] as [CoreExpr, number])[1] - (1 + (fvs[i] as string[]).length));
   const done = new Set<number>();
   while (size > max) {
     let best = -1;
@@ -116,20 +121,20 @@ function reduce(e: Expr, max: number, outline: (e: Expr, params: string[]) => Ex
     }
     if (best < 0) break;
     done.add(best);
-    cs[best] = outline(cs[best] as Expr, fvs[best] as string[]);
+    cs[best] = outline(cs[best] as CoreExpr, fvs[best] as string[]);
     size -= cost[best] as number;
   }
   let i = 0;
-  return [mapChildren(reduced, () => cs[i++] as Expr), size];
+  return [mapCoreChildren(reduced, () => cs[i++] as CoreExpr), size];
 }
 
 /** The variables `e` reads that it does not bind, in order of first occurrence. */
-export function freeVars(e: Expr): string[] {
+export function freeVars(e: CoreExpr): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
   // how many enclosing lets (within `e`) bind each name
   const bound = new Map<string, number>();
-  const walk = (x: Expr): void => {
+  const walk = (x: CoreExpr): void => {
     switch (x.kind) {
       case 'var':
         if (!bound.has(x.name) && !seen.has(x.name)) {
@@ -153,7 +158,7 @@ export function freeVars(e: Expr): string[] {
       case 'test':
       case 'proj':
       case 'if':
-        for (const c of children(x)) walk(c);
+        for (const c of coreChildren(x)) walk(c);
         return;
       default:
         assertNever(x);

@@ -20,7 +20,7 @@
 import type { AbsValue } from '../abstract-values/index.js';
 import { type DaeOptions, type DaeResult, eliminateDeadAssignments, emptyStats } from '../dae/index.js';
 import { type PeOptions, type PeResult, type PeStats, partialEvaluate } from '../partial-eval/index.js';
-import { type Program, programSize, validateProgram } from '../scf-lang/index.js';
+import { type CoreProgram, programSize, validateCoreProgram } from '../scf-lang/index.js';
 import { mergeEqualFunctions } from './minimize.js';
 import { MAX_FUN_NODES, splitLargeFunctions } from './split.js';
 
@@ -38,7 +38,7 @@ export interface StageOptions {
 export interface StageResult
   extends Pick<PeResult, 'entry' | 'cs' | 'output' | 'stop' | 'reason' | 'events'> {
   /** The staged optimizer: the residual program after DAE. */
-  readonly residual: Program;
+  readonly residual: CoreProgram;
   readonly peStats: PeStats;
   readonly dae: Pick<DaeResult, 'stop' | 'rounds' | 'removed'>;
   /** Residual function → what it handles (Fig. 7's comments, and the merges and splits after DAE). */
@@ -53,7 +53,7 @@ export interface StageResult
  * semantics DAE prunes with). A step returns the next state and what it reports.
  */
 export interface StepState {
-  readonly program: Program;
+  readonly program: CoreProgram;
   readonly entry: string;
   readonly cs: PeResult['cs'];
   readonly comments: ReadonlyMap<string, string>;
@@ -119,7 +119,7 @@ export const DEFAULT_STEPS: readonly StageStep[] = [daeStep, minimizeStep, split
  * validated after every step (an internal error names the step that broke it).
  */
 export function stage(
-  program: Program,
+  program: CoreProgram,
   entry: string,
   input: readonly AbsValue[],
   opts: StageOptions = {},
@@ -159,8 +159,8 @@ export function stage(
 }
 
 /** Under `SCF_PASS_DEBUG=1`: the Core program after `step` must still be valid Core. */
-function checkStep(step: StageStep, program: Program): void {
-  const problems = validateProgram(program);
+function checkStep(step: StageStep, program: CoreProgram): void {
+  const problems = validateCoreProgram(program);
   if (problems.length > 0)
     throw new Error(`internal error: stager step '${step.name}' broke the program: ${problems.join('; ')}`);
 }

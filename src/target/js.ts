@@ -78,11 +78,11 @@
  *   `-0` in a scalar, as in the evaluator, but becomes `+0` once stored in an Int32Array, where the
  *   evaluator's plain array would keep it.
  */
+import { assertNever } from '../common/index.js';
 import {
   ARRAY_OPS,
   FOLD_OPS,
   type ArgValue,
-  assertNever,
   children,
   type Binary,
   coerceArg,

@@ -5,7 +5,8 @@
  * is `x != 0`); anything else is tested against zero. The back end writes each case in its
  * language through `TruthWriter`.
  */
-import { assertNever, type Binary, type Expr } from '../kernel/index.js';
+import { assertNever } from '../common/index.js';
+import type { Binary, Expr } from '../kernel/index.js';
 
 /** The kernel's comparison operators (the same spelling in C and WGSL). */
 export const COMPARISON_OPS: ReadonlySet<string> = new Set(['<', '<=', '>', '>=', '==', '!=']);

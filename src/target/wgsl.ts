@@ -65,9 +65,9 @@
  * After L0 ch. 7's execution model (combinators as kernels, the host sequencing them) and
  * Blelloch's prefix sums; nothing here is from the SCF paper, which stops at the optimizer.
  */
+import { assertNever } from '../common/index.js';
 import {
   ARRAY_OPS,
-  assertNever,
   type Cmd,
   type Expr,
   exprType,

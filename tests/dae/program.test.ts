@@ -20,10 +20,10 @@ import type { Label, Program } from '../../src/scf-lang/core.js';
 import {
   compileFile,
   Interpreter,
-  printProgram,
+  printCoreProgram,
   programSize,
   ScfRuntimeError,
-  validateProgram,
+  validateCoreProgram,
 } from '../../src/scf-lang/index.js';
 import { equal } from '../../src/scf-lang/prelude.js';
 import type { Cmd, Expr as F3Expr, Exprs, Func } from '../../src/optimizers/fig3/ast.js';
@@ -51,7 +51,7 @@ function expectSameResults(
     const v2 = i2.run(fn, args, { maxSteps: 5_000_000 }).value;
     if (!equal(v1, v2)) {
       throw new Error(
-        `different results on ${JSON.stringify(args)}\n--- before\n${printProgram(before, { labels: true })}\n--- after\n${printProgram(after, { labels: true })}`,
+        `different results on ${JSON.stringify(args)}\n--- before\n${printCoreProgram(before, { labels: true })}\n--- after\n${printCoreProgram(after, { labels: true })}`,
       );
     }
     compared++;
@@ -60,7 +60,7 @@ function expectSameResults(
 }
 
 function checkShape(before: Program, r: DaeResult, entry: string): void {
-  expect(validateProgram(r.program)).toEqual([]);
+  expect(validateCoreProgram(r.program)).toEqual([]);
   expect(r.program.funs.get(entry)?.params).toEqual(before.funs.get(entry)?.params);
   expect(programSize(r.program)).toBeLessThanOrEqual(programSize(before));
 }
@@ -82,7 +82,7 @@ describe('interprocedural', () => {
     const p = program([main, g]);
     const r = eliminateDeadAssignments(p, new Map(), 'main');
     expect(r.stop).toBe('fixpoint');
-    expect(printProgram(r.program)).toBe('fun main(a, b, unused) =\n  g(a)\n\nfun g(x) =\n  (x + 1)\n');
+    expect(printCoreProgram(r.program)).toBe('fun main(a, b, unused) =\n  g(a)\n\nfun g(x) =\n  (x + 1)\n');
     expect(r.removed).toMatchObject({ params: 2, funs: 0 });
     expect(r.liveness.params.get('main')?.map(printLP)).toEqual(['1', '0', '0']);
     checkShape(p, r, 'main');
@@ -109,7 +109,7 @@ describe('interprocedural', () => {
     const p = program([main, sum]);
     const r = eliminateDeadAssignments(p, new Map(), 'main');
     expect(r.program.funs.get('sum')?.params).toEqual(['n', 'acc']);
-    expect(printProgram(r.program)).not.toContain('junk');
+    expect(printCoreProgram(r.program)).not.toContain('junk');
     checkShape(p, r, 'main');
     expect(expectSameResults(p, r.program, 'main', [[0], [5], [30]])).toBe(3);
   });
@@ -125,7 +125,7 @@ describe('interprocedural', () => {
     );
     const p = program([main, fst]);
     const r = eliminateDeadAssignments(p, new Map(), 'main');
-    expect(printProgram(r.program)).toContain('fst((x, 0))');
+    expect(printCoreProgram(r.program)).toContain('fst((x, 0))');
     expect(printLP(r.liveness.params.get('fst')?.[0] as LP)).toBe('(1, 0)');
     expect(r.removed.exprs).toBe(1);
     expectSameResults(p, r.program, 'main', [[4, 5]]);

@@ -18,7 +18,7 @@ import {
   setLP,
 } from '../../src/dae/index.js';
 import type { Expr, Label } from '../../src/scf-lang/core.js';
-import { Interpreter, printExpr, validateProgram } from '../../src/scf-lang/index.js';
+import { Interpreter, printCoreExpr, validateCoreProgram } from '../../src/scf-lang/index.js';
 import { equal, mapEmpty, mapInsert } from '../../src/scf-lang/prelude.js';
 import { Builder, ctor, fun, program } from './helpers.js';
 
@@ -34,7 +34,7 @@ function showLive(live: LPMap): string {
 /** DAE_e e l cs, printed: [pruned expression, live variables]. */
 function dae(e: Expr, lp: LP = ALL, cs: ReadonlyMap<Label, AbsValue> = new Map()): [string, string] {
   const r = daeExpr(e, lp, cs, { ctors: program([], [TR]).ctors });
-  return [printExpr(r.expr).replaceAll('\n', ' '), showLive(r.live)];
+  return [printCoreExpr(r.expr).replaceAll('\n', ' '), showLive(r.live)];
 }
 
 /** Fig. 13(a): foo a = let m = tr⁻¹ a in let x = tr⁻² a in let y = tr⁻³ a in … */
@@ -74,8 +74,8 @@ describe('Fig. 13', () => {
       e.proj('tr', 0, e.v('a')),
       e.let('y', e.proj('tr', 2, e.v('a')), e.let("m'", e.v('m'), e.prim('map_find', [e.v("m'"), e.v('y')]))),
     );
-    expect(printExpr(r.expr)).toBe(printExpr(expected));
-    expect(printExpr(r.expr, { width: 30 })).toBe(
+    expect(printCoreExpr(r.expr)).toBe(printCoreExpr(expected));
+    expect(printCoreExpr(r.expr, { width: 30 })).toBe(
       ['let m = tr⁻¹(a) in', 'let y = tr⁻³(a) in', "let m' = m in", "Map.find(m', y)"].join('\n'),
     );
     expect(showLive(r.live)).toBe('a: tr([{44|46}, 1], 0, {44|46})');
@@ -87,7 +87,7 @@ describe('Fig. 13', () => {
     expect(r.stop).toBe('fixpoint');
     expect(r.removed).toEqual({ exprs: 0, lets: 1, params: 0, mapOps: 1, funs: 0 });
     expect(printLP(r.liveness.params.get('foo')?.[0] as LP)).toBe('tr([{44|46}, 1], 0, {44|46})');
-    expect(validateProgram(r.program)).toEqual([]);
+    expect(validateCoreProgram(r.program)).toEqual([]);
     const before = new Interpreter(p);
     const after = new Interpreter(r.program);
     const m0 = mapInsert(mapInsert(mapEmpty<number, unknown>(), 44, 'a'), 22, 'b');
@@ -105,7 +105,7 @@ describe('Fig. 13', () => {
     const r = daeExpr(fig13(new Builder()), ALL, new Map([[5, consts([44, 46])]]), {
       ctors: program([], [TR]).ctors,
     });
-    expect(printExpr(r.expr)).toContain('Map.insert');
+    expect(printCoreExpr(r.expr)).toContain('Map.insert');
     expect(showLive(r.live)).toBe('a: tr([{44|46}, 1], 1, {44|46})');
   });
 });
@@ -171,11 +171,11 @@ describe('DAE_e rules', () => {
       paramLP: (_fn, i) => (i === 0 ? DEAD : ALL),
       onCall: (fn, lp) => seen.push([fn, printLP(lp)]),
     });
-    expect(printExpr(r.expr)).toBe('g(0, q)');
+    expect(printCoreExpr(r.expr)).toBe('g(0, q)');
     expect(showLive(r.live)).toBe('q: 1');
     expect(seen).toEqual([['g', '{1}']]);
     const k = daeExpr(b.call('g', [b.v('p'), b.v('q')]), ALL, new Map(), { keepArg: (_fn, i) => i === 1 });
-    expect(printExpr(k.expr)).toBe('g(q)');
+    expect(printCoreExpr(k.expr)).toBe('g(q)');
   });
 
   it('arithmetic, comparison, string and equality primitives need their arguments', () => {

@@ -30,21 +30,27 @@ import {
   compileFile,
   forEachExpr,
   Interpreter,
-  type Program,
-  printProgram,
+  type CoreProgram,
+  printCoreProgram,
 } from '../../src/scf-lang/index.js';
 import { equal } from '../../src/scf-lang/prelude.js';
 
 const HEADER = `import { type PMap, mapEmpty, mapFind, mapInsert, type List } from 'scf/prelude';\n`;
 
-function compile(src: string): Program {
+function compile(src: string): CoreProgram {
   const r = compileFile('/virtual/t.ts', { cwd: '/virtual', readFile: () => HEADER + src });
   if (!r.program) throw new Error(r.diagnostics.map((d) => d.message).join('\n'));
   return r.program;
 }
 
 /** Staged ≡ unstaged on random members of `input`. */
-function checkExact(p: Program, entry: string, input: AbsValue[], runs = 200, opts: PeOptions = {}): void {
+function checkExact(
+  p: CoreProgram,
+  entry: string,
+  input: AbsValue[],
+  runs = 200,
+  opts: PeOptions = {},
+): void {
   const res = partialEvaluate(p, entry, input, opts);
   const u = new Interpreter(p);
   const s = new Interpreter(res.residual);
@@ -89,7 +95,7 @@ describe('partial evaluation', () => {
     expect(res.stop).toBe('fixpoint');
     let tests = 0;
     for (const f of res.residual.funs.values()) {
-      const walk = (x: import('../../src/scf-lang/index.js').Expr): void => {
+      const walk = (x: import('../../src/scf-lang/index.js').CoreExpr): void => {
         if (x.kind === 'test') tests++;
         for (const c of 'args' in x ? x.args : []) walk(c);
       };
@@ -160,7 +166,7 @@ describe('narrowing on a boolean field test', () => {
     const res = partialEvaluate(q, 't.f', [input]);
     // unnarrowed: 1 | 2 | 7 | 99 (the then branch reads n of both, the else branch tests again)
     expect(printAbs(res.output)).toBe('1 | 7');
-    const text = printProgram(res.residual);
+    const text = printCoreProgram(res.residual);
     expect(text).not.toContain('99');
     expect(text).not.toContain('st⁻²');
     checkExact(q, 't.f', [input]);

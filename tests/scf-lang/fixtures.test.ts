@@ -7,7 +7,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compileFile, formatDiagnostic, printProgram } from '../../src/scf-lang/index.js';
+import { compileFile, formatDiagnostic, printCoreProgram } from '../../src/scf-lang/index.js';
 import { expectGolden } from '../golden.js';
 
 const root = path.join('tests', 'fixtures', 'scf-lang');
@@ -36,7 +36,7 @@ describe('accepted programs', () => {
       const r = compileFile(path.join(dir, 'input.ts'));
       expect(r.diagnostics.map((d) => formatDiagnostic(d, r.sources))).toEqual([]);
       expect(r.program).not.toBeNull();
-      if (r.program) expectGolden(dir, 'expected.core.txt', printProgram(r.program));
+      if (r.program) expectGolden(dir, 'expected.core.txt', printCoreProgram(r.program));
     });
   }
 });

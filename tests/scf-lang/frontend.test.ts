@@ -8,7 +8,7 @@ import {
   compileFile,
   Interpreter,
   PRELUDE_FUNS,
-  printProgram,
+  printCoreProgram,
   ScfRuntimeError,
 } from '../../src/scf-lang/index.js';
 import * as prelude from '../../src/scf-lang/prelude.js';
@@ -87,7 +87,7 @@ describe('desugaring runs as TypeScript would', () => {
   it('literal constants are inlined', () => {
     const src = `const LIMIT = 64;\nexport function f(x: number): boolean { return x < LIMIT; }`;
     expect(run(src, 'f', 3)).toBe(true);
-    expect(printProgram(compile(src).program!)).toContain('64');
+    expect(printCoreProgram(compile(src).program!)).toContain('64');
   });
 });
 

@@ -22,7 +22,13 @@ import { optimize as dae } from '../../src/optimizers/dae.js';
 import { formalsFromBindings } from '../../src/optimizers/index.js';
 import type { CtorDecl, Expr, FunDef, Program } from '../../src/scf-lang/core.js';
 import { mapChildren, tupleCtor } from '../../src/scf-lang/core.js';
-import { compileFile, Interpreter, PRIMS, type PrimOp, validateProgram } from '../../src/scf-lang/index.js';
+import {
+  compileFile,
+  Interpreter,
+  PRIMS,
+  type PrimOp,
+  validateCoreProgram,
+} from '../../src/scf-lang/index.js';
 import { equal } from '../../src/scf-lang/prelude.js';
 import { type EmitOptions, emitModule } from '../../src/stager/emit.js';
 import { InputNotAdmitted, StagedRuntimeError } from '../../src/stager/runtime.js';
@@ -107,7 +113,7 @@ function program(funs: FunDef[]): Program {
     ctors: new Map(CTORS.map((c) => [c.name, c])),
     sources: new Map(),
   };
-  expect(validateProgram(p)).toEqual([]);
+  expect(validateCoreProgram(p)).toEqual([]);
   return p;
 }
 

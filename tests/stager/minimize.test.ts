@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { mergeEqualFunctions } from '../../src/stager/index.js';
-import { compileFile, Interpreter, type Program } from '../../src/scf-lang/index.js';
+import { compileFile, Interpreter, type CoreProgram } from '../../src/scf-lang/index.js';
 
-function compile(src: string): Program {
+function compile(src: string): CoreProgram {
   const r = compileFile('/virtual/m.ts', { cwd: '/virtual', readFile: () => src });
   if (!r.program) throw new Error(r.diagnostics.map((d) => d.message).join('\n'));
   return r.program;

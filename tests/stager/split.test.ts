@@ -7,18 +7,18 @@
 import { describe, expect, it } from 'vitest';
 import { listFromArray } from '../../src/kernel/index.js';
 import { formalsFromBindings, optimizerProgram } from '../../src/optimizers/index.js';
-import { compileFile, forEachExpr, Interpreter, type Program } from '../../src/scf-lang/index.js';
+import { compileFile, forEachExpr, Interpreter, type CoreProgram } from '../../src/scf-lang/index.js';
 import { equal } from '../../src/scf-lang/prelude.js';
 import { loadConfig, stageConfig } from '../../src/pipeline/index.js';
 import { freeVars, splitLargeFunctions, stage } from '../../src/stager/index.js';
 
-function compile(src: string): Program {
+function compile(src: string): CoreProgram {
   const r = compileFile('/virtual/m.ts', { cwd: '/virtual', readFile: () => src });
   if (!r.program) throw new Error(r.diagnostics.map((d) => d.message).join('\n'));
   return r.program;
 }
 
-function size(p: Program, name: string): number {
+function size(p: CoreProgram, name: string): number {
   let n = 0;
   const f = p.funs.get(name);
   if (f === undefined) throw new Error(`no ${name}`);

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { fromConcrete } from '../../src/abstract-values/index.js';
-import { compileFile, interpret, type Program } from '../../src/scf-lang/index.js';
+import { compileFile, interpret, type CoreProgram } from '../../src/scf-lang/index.js';
 import { DEFAULT_STEPS, daeStep, type StageStep, stage } from '../../src/stager/index.js';
 
 const SRC = `
@@ -16,7 +16,7 @@ function step(x: number, k: number): number {
 }
 `;
 
-function compile(src: string): Program {
+function compile(src: string): CoreProgram {
   const r = compileFile('/virtual/m.ts', { cwd: '/virtual', readFile: () => src });
   if (!r.program) throw new Error(r.diagnostics.map((d) => d.message).join('\n'));
   return r.program;
