@@ -51,9 +51,6 @@ export function treeDepthDiagnostic(
 ): Diagnostic | undefined {
   const deep = firstTooDeep(fun, MAX_TREE_DEPTH);
   if (deep === undefined) return undefined;
-  return diag(
-    codes.tooDeep,
-    (deep.lbl === undefined ? undefined : spans.get(deep.lbl)) ?? { file, start: 0, end: 0 },
-    `'${fun.name}' is too long or too deeply nested to ${what} (limit ${MAX_TREE_DEPTH} levels): it nests deeper here (each statement in a row, local and argument counts one level)`,
-  );
+  const span = (deep.lbl === undefined ? undefined : spans.get(deep.lbl)) ?? { file, start: 0, end: 0 };
+  return diag(codes.tooDeep, 'tree', span, fun.name, what, MAX_TREE_DEPTH);
 }

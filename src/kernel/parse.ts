@@ -22,7 +22,14 @@ import { Language, type Node, Parser } from 'web-tree-sitter';
 import type { Option } from '../scf-lang/prelude.js';
 import type { Cmd, Decl, Expr, Fun, Lam, Param, Program, Soac, SoacArg } from './ast.js';
 import type { SourceSpan } from '../common/index.js';
-import { codes, type Diagnostic, diag, type KernelCode, type MESSAGES } from './diagnostics.js';
+import {
+  codes,
+  type Diagnostic,
+  diag,
+  type FactsOf,
+  type KernelCode,
+  type MessageForm,
+} from './diagnostics.js';
 import { decimalToFloat32 } from './float.js';
 import { article, exprType, listFromArray } from './util.js';
 
@@ -132,17 +139,26 @@ function spanOf(ctx: Ctx, n: { readonly startIndex: number; readonly endIndex: n
   return { file: ctx.file, start: n.startIndex, end: n.endIndex };
 }
 
-/** What the message of diagnostic `C` is made of. */
-type Facts<C extends KernelCode> = Parameters<(typeof MESSAGES)[C]>;
-
-/** Records the diagnostic `code` at `n`, its message made of `facts`. */
-function report<C extends KernelCode>(ctx: Ctx, n: Node, code: C, ...facts: Facts<C>): void {
-  ctx.diags.push(diag(code, spanOf(ctx, n), ...facts));
+/** Records the diagnostic `code` at `n`: its message's `form`, made of `facts` (diagnostics.ts). */
+function report<C extends KernelCode, F extends MessageForm<C>>(
+  ctx: Ctx,
+  n: Node,
+  code: C,
+  form: F,
+  ...facts: FactsOf<C, F>
+): void {
+  ctx.diags.push(diag(code, form, spanOf(ctx, n), ...facts));
 }
 
 /** `report`, then leaves the statement being converted. */
-function fail<C extends KernelCode>(ctx: Ctx, n: Node, code: C, ...facts: Facts<C>): never {
-  report(ctx, n, code, ...facts);
+function fail<C extends KernelCode, F extends MessageForm<C>>(
+  ctx: Ctx,
+  n: Node,
+  code: C,
+  form: F,
+  ...facts: FactsOf<C, F>
+): never {
+  report(ctx, n, code, form, ...facts);
   throw new Bail();
 }
 
@@ -199,12 +215,7 @@ const UNSUPPORTED: Record<string, string> = {
 
 function unsupported(ctx: Ctx, n: Node): never {
   const what = UNSUPPORTED[n.type] ?? `'${n.type.replace(/_/g, ' ')}'`;
-  return fail(
-    ctx,
-    n,
-    codes.unsupported,
-    `${what} ${what.endsWith('s') ? 'are' : 'is'} not supported in kernels`,
-  );
+  return fail(ctx, n, codes.unsupported, 'construct', what);
 }
 
 // ---- the tree as a whole: depth, syntax errors, identifiers -----------------------------------
@@ -238,8 +249,12 @@ function checkTree(ctx: Ctx, root: Node): boolean {
   const cursor = root.walk();
   const hasError = root.hasError;
   const at = (): SourceSpan => spanOf(ctx, cursor);
-  const push = <C extends KernelCode>(code: C, ...facts: Facts<C>): void => {
-    ctx.diags.push(diag(code, at(), ...facts));
+  const push = <C extends KernelCode, F extends MessageForm<C>>(
+    code: C,
+    form: F,
+    ...facts: FactsOf<C, F>
+  ): void => {
+    ctx.diags.push(diag(code, form, at(), ...facts));
   };
   try {
     let depth = 0;
@@ -247,21 +262,18 @@ function checkTree(ctx: Ctx, root: Node): boolean {
     let inError = -1;
     for (;;) {
       if (depth > MAX_NESTING) {
-        push(
-          codes.tooDeep,
-          `nesting too deep (limit ${MAX_NESTING}): statements and expressions here are nested more than ${MAX_NESTING} levels deep`,
-        );
+        push(codes.tooDeep, 'nesting', MAX_NESTING);
         return false;
       }
       const type = cursor.nodeType;
       if (inError < 0) {
-        if (hasError && cursor.nodeIsMissing) push(codes.missingToken, type);
+        if (hasError && cursor.nodeIsMissing) push(codes.missingToken, 'expected', type);
         else if (hasError && type === 'ERROR') {
           const text = cursor.nodeText.split('\n')[0]?.slice(0, 30) ?? '';
-          push(codes.syntaxError, `syntax error near '${text}'`);
+          push(codes.syntaxError, 'near', text);
           inError = depth;
         } else if (IDENTIFIER_NODES.has(type) && !C_IDENTIFIER.test(cursor.nodeText)) {
-          push(codes.badIdentifier, cursor.nodeText);
+          push(codes.badIdentifier, 'identifier', cursor.nodeText);
         }
       }
       if (cursor.gotoFirstChild()) {
@@ -284,7 +296,7 @@ function checkTree(ctx: Ctx, root: Node): boolean {
 
 /** The scalar type named by a type node: 'int' | 'float' | 'bool' | 'void'. */
 function typeName(ctx: Ctx, n: Node | null, owner: Node): string {
-  if (!n) return fail(ctx, owner, codes.unsupportedType, 'missing type');
+  if (!n) return fail(ctx, owner, codes.unsupportedType, 'missing');
   if (n.type === 'primitive_type' || n.type === 'type_identifier') {
     switch (n.text) {
       case 'int':
@@ -295,16 +307,16 @@ function typeName(ctx: Ctx, n: Node | null, owner: Node): string {
       case '_Bool':
         return 'bool';
       case 'double':
-        return fail(ctx, n, codes.unsupportedType, "type 'double' is not supported in kernels (use float)");
+        return fail(ctx, n, codes.unsupportedType, 'double');
       default:
-        return fail(ctx, n, codes.unsupportedType, `type '${n.text}' is not supported in kernels`);
+        return fail(ctx, n, codes.unsupportedType, 'type', n.text);
     }
   }
   if (n.type === 'sized_type_specifier') {
-    return fail(ctx, n, codes.unsupportedType, `type '${n.text}' is not supported in kernels`);
+    return fail(ctx, n, codes.unsupportedType, 'type', n.text);
   }
   if (UNSUPPORTED[n.type]) return unsupported(ctx, n);
-  return fail(ctx, n, codes.unsupportedType, `type '${n.text}' is not supported in kernels`);
+  return fail(ctx, n, codes.unsupportedType, 'type', n.text);
 }
 
 /** Whether a declaration-like node carries `const`, and rejects storage classes other than allowed ones. */
@@ -313,10 +325,10 @@ function qualifiers(ctx: Ctx, n: Node, allowStatic: boolean): boolean {
   for (const c of named(n)) {
     if (c.type === 'type_qualifier') {
       if (c.text === 'const') isConst = true;
-      else fail(ctx, c, codes.unsupported, `qualifier '${c.text}' is not supported in kernels`);
+      else fail(ctx, c, codes.unsupported, 'qualifier', c.text);
     } else if (c.type === 'storage_class_specifier') {
       if (!(allowStatic && (c.text === 'static' || c.text === 'inline'))) {
-        fail(ctx, c, codes.unsupported, `storage class '${c.text}' is not supported in kernels`);
+        fail(ctx, c, codes.unsupported, 'storageClass', c.text);
       }
     } else if (c.type === 'attribute_specifier' || c.type === 'ms_declspec_modifier') {
       unsupported(ctx, c);
@@ -335,22 +347,16 @@ function convertUnit(ctx: Ctx, root: Node): Program {
       switch (item.type) {
         case 'preproc_include': {
           const path = field(item, 'path')?.text ?? '';
-          if (path !== '<stdbool.h>')
-            fail(ctx, item, codes.unsupported, `#include ${path} is not supported in kernels`);
+          if (path !== '<stdbool.h>') fail(ctx, item, codes.unsupported, 'include', path);
           break;
         }
         case 'function_definition': {
           const sig = signature(ctx, item);
           if (COMBINATORS.has(sig.name)) {
-            fail(
-              ctx,
-              item,
-              codes.redefinition,
-              `'${sig.name}' is a built-in combinator and cannot be redefined`,
-            );
+            fail(ctx, item, codes.redefinition, 'combinator', sig.name);
           }
           if (ctx.funs.has(sig.name)) {
-            fail(ctx, item, codes.redefinition, `function '${sig.name}' is defined more than once`);
+            fail(ctx, item, codes.redefinition, 'function', sig.name);
           }
           ctx.funs.set(sig.name, sig);
           defs.push({ node: item, sig });
@@ -359,7 +365,7 @@ function convertUnit(ctx: Ctx, root: Node): Program {
         case 'declaration': {
           const decl = field(item, 'declarator');
           if (decl?.type === 'function_declarator') break; // a prototype: definitions are found anyway
-          fail(ctx, item, codes.unsupported, 'global variables are not supported in kernels');
+          fail(ctx, item, codes.unsupported, 'globals');
           break;
         }
         case 'expression_statement':
@@ -386,17 +392,12 @@ function signature(ctx: Ctx, n: Node): Sig {
   let decl = field(n, 'declarator');
   let returnsArray = false;
   if (decl?.type === 'pointer_declarator' && field(decl, 'declarator')?.type === 'function_declarator') {
-    if (ret === 'void') fail(ctx, decl, codes.unsupportedType, "functions cannot return 'void*'");
+    if (ret === 'void') fail(ctx, decl, codes.unsupportedType, 'voidPointerReturn');
     returnsArray = true;
     decl = field(decl, 'declarator');
   }
   if (decl?.type !== 'function_declarator') {
-    return fail(
-      ctx,
-      decl ?? n,
-      codes.unsupported,
-      'functions returning pointers are not supported in kernels',
-    );
+    return fail(ctx, decl ?? n, codes.unsupported, 'pointerReturn');
   }
   const nameNode = field(decl, 'declarator');
   if (nameNode?.type !== 'identifier') return unsupported(ctx, nameNode ?? decl);
@@ -405,25 +406,24 @@ function signature(ctx: Ctx, n: Node): Sig {
   const pnodes = plist ? named(plist) : [];
   const seen = new Set<string>();
   for (const p of pnodes) {
-    if (p.type === 'variadic_parameter')
-      fail(ctx, p, codes.unsupported, 'variadic functions are not supported');
+    if (p.type === 'variadic_parameter') fail(ctx, p, codes.unsupported, 'variadic');
     if (p.type !== 'parameter_declaration') unsupported(ctx, p);
     const isConst = qualifiers(ctx, p, false);
     const ty = typeName(ctx, field(p, 'type'), p);
     let d = field(p, 'declarator');
     if (!d && ty === 'void' && pnodes.length === 1) break; // f(void)
-    if (!d) return fail(ctx, p, codes.unsupported, 'unnamed parameters are not supported');
-    if (ty === 'void') fail(ctx, p, codes.unsupportedType, "parameter of type 'void'");
+    if (!d) return fail(ctx, p, codes.unsupported, 'unnamedParameter');
+    if (ty === 'void') fail(ctx, p, codes.unsupportedType, 'voidParameter');
     let isArray = false;
     if (d.type === 'array_declarator' || d.type === 'pointer_declarator') {
       isArray = true;
       d = field(d, 'declarator');
       if (d?.type !== 'identifier') {
-        return fail(ctx, d ?? p, codes.unsupported, 'only one-dimensional array parameters are supported');
+        return fail(ctx, d ?? p, codes.unsupported, 'arrayParameterRank');
       }
     }
     if (d.type !== 'identifier') return unsupported(ctx, d);
-    if (seen.has(d.text)) fail(ctx, d, codes.redefinition, `parameter '${d.text}' is declared twice`);
+    if (seen.has(d.text)) fail(ctx, d, codes.redefinition, 'parameter', d.text);
     seen.add(d.text);
     params.push({ kind: 'param', name: d.text, ty, isArray, isConst, lbl: label(ctx, p) });
   }
@@ -524,7 +524,7 @@ function declare(
   const orig = nameNode.text;
   const level = fx.scopes.length - 1;
   const scope = fx.scopes[level] as Map<string, VarInfo>;
-  if (scope.has(orig)) fail(ctx, nameNode, codes.redefinition, `'${orig}' is already declared in this scope`);
+  if (scope.has(orig)) fail(ctx, nameNode, codes.redefinition, 'inScope', orig);
   const reuse = fx.localsByOrig
     .get(orig)
     ?.find(
@@ -630,12 +630,11 @@ function stmtInner(fx: FunCtx, n: Node, out: Cmd[]): void {
       const e = named(n)[0];
       const ret = fx.sig.ret;
       if (!e) {
-        if (ret !== 'void') fail(ctx, n, codes.badReturn, `function '${fx.sig.name}' must return a value`);
+        if (ret !== 'void') fail(ctx, n, codes.badReturn, 'missingValue', fx.sig.name);
         out.push({ kind: 'return', value: NONE, lbl: label(ctx, n) });
         return;
       }
-      if (ret === 'void')
-        fail(ctx, n, codes.badReturn, `void function '${fx.sig.name}' cannot return a value`);
+      if (ret === 'void') fail(ctx, n, codes.badReturn, 'voidWithValue', fx.sig.name);
       if (ret.endsWith('[]')) {
         out.push({
           kind: 'return',
@@ -654,7 +653,7 @@ function stmtInner(fx: FunCtx, n: Node, out: Cmd[]): void {
 }
 
 function condition(fx: FunCtx, n: Node | null, owner: Node): Expr {
-  if (!n) return fail(fx.ctx, owner, codes.syntaxError, 'missing condition');
+  if (!n) return fail(fx.ctx, owner, codes.syntaxError, 'missingCondition');
   return expr(fx, n);
 }
 
@@ -679,7 +678,7 @@ function declaration(fx: FunCtx, n: Node, out: Cmd[]): void {
   const ctx = fx.ctx;
   const isConst = qualifiers(ctx, n, false);
   const ty = typeName(ctx, field(n, 'type'), n);
-  if (ty === 'void') fail(ctx, n, codes.unsupportedType, "variables cannot have type 'void'");
+  if (ty === 'void') fail(ctx, n, codes.unsupportedType, 'voidVariable');
   for (const d of n.childrenForFieldName('declarator')) {
     if (!d) continue;
     let target = d;
@@ -689,8 +688,7 @@ function declaration(fx: FunCtx, n: Node, out: Cmd[]): void {
       value = field(d, 'value');
     }
     if (target.type === 'identifier') {
-      if (value?.type === 'initializer_list')
-        fail(ctx, value, codes.typeError, 'a scalar cannot have a {...} initializer');
+      if (value?.type === 'initializer_list') fail(ctx, value, codes.typeError, 'scalarInitializerList');
       if (value && combinatorOf(value)) {
         const v = declare(fx, target, ty, -1, isConst, d);
         soacInto(fx, value, out, { name: v.name, ty: v.ty, node: target });
@@ -706,18 +704,13 @@ function declaration(fx: FunCtx, n: Node, out: Cmd[]): void {
     if (target.type === 'array_declarator') {
       const inner = field(target, 'declarator');
       if (inner?.type !== 'identifier') {
-        fail(ctx, target, codes.unsupported, 'only one-dimensional arrays are supported');
+        fail(ctx, target, codes.unsupported, 'arrayRank');
       }
       const sizeNode = field(target, 'size');
       if (value && !sizeNode && combinatorOf(value)) {
         const r = arraySoac(fx, value, out, inner.text);
         if (r.ty !== ty) {
-          fail(
-            ctx,
-            value,
-            codes.badCombinator,
-            `'${combinatorOf(value)}' gives an array of ${r.ty}, not of ${ty}`,
-          );
+          fail(ctx, value, codes.badCombinator, 'elementType', combinatorOf(value) as string, r.ty, ty);
         }
         declareDynamic(fx, inner, ty, r.soac);
         out.push(r.soac);
@@ -728,18 +721,12 @@ function declaration(fx: FunCtx, n: Node, out: Cmd[]): void {
       if (sizeNode) {
         const s = sizeNode.type === 'number_literal' ? intLiteral(ctx, sizeNode) : undefined;
         if (s === undefined || s <= 0 || s > 1 << 24) {
-          fail(
-            ctx,
-            sizeNode,
-            codes.unsupported,
-            'array size must be an integer constant between 1 and 16777216',
-          );
+          fail(ctx, sizeNode, codes.unsupported, 'arraySize');
         }
         size = s;
       } else if (items) size = items.length;
-      else fail(ctx, target, codes.unsupported, 'local arrays need a constant size');
-      if (items && items.length > size)
-        fail(ctx, value ?? target, codes.typeError, 'too many initializers for array');
+      else fail(ctx, target, codes.unsupported, 'variableArraySize');
+      if (items && items.length > size) fail(ctx, value ?? target, codes.typeError, 'tooManyInitializers');
       const v = declare(fx, inner, ty, size, isConst, d);
       if (items) {
         for (let i = 0; i < size; i++) {
@@ -752,14 +739,13 @@ function declaration(fx: FunCtx, n: Node, out: Cmd[]): void {
       }
       continue;
     }
-    if (target.type === 'pointer_declarator')
-      fail(ctx, target, codes.unsupported, 'pointer variables are not supported');
+    if (target.type === 'pointer_declarator') fail(ctx, target, codes.unsupported, 'pointerVariable');
     unsupported(ctx, target);
   }
 }
 
 function arrayInitializer(fx: FunCtx, n: Node): { node: Node; expr: Expr }[] {
-  if (n.type !== 'initializer_list') fail(fx.ctx, n, codes.typeError, 'an array needs a {...} initializer');
+  if (n.type !== 'initializer_list') fail(fx.ctx, n, codes.typeError, 'arrayInitializer');
   return named(n).map((c) => {
     if (c.type === 'initializer_pair' || c.type === 'initializer_list') unsupported(fx.ctx, c);
     return { node: c, expr: expr(fx, c) };
@@ -808,12 +794,7 @@ function exprStatement(fx: FunCtx, e: Node, out: Cmd[]): void {
       return;
     }
     default:
-      fail(
-        ctx,
-        e,
-        codes.unsupported,
-        'expression statement has no effect (only assignments, ++/-- and calls)',
-      );
+      fail(ctx, e, codes.unsupported, 'noEffect');
   }
 }
 
@@ -834,11 +815,9 @@ function update(fx: FunCtx, n: Node, left: Node, op: string | undefined, right: 
   }
   if (left.type === 'identifier') {
     const v = lookup(fx, left.text);
-    if (!v) return fail(ctx, left, codes.undeclared, `'${left.text}' is not declared`);
-    if (v.isArray)
-      return fail(ctx, left, codes.notAssignable, `cannot assign to array '${left.text}' as a whole`);
-    if (v.isConst)
-      return fail(ctx, left, codes.notAssignable, `cannot assign to read-only variable '${left.text}'`);
+    if (!v) return fail(ctx, left, codes.undeclared, 'name', left.text);
+    if (v.isArray) return fail(ctx, left, codes.notAssignable, 'wholeArray', left.text);
+    if (v.isConst) return fail(ctx, left, codes.notAssignable, 'constVariable', left.text);
     if (op === undefined && right && combinatorOf(right)) {
       const before: Cmd[] = [];
       soacInto(fx, right, before, { name: v.name, ty: v.ty, node: left });
@@ -849,15 +828,9 @@ function update(fx: FunCtx, n: Node, left: Node, op: string | undefined, right: 
   }
   if (left.type === 'subscript_expression') {
     const { info, indexNode } = subscriptParts(fx, left);
-    if (info.isConst)
-      return fail(ctx, left, codes.notAssignable, `cannot assign to read-only array '${info.name}'`);
+    if (info.isConst) return fail(ctx, left, codes.notAssignable, 'constArray', info.name);
     if (op !== undefined && containsCall(indexNode)) {
-      fail(
-        ctx,
-        indexNode,
-        codes.unsupported,
-        'compound assignment with a call in the index is not supported',
-      );
+      fail(ctx, indexNode, codes.unsupported, 'compoundCallIndex');
     }
     const index = indexExpr(fx, indexNode);
     const rhs = rhsOf(
@@ -872,7 +845,7 @@ function update(fx: FunCtx, n: Node, left: Node, op: string | undefined, right: 
     );
     return { kind: 'store', array: info.name, index, rhs, lbl: label(ctx, n) };
   }
-  return fail(ctx, left, codes.notAssignable, 'only variables and array elements can be assigned');
+  return fail(ctx, left, codes.notAssignable, 'notAnLvalue');
 }
 
 function containsCall(n: Node): boolean {
@@ -888,64 +861,46 @@ function subscriptParts(fx: FunCtx, n: Node): { info: VarInfo; indexNode: Node }
   const indexNode = field(n, 'index');
   if (!arr || !indexNode) return unsupported(ctx, n);
   if (arr.type !== 'identifier') {
-    return fail(ctx, arr, codes.badArrayUse, 'only named one-dimensional arrays can be indexed');
+    return fail(ctx, arr, codes.badArrayUse, 'indexedExpression');
   }
   const info = lookup(fx, arr.text);
-  if (!info) return fail(ctx, arr, codes.undeclared, `'${arr.text}' is not declared`);
-  if (!info.isArray) return fail(ctx, arr, codes.badArrayUse, `'${arr.text}' is not an array`);
+  if (!info) return fail(ctx, arr, codes.undeclared, 'name', arr.text);
+  if (!info.isArray) return fail(ctx, arr, codes.badArrayUse, 'notAnArray', arr.text);
   return { info, indexNode };
 }
 
 function indexExpr(fx: FunCtx, n: Node): Expr {
   const e = expr(fx, n);
   const ty = exprType(e);
-  if (ty === 'float') fail(fx.ctx, n, codes.typeError, 'array index must be an integer');
+  if (ty === 'float') fail(fx.ctx, n, codes.typeError, 'floatIndex');
   return convert(fx.ctx, n, e, 'int');
 }
 
 function callParts(fx: FunCtx, n: Node): { name: string; args: Expr[]; sig: Sig } {
   const ctx = fx.ctx;
   const fn = field(n, 'function');
-  if (fn?.type !== 'identifier')
-    return fail(ctx, fn ?? n, codes.badCall, 'only named functions can be called');
-  if (COMBINATORS.has(fn.text))
-    return fail(ctx, n, codes.badCombinator, `combinator '${fn.text}' cannot be used as a statement`);
+  if (fn?.type !== 'identifier') return fail(ctx, fn ?? n, codes.badCall, 'notNamed');
+  if (COMBINATORS.has(fn.text)) return fail(ctx, n, codes.badCombinator, 'asStatement', fn.text);
   const sig = ctx.funs.get(fn.text);
-  if (!sig) return fail(ctx, fn, codes.undeclared, `function '${fn.text}' is not defined in this file`);
-  if (sig.ret.endsWith('[]'))
-    return fail(
-      ctx,
-      n,
-      codes.badCall,
-      `'${sig.name}' returns an array; only the entry function may return one`,
-    );
+  if (!sig) return fail(ctx, fn, codes.undeclared, 'function', fn.text);
+  if (sig.ret.endsWith('[]')) return fail(ctx, n, codes.badCall, 'arrayReturn', sig.name);
   const argList = field(n, 'arguments');
   const argNodes = argList ? named(argList) : [];
   if (argNodes.length !== sig.params.length) {
-    fail(
-      ctx,
-      n,
-      codes.badCall,
-      `'${sig.name}' takes ${sig.params.length} argument(s), ${argNodes.length} given`,
-    );
+    fail(ctx, n, codes.badCall, 'arity', sig.name, sig.params.length, argNodes.length);
   }
   const args = argNodes.map((a, i): Expr => {
     const p = sig.params[i] as Param;
     if (p.isArray) {
       const v = a.type === 'identifier' ? lookup(fx, a.text) : undefined;
       if (!v?.isArray) {
-        return fail(ctx, a, codes.badCall, `argument ${i + 1} of '${sig.name}' must be an array of ${p.ty}`);
+        return fail(ctx, a, codes.badCall, 'arrayExpected', i + 1, sig.name, p.ty);
       }
       if (v.ty !== p.ty) {
-        return fail(
-          ctx,
-          a,
-          codes.badCall,
-          `argument ${i + 1} of '${sig.name}' must be an array of ${p.ty}, not ${v.ty}`,
-        );
+        return fail(ctx, a, codes.badCall, 'arrayElementType', i + 1, sig.name, p.ty, v.ty);
       }
       if (v.isConst && !p.isConst) {
-        fail(ctx, a, codes.badCall, `read-only array '${a.text}' passed to non-const parameter '${p.name}'`);
+        fail(ctx, a, codes.badCall, 'constArray', a.text, p.name);
       }
       return { kind: 'arrayRef', name: v.name, ty: v.ty, lbl: label(ctx, a) };
     }
@@ -965,10 +920,10 @@ function expr(fx: FunCtx, n: Node): Expr {
     case 'identifier': {
       const v = lookup(fx, n.text);
       if (!v) {
-        if (ctx.funs.has(n.text)) return fail(ctx, n, codes.unsupported, 'function values are not supported');
-        return fail(ctx, n, codes.undeclared, `'${n.text}' is not declared`);
+        if (ctx.funs.has(n.text)) return fail(ctx, n, codes.unsupported, 'functionValue');
+        return fail(ctx, n, codes.undeclared, 'name', n.text);
       }
-      if (v.isArray) return fail(ctx, n, codes.badArrayUse, `array '${n.text}' used as a value`);
+      if (v.isArray) return fail(ctx, n, codes.badArrayUse, 'asValue', n.text);
       return { kind: 'var', name: v.name, ty: v.ty, lbl: label(ctx, n) };
     }
     case 'true':
@@ -994,10 +949,10 @@ function expr(fx: FunCtx, n: Node): Expr {
       const v = field(n, 'value');
       if (!td || !v) return unsupported(ctx, n);
       if (named(td).some((c) => c.type === 'abstract_pointer_declarator')) {
-        fail(ctx, td, codes.unsupported, 'pointer casts are not supported');
+        fail(ctx, td, codes.unsupported, 'pointerCast');
       }
       const ty = typeName(ctx, field(td, 'type'), td);
-      if (ty === 'void') fail(ctx, td, codes.unsupportedType, "casts to 'void' are not supported");
+      if (ty === 'void') fail(ctx, td, codes.unsupportedType, 'voidCast');
       const arg = expr(fx, v);
       return { kind: 'cast', ty, arg, implicit: false, lbl: label(ctx, n) };
     }
@@ -1022,22 +977,11 @@ function expr(fx: FunCtx, n: Node): Expr {
     case 'call_expression': {
       const comb = combinatorOf(n);
       if (comb) {
-        return fail(
-          ctx,
-          n,
-          codes.badCombinator,
-          `'${comb}' must be the whole initializer or right-hand side of a declaration or assignment, a return value, or an argument of another combinator`,
-        );
+        return fail(ctx, n, codes.badCombinator, 'placement', comb);
       }
       const { name, args, sig } = callParts(fx, n);
-      if (sig.ret.endsWith('[]'))
-        return fail(
-          ctx,
-          n,
-          codes.badCall,
-          `'${name}' returns an array; only the entry function may return one`,
-        );
-      if (sig.ret === 'void') return fail(ctx, n, codes.badCall, `void function '${name}' used as a value`);
+      if (sig.ret.endsWith('[]')) return fail(ctx, n, codes.badCall, 'arrayReturn', name);
+      if (sig.ret === 'void') return fail(ctx, n, codes.badCall, 'voidAsValue', name);
       return { kind: 'call', name, args: listFromArray(args), ty: sig.ret, lbl: label(ctx, n) };
     }
     case 'subscript_expression': {
@@ -1046,19 +990,9 @@ function expr(fx: FunCtx, n: Node): Expr {
       return { kind: 'load', array: info.name, index, ty: info.ty, lbl: label(ctx, n) };
     }
     case 'assignment_expression':
-      return fail(
-        ctx,
-        n,
-        codes.unsupported,
-        'assignment inside an expression is not supported; use a statement',
-      );
+      return fail(ctx, n, codes.unsupported, 'assignmentInExpression');
     case 'update_expression':
-      return fail(
-        ctx,
-        n,
-        codes.unsupported,
-        `'${field(n, 'operator')?.text ?? '++'}' inside an expression is not supported; use a statement`,
-      );
+      return fail(ctx, n, codes.unsupported, 'incrementInExpression', field(n, 'operator')?.text ?? '++');
     default:
       return unsupported(ctx, n);
   }
@@ -1066,15 +1000,13 @@ function expr(fx: FunCtx, n: Node): Expr {
 
 function intLiteral(ctx: Ctx, n: Node, literal: string = n.text): number {
   const text = literal.replace(/'/g, '');
-  if (/[uUlL]$/.test(text))
-    return fail(ctx, n, codes.badLiteral, `integer suffixes are not supported ('${n.text}')`);
+  if (/[uUlL]$/.test(text)) return fail(ctx, n, codes.badLiteral, 'integerSuffix', n.text);
   let v: bigint;
   if (/^0[xX][0-9a-fA-F]+$/.test(text) || /^[1-9][0-9]*$/.test(text)) v = BigInt(text);
   else if (/^0[0-7]*$/.test(text)) v = BigInt(`0o${text.slice(1) || '0'}`);
   else if (/^0[bB][01]+$/.test(text)) v = BigInt(text);
-  else return fail(ctx, n, codes.badLiteral, `malformed integer constant '${n.text}'`);
-  if (v > 2147483647n)
-    return fail(ctx, n, codes.badLiteral, `integer constant '${n.text}' does not fit in int`);
+  else return fail(ctx, n, codes.badLiteral, 'malformedInt', n.text);
+  if (v > 2147483647n) return fail(ctx, n, codes.badLiteral, 'intRange', n.text);
   return Number(v);
 }
 
@@ -1090,22 +1022,15 @@ function numberLiteral(ctx: Ctx, n: Node): Expr {
 }
 
 function unsignedLiteral(ctx: Ctx, n: Node, text: string): Expr {
-  if (/^0[xX]/.test(text) && /[pP]/.test(text))
-    return fail(ctx, n, codes.badLiteral, 'hexadecimal float constants are not supported');
+  if (/^0[xX]/.test(text) && /[pP]/.test(text)) return fail(ctx, n, codes.badLiteral, 'hexFloat');
   if (/^0[xX]/.test(text) || !/[.eE]/.test(text))
     return { kind: 'intLit', value: intLiteral(ctx, n, text), lbl: label(ctx, n) };
   if (!/[fF]$/.test(text)) {
-    return fail(
-      ctx,
-      n,
-      codes.badLiteral,
-      `constant '${text}' has type double, which kernels do not support; write '${text.replace(/[lL]$/, '')}f'`,
-    );
+    return fail(ctx, n, codes.badLiteral, 'double', text, text.replace(/[lL]$/, ''));
   }
   const value = decimalToFloat32(text.slice(0, -1));
-  if (value === undefined) return fail(ctx, n, codes.badLiteral, `malformed float constant '${text}'`);
-  if (!Number.isFinite(value))
-    return fail(ctx, n, codes.badLiteral, `float constant '${text}' is out of range`);
+  if (value === undefined) return fail(ctx, n, codes.badLiteral, 'malformedFloat', text);
+  if (!Number.isFinite(value)) return fail(ctx, n, codes.badLiteral, 'floatRange', text);
   return { kind: 'floatLit', value, lbl: label(ctx, n) };
 }
 
@@ -1130,7 +1055,7 @@ function binary(ctx: Ctx, n: Node, op: string, l0: Expr, r0: Expr): Expr {
   const r = promote(ctx, n, r0);
   const common = exprType(l) === 'float' || exprType(r) === 'float' ? 'float' : 'int';
   if (INT_ONLY.has(op)) {
-    if (common === 'float') return fail(ctx, n, codes.typeError, `invalid operands to '${op}' (float)`);
+    if (common === 'float') return fail(ctx, n, codes.typeError, 'floatOperands', op);
     return { kind: 'binary', op, ty: 'int', left: l, right: r, lbl: lbl() };
   }
   if (ARITH.has(op) || COMPARE.has(op)) {
@@ -1138,7 +1063,7 @@ function binary(ctx: Ctx, n: Node, op: string, l0: Expr, r0: Expr): Expr {
     const right = convert(ctx, n, r, common);
     return { kind: 'binary', op, ty: COMPARE.has(op) ? 'int' : common, left, right, lbl: lbl() };
   }
-  return fail(ctx, n, codes.unsupported, `operator '${op}' is not supported`);
+  return fail(ctx, n, codes.unsupported, 'operator', op);
 }
 
 function unary(ctx: Ctx, n: Node, op: string, a0: Expr): Expr {
@@ -1154,10 +1079,10 @@ function unary(ctx: Ctx, n: Node, op: string, a0: Expr): Expr {
       if (a.kind === 'floatLit') return { kind: 'floatLit', value: -a.value, lbl: label(ctx, n) };
       return { kind: 'unary', op, ty, arg: a, lbl: label(ctx, n) };
     case '~':
-      if (ty === 'float') return fail(ctx, n, codes.typeError, "invalid operand to '~' (float)");
+      if (ty === 'float') return fail(ctx, n, codes.typeError, 'floatComplement');
       return { kind: 'unary', op, ty, arg: a, lbl: label(ctx, n) };
     default:
-      return fail(ctx, n, codes.unsupported, `operator '${op}' is not supported`);
+      return fail(ctx, n, codes.unsupported, 'operator', op);
   }
 }
 
@@ -1222,7 +1147,7 @@ function atom(fx: FunCtx, n: Node, e: Expr, out: Cmd[]): Expr {
 function declareDynamic(fx: FunCtx, nameNode: Node, ty: string, soac: { dest: string }): void {
   const level = fx.scopes.length - 1;
   if (fx.scopes[level]?.has(nameNode.text)) {
-    fail(fx.ctx, nameNode, codes.redefinition, `'${nameNode.text}' is already declared in this scope`);
+    fail(fx.ctx, nameNode, codes.redefinition, 'inScope', nameNode.text);
   }
   setVisible(fx, level, nameNode.text, { name: soac.dest, ty, isArray: true, isConst: true, size: -2 });
 }
@@ -1240,12 +1165,12 @@ function returnedArray(fx: FunCtx, n: Node, ty: string, out: Cmd[]): Expr {
     elemTy = r.ty;
   } else {
     const v = e.type === 'identifier' ? lookup(fx, e.text) : undefined;
-    if (!v?.isArray) return fail(ctx, n, codes.badReturn, `'${fx.sig.name}' must return an array of ${ty}`);
+    if (!v?.isArray) return fail(ctx, n, codes.badReturn, 'notArray', fx.sig.name, ty);
     name = v.name;
     elemTy = v.ty;
   }
   if (elemTy !== ty) {
-    fail(ctx, n, codes.badReturn, `'${fx.sig.name}' returns an array of ${ty}, not of ${elemTy}`);
+    fail(ctx, n, codes.badReturn, 'arrayType', fx.sig.name, ty, elemTy);
   }
   return { kind: 'arrayRef', name, ty, lbl: label(ctx, n) };
 }
@@ -1255,7 +1180,7 @@ function scalarSoac(fx: FunCtx, n: Node, out: Cmd[]): Expr {
   const ctx = fx.ctx;
   const comb = combinatorOf(n) as string;
   if (ARRAY_RESULT.has(comb)) {
-    return fail(ctx, n, codes.badCombinator, `'${comb}' gives an array, not a ${fx.sig.ret}`);
+    return fail(ctx, n, codes.badCombinator, 'arrayForScalarReturn', comb, fx.sig.ret);
   }
   const r = soacCmd(fx, unparen(n), out, undefined);
   addLocal(fx, {
@@ -1271,21 +1196,11 @@ function soacInto(fx: FunCtx, n: Node, out: Cmd[], dest: { name: string; ty: str
   const ctx = fx.ctx;
   const comb = combinatorOf(n) as string;
   if (ARRAY_RESULT.has(comb)) {
-    fail(
-      ctx,
-      n,
-      codes.badCombinator,
-      `'${comb}' gives an array; declare it as '${dest.ty} ${dest.node.text}[]'`,
-    );
+    fail(ctx, n, codes.badCombinator, 'arrayForScalar', comb, dest.ty, dest.node.text);
   }
   const r = soacCmd(fx, unparen(n), out, dest.name);
   if (r.ty !== dest.ty) {
-    fail(
-      ctx,
-      n,
-      codes.badCombinator,
-      `'${comb}' gives ${article(r.ty)}, but '${dest.node.text}' is ${article(dest.ty)}`,
-    );
+    fail(ctx, n, codes.badCombinator, 'resultType', comb, article(r.ty), dest.node.text, article(dest.ty));
   }
   out.push(r);
 }
@@ -1294,7 +1209,7 @@ function soacInto(fx: FunCtx, n: Node, out: Cmd[], dest: { name: string; ty: str
 function arraySoac(fx: FunCtx, n: Node, out: Cmd[], dest?: string): { soac: Soac; ty: string } {
   const comb = combinatorOf(n) as string;
   if (!ARRAY_RESULT.has(comb)) {
-    fail(fx.ctx, n, codes.badCombinator, `'${comb}' gives a scalar, not an array`);
+    fail(fx.ctx, n, codes.badCombinator, 'scalarForArray', comb);
   }
   const soac = soacCmd(fx, unparen(n), out, dest === undefined ? undefined : freshName(fx, dest));
   return { soac, ty: soac.ty };
@@ -1303,19 +1218,14 @@ function arraySoac(fx: FunCtx, n: Node, out: Cmd[], dest?: string): { soac: Soac
 /** The function a combinator's function argument names. */
 function soacFunction(fx: FunCtx, n: Node | undefined, owner: Node, comb: string, what: string): Sig {
   const ctx = fx.ctx;
-  if (!n) return fail(ctx, owner, codes.badCombinator, `'${comb}' needs ${what}`);
+  if (!n) return fail(ctx, owner, codes.badCombinator, 'missingArgument', comb, what);
   const e = unparen(n);
   if (e.type !== 'identifier' || !ctx.funs.has(e.text)) {
-    return fail(
-      ctx,
-      n,
-      codes.badCombinator,
-      `${what} of '${comb}' must be the name of a function of this file`,
-    );
+    return fail(ctx, n, codes.badCombinator, 'notAFunction', what, comb);
   }
   const sig = ctx.funs.get(e.text) as Sig;
   if (sig.ret === 'void' || sig.ret.endsWith('[]')) {
-    fail(ctx, n, codes.badCombinator, `'${sig.name}' must return a scalar to be used by '${comb}'`);
+    fail(ctx, n, codes.badCombinator, 'functionReturnsArray', sig.name, comb);
   }
   return sig;
 }
@@ -1383,12 +1293,7 @@ function soacArgs(
 ): { args: SoacArg[]; mapped: SoacArg[] } {
   const ctx = fx.ctx;
   if (nodes.length !== params.length) {
-    fail(
-      ctx,
-      owner,
-      codes.badCombinator,
-      `'${comb}' passes ${params.length} argument(s) to '${fname}', ${nodes.length} given`,
-    );
+    fail(ctx, owner, codes.badCombinator, 'arity', comb, params.length, fname, nodes.length);
   }
   const args: SoacArg[] = [];
   const mapped: SoacArg[] = [];
@@ -1398,7 +1303,7 @@ function soacArgs(
     const where = `argument ${i + 1} of '${comb}' (parameter '${p.name}' of '${fname}')`;
     const inner = combinatorOf(a);
     if (inner === 'iota' && !p.isArray) {
-      if (p.ty !== 'int') fail(ctx, a, codes.badCombinator, `${where} is ${article(p.ty)}; iota gives ints`);
+      if (p.ty !== 'int') fail(ctx, a, codes.badCombinator, 'iotaElementType', where, article(p.ty));
       const lenNodes = iotaArgs(fx, a);
       const arg: SoacArg = {
         kind: 'argIota',
@@ -1429,23 +1334,22 @@ function soacArgs(
           ctx,
           a,
           codes.badCombinator,
-          `${where} needs ${p.isArray ? 'an array of ' : 'elements of type '}${p.ty}, not ${arrayTy}`,
+          'argumentType',
+          where,
+          p.isArray ? 'an array of ' : 'elements of type ',
+          p.ty,
+          arrayTy,
         );
       }
       if (p.isArray && !p.isConst) {
-        fail(
-          ctx,
-          a,
-          codes.badCombinator,
-          `parameter '${p.name}' of '${fname}' must be 'const': functions given to combinators cannot write arrays`,
-        );
+        fail(ctx, a, codes.badCombinator, 'nonConstParameter', p.name, fname);
       }
       const arg: SoacArg = { kind: 'argArray', name: arrayName, ty: arrayTy, lbl: label(ctx, a) };
       args.push(arg);
       if (!p.isArray) mapped.push(arg);
       return;
     }
-    if (p.isArray) fail(ctx, a, codes.badCombinator, `${where} must be an array of ${p.ty}`);
+    if (p.isArray) fail(ctx, a, codes.badCombinator, 'notAnArray', where, p.ty);
     const value = atom(fx, a, convert(ctx, a, expr(fx, a), p.ty), out);
     args.push({ kind: 'argScalar', value, lbl: label(ctx, a) });
   });
@@ -1455,15 +1359,14 @@ function soacArgs(
 function iotaArgs(fx: FunCtx, n: Node): Node {
   const argNodes = named(field(n, 'arguments') ?? n);
   const len = argNodes[0];
-  if (argNodes.length !== 1 || !len)
-    return fail(fx.ctx, n, codes.badCombinator, "'iota' takes one argument, the length");
+  if (argNodes.length !== 1 || !len) return fail(fx.ctx, n, codes.badCombinator, 'iotaArity');
   return len;
 }
 
 function intOperand(fx: FunCtx, n: Node): Expr {
   const e = expr(fx, n);
   const ty = exprType(e);
-  if (ty === 'float') fail(fx.ctx, n, codes.badCombinator, "iota's length must be an int");
+  if (ty === 'float') fail(fx.ctx, n, codes.badCombinator, 'iotaLength');
   return convert(fx.ctx, n, e, 'int');
 }
 
@@ -1481,9 +1384,10 @@ function accumulator(fx: FunCtx, n: Node, sig: Sig, comb: string, binary: boolea
       ctx,
       n,
       codes.badCombinator,
-      binary
-        ? `the operator of '${comb}' must take two values of its result type (${sig.ret} ${sig.name}(${sig.ret}, ${sig.ret}))`
-        : `the fold function of '${comb}' must take the accumulator (of its result type ${sig.ret}) first`,
+      binary ? 'operatorSignature' : 'foldSignature',
+      comb,
+      sig.ret,
+      sig.name,
     );
   }
   return sig.ret;
@@ -1497,8 +1401,7 @@ function soacCmd(fx: FunCtx, n: Node, out: Cmd[], dest: string | undefined): Soa
   const destName = dest ?? freshName(fx, TEMP_NAMES[comb] ?? 'tmp');
   const none = NONE;
   const needMapped = (mapped: SoacArg[]) => {
-    if (mapped.length === 0)
-      fail(ctx, n, codes.badCombinator, `'${comb}' needs at least one array to go over`);
+    if (mapped.length === 0) fail(ctx, n, codes.badCombinator, 'noArrays', comb);
   };
   switch (comb) {
     case 'iota': {
@@ -1515,12 +1418,7 @@ function soacCmd(fx: FunCtx, n: Node, out: Cmd[], dest: string | undefined): Soa
       let ty = sig.ret;
       if (comb === 'filter') {
         if (mapped.length !== 1) {
-          fail(
-            ctx,
-            n,
-            codes.badCombinator,
-            `'filter' keeps elements of one array; '${sig.name}' is given ${mapped.length} mapped arrays`,
-          );
+          fail(ctx, n, codes.badCombinator, 'filterArrays', sig.name, mapped.length);
         }
         const m = mapped[0] as SoacArg;
         ty = m.kind === 'argArray' ? m.ty : 'int';
@@ -1532,7 +1430,7 @@ function soacCmd(fx: FunCtx, n: Node, out: Cmd[], dest: string | undefined): Soa
       const sig = soacFunction(fx, argNodes[0], n, comb, 'the operator');
       const ty = accumulator(fx, argNodes[0] ?? n, sig, comb, true);
       const neNode = argNodes[1];
-      if (!neNode) return fail(ctx, n, codes.badCombinator, `'${comb}' needs a neutral element`);
+      if (!neNode) return fail(ctx, n, codes.badCombinator, 'noNeutral', comb);
       const ne = atom(fx, neNode, convert(ctx, neNode, expr(fx, neNode), ty), out);
       const { args, mapped } = soacArgs(fx, comb, sig.name, sig.params.slice(1), argNodes.slice(2), n, out);
       needMapped(mapped);
@@ -1544,15 +1442,9 @@ function soacCmd(fx: FunCtx, n: Node, out: Cmd[], dest: string | undefined): Soa
       const ty = accumulator(fx, argNodes[0] ?? n, op, comb, true);
       const g = soacFunction(fx, argNodes[1], n, comb, 'the fold function');
       const gty = accumulator(fx, argNodes[1] ?? n, g, comb, false);
-      if (gty !== ty)
-        fail(
-          ctx,
-          argNodes[1] ?? n,
-          codes.badCombinator,
-          `the fold function of '${comb}' must give ${ty}, like its operator`,
-        );
+      if (gty !== ty) fail(ctx, argNodes[1] ?? n, codes.badCombinator, 'foldResult', comb, ty);
       const neNode = argNodes[2];
-      if (!neNode) return fail(ctx, n, codes.badCombinator, `'${comb}' needs a neutral element`);
+      if (!neNode) return fail(ctx, n, codes.badCombinator, 'noNeutral', comb);
       const ne = atom(fx, neNode, convert(ctx, neNode, expr(fx, neNode), ty), out);
       const { args, mapped } = soacArgs(fx, comb, g.name, g.params.slice(1), argNodes.slice(3), n, out);
       needMapped(mapped);

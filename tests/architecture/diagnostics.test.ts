@@ -25,8 +25,12 @@ describe('one code table per language', () => {
     });
   }
 
-  it("the kernel's named codes are exactly its table's", () => {
+  it("the kernel's named codes are exactly its table's, each code's forms of message sorted", () => {
     expect(Object.values(codes).sort()).toEqual(Object.keys(KERNEL_MESSAGES));
+    for (const [code, forms] of Object.entries(KERNEL_MESSAGES)) {
+      const names = Object.keys(forms);
+      expect(names, code).toEqual([...names].sort());
+    }
   });
 
   it('unsortedCodes finds a table out of order', () => {
