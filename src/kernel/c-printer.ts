@@ -413,20 +413,8 @@ export class CPrinter<N> {
     if (kind === 'assign') {
       const r = this.field(c, 'rhs');
       const name = this.str(c, 'name');
-      if (this.is(r, 'binary')) {
-        const op = this.str(r, 'op');
-        const left = this.field(r, 'left');
-        if (
-          op !== undefined &&
-          COMPOUND.has(op) &&
-          this.is(left, 'var') &&
-          name !== undefined &&
-          this.str(left, 'name') === name &&
-          this.sameString(r, left, 'ty')
-        ) {
-          return this.sugared(name, op, this.field(r, 'right'));
-        }
-      }
+      const op = this.compound(r, 'var', (left) => name !== undefined && this.str(left, 'name') === name);
+      if (op !== undefined && name !== undefined) return this.sugared(name, op, this.field(r, 'right'));
       return `${this.name(c, 'name', ARG)} = ${this.expr(r, 0)}`;
     }
     if (kind === 'store') return this.store(c);
@@ -439,23 +427,34 @@ export class CPrinter<N> {
     const r = this.field(c, 'rhs');
     const index = this.field(c, 'index');
     const target = `${this.name(c, 'array')}[${this.expr(index, 0)}]`;
-    if (this.is(r, 'binary')) {
-      const op = this.str(r, 'op');
-      const left = this.field(r, 'left');
-      const array = this.str(c, 'array');
-      if (
-        op !== undefined &&
-        COMPOUND.has(op) &&
-        this.is(left, 'load') &&
+    const array = this.str(c, 'array');
+    const op = this.compound(
+      r,
+      'load',
+      (left) =>
         array !== undefined &&
         this.str(left, 'array') === array &&
-        this.sameString(r, left, 'ty') &&
-        this.sameIndex(this.field(left, 'index'), index)
-      ) {
-        return this.sugared(target, op, this.field(r, 'right'));
-      }
-    }
+        this.sameIndex(this.field(left, 'index'), index),
+    );
+    if (op !== undefined) return this.sugared(target, op, this.field(r, 'right'));
     return `${target} = ${this.expr(r, 0)}`;
+  }
+
+  /**
+   * The operator of `rhs` when it is `left op e` with `op` one that has a compound assignment,
+   * `left` a `leftKind` node of the same type that `isTarget` accepts (`x = x + e` → `x += e`).
+   */
+  private compound(rhs: N, leftKind: 'var' | 'load', isTarget: (left: N) => boolean): string | undefined {
+    if (!this.is(rhs, 'binary')) return undefined;
+    const op = this.str(rhs, 'op');
+    const left = this.field(rhs, 'left');
+    const ok =
+      op !== undefined &&
+      COMPOUND.has(op) &&
+      this.is(left, leftKind) &&
+      this.sameString(rhs, left, 'ty') &&
+      isTarget(left);
+    return ok ? op : undefined;
   }
 
   /** Both fields one and the same string constant. */
