@@ -10,8 +10,9 @@
  * program gets forward declarations when a function calls one defined after it, and
  * `<stdbool.h>` when it uses `bool`.
  */
-import type { Bind, Cmd, Decl, Expr, Fun, Lam, Program, Seq, Soac } from './ast.js';
+import type { Bind, Call, CallCmd, Cmd, Decl, Expr, Fun, Lam, Program, Seq, Soac } from './ast.js';
 import { CPrinter, type NodeView, type PrintHooks, type Scalar } from './c-printer.js';
+import { children } from './fields.js';
 import { assertNever, listFromArray, listToArray } from './util.js';
 import { isIota } from './structure.js';
 
@@ -81,89 +82,18 @@ export function printExpr(e: Expr): string {
   return C.expr(e, 0);
 }
 
+/**
+ * The names of the functions `c` calls, anywhere in it: by the field table, with an explicit stack
+ * (a long run of statements is one long seq chain).
+ */
 function calledNames(c: Cmd): string[] {
   const out: string[] = [];
-  const ex = (e: Expr): void => {
-    switch (e.kind) {
-      case 'call':
-        out.push(e.name);
-        for (const a of listToArray(e.args)) ex(a);
-        return;
-      case 'binary':
-        ex(e.left);
-        ex(e.right);
-        return;
-      case 'unary':
-      case 'cast':
-        ex(e.arg);
-        return;
-      case 'load':
-        ex(e.index);
-        return;
-      case 'ternary':
-        ex(e.cond);
-        ex(e.thenExpr);
-        ex(e.elseExpr);
-        return;
-      case 'var':
-      case 'intLit':
-      case 'floatLit':
-      case 'boolLit':
-      case 'arrayRef':
-        return;
-      default:
-        assertNever(e);
-    }
-  };
-  const go = (c: Cmd): void => {
-    switch (c.kind) {
-      case 'assign':
-        ex(c.rhs);
-        return;
-      case 'store':
-        ex(c.index);
-        ex(c.rhs);
-        return;
-      case 'seq':
-        for (const d of C.flatten(c) as Cmd[]) go(d);
-        return;
-      case 'if':
-        ex(c.cond);
-        go(c.thenCmd);
-        go(c.elseCmd);
-        return;
-      case 'while':
-        ex(c.cond);
-        go(c.body);
-        return;
-      case 'return':
-        if (c.value.kind === 'some') ex(c.value.value);
-        return;
-      case 'skip':
-        return;
-      case 'callCmd':
-        out.push(c.name);
-        for (const a of listToArray(c.args)) ex(a);
-        return;
-      case 'soac':
-        soac(c);
-        return;
-      case 'hfused':
-        for (const m of listToArray(c.members)) soac(m);
-        return;
-      default:
-        assertNever(c);
-    }
-  };
-  const lam = (l: Lam): void => {
-    for (const b of listToArray(l.binds)) ex(b.rhs);
-    ex(l.result);
-  };
-  const soac = (s: Soac): void => {
-    lam(s.fn);
-    if (s.comb.kind === 'some') lam(s.comb.value);
-  };
-  go(c);
+  const todo: unknown[] = [c];
+  for (let x = todo.pop(); x !== undefined; x = todo.pop()) {
+    if (typeof x !== 'object' || x === null) continue;
+    if ('kind' in x && (x.kind === 'call' || x.kind === 'callCmd')) out.push((x as Call | CallCmd).name);
+    todo.push(...children(x));
+  }
   return out;
 }
 
