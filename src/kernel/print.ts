@@ -6,14 +6,16 @@
  * Invariant (tested): for a program produced by the parser, parse(print(p)) equals p modulo labels.
  * To keep it, the printer only adds what the parser removes again (c-printer.ts: implicit casts,
  * `for`, `x += e`). What is this file's own: a lambda that is not just a named function (fusion
- * composes those) is lifted into a helper function `F_fusedK` first, since C has no lambdas; a
- * program gets forward declarations when a function calls one defined after it, and
- * `<stdbool.h>` when it uses `bool`.
+ * composes those) is lifted into a helper function `F_fusedK` first, since C has no lambdas
+ * (`printCmd` has no function to add helpers to: it prints such a lambda inline, as the Fig. 6
+ * printer does); a program gets forward declarations when a function calls one defined after it,
+ * and `<stdbool.h>` when it uses `bool`. Both lifting and the search for calls go by the field
+ * table, so a new command kind needs no case here.
  */
 import type { Bind, Call, CallCmd, Cmd, Decl, Expr, Fun, Lam, Program, Seq, Soac } from './ast.js';
 import { CPrinter, type NodeView, type PrintHooks, type Scalar } from './c-printer.js';
-import { children } from './fields.js';
-import { assertNever, listFromArray, listToArray } from './util.js';
+import { children, KERNEL_UNIONS, mapChildren } from './fields.js';
+import { listFromArray, listToArray } from './util.js';
 import { isIota } from './structure.js';
 
 /** A concrete kernel value: a node, a list cell or option of them, or a scalar. */
@@ -40,6 +42,8 @@ const NO_HOOKS: PrintHooks<unknown> = {
   elide: () => undefined,
   room: () => Number.POSITIVE_INFINITY,
 };
+
+const EXPR_KINDS: ReadonlySet<string> = new Set(KERNEL_UNIONS.Expr);
 
 const C = new CPrinter(CONCRETE, NO_HOOKS, { pointerReturn: true });
 
@@ -172,38 +176,24 @@ export function liftLambdas(f: Fun): { helpers: Fun[]; fun: Fun } {
     fn: isIota(s) ? s.fn : lift(s.fn),
     comb: s.comb.kind === 'some' ? { kind: 'some', value: lift(s.comb.value) } : s.comb,
   });
-  const cmd = (c: Cmd): Cmd => {
-    switch (c.kind) {
-      case 'seq': {
-        // Along the right spine by iteration (a long run of statements is one long seq chain).
-        const spine: Seq[] = [];
-        let last: Cmd = c;
-        for (; last.kind === 'seq'; last = last.second) spine.push(last);
-        // in order: helpers are numbered in order of appearance
-        const firsts = spine.map((s) => cmd(s.first));
-        let out = cmd(last);
-        for (let i = spine.length - 1; i >= 0; i--)
-          out = { ...(spine[i] as Seq), first: firsts[i] as Cmd, second: out };
-        return out;
-      }
-      case 'if':
-        return { ...c, thenCmd: cmd(c.thenCmd), elseCmd: cmd(c.elseCmd) };
-      case 'while':
-        return { ...c, body: cmd(c.body) };
-      case 'soac':
-        return soac(c);
-      case 'hfused':
-        return { ...c, members: listFromArray(listToArray(c.members).map(soac)) };
-      case 'assign':
-      case 'store':
-      case 'return':
-      case 'skip':
-      case 'callCmd':
-        return c;
-      default:
-        return assertNever(c);
-    }
+  // By the field table: a combinator lifts its lambdas, anything else is copied with its parts
+  // lifted (expressions hold no combinators); a seq's right spine by iteration, since a long run of
+  // statements is one long seq chain. In order: helpers are numbered in order of appearance.
+  const liftIn = (x: unknown): unknown => {
+    if (typeof x !== 'object' || x === null) return x;
+    const kind = (x as { kind: string }).kind;
+    if (kind === 'soac') return soac(x as Soac);
+    if (EXPR_KINDS.has(kind)) return x;
+    if (kind !== 'seq') return mapChildren(x, liftIn);
+    const spine: Seq[] = [];
+    let last = x as Cmd;
+    for (; last.kind === 'seq'; last = last.second) spine.push(last);
+    const firsts = spine.map((s) => liftIn(s.first) as Cmd);
+    let out = liftIn(last) as Cmd;
+    for (let i = spine.length - 1; i >= 0; i--)
+      out = { ...(spine[i] as Seq), first: firsts[i] as Cmd, second: out };
+    return out;
   };
-  const fun = { ...f, body: cmd(f.body) };
+  const fun = { ...f, body: liftIn(f.body) as Cmd };
   return { helpers, fun };
 }
