@@ -12,19 +12,20 @@
  * `while` marked `isFor` whose body ends in its step (with the assignment before it as its init
  * when that sets the step's variable); `x = x + e` prints as `x += e` (or `x++`), `a[i] = a[i] + e`
  * as `a[i] += e` when `i` is call-free; `else if` chains are rebuilt; parentheses follow C
- * precedence plus a few for clarity (`&&` in `||`, operands of bitwise operators); implicit casts
- * are omitted; combinators print as calls (`float ys[] = map(sq, xs)`), a lambda that only calls a
- * function with its parameters as that function's name, any other lambda inline
- * (`(float x) => { float t = x * x; return t + 1.0f; }`; the concrete printer lifts those into
- * helper functions first). Values the parser never produces (NaN, infinities, INT_MIN) print as
- * constant expressions. Labels are never printed. What the parser removes again (implicit casts,
- * sugar, `for`) is all the printer adds, so parse(print(p)) equals p modulo labels (tested).
+ * precedence plus a few for clarity (`&&` inside `||` and the reverse, binary operands of bitwise
+ * operators); implicit casts are omitted; combinators print as calls (`float ys[] = map(sq, xs)`),
+ * a lambda that only calls a function with its parameters as that function's name, any other
+ * lambda inline (`(float x) => { float t = x * x; return t + 1.0f; }`; the concrete printer lifts
+ * those into helper functions first). Values the parser never produces (NaN, infinities, INT_MIN)
+ * print as constant expressions. Labels are never printed. What the parser removes again
+ * (implicit casts, sugar, `for`) is all the printer adds, so parse(print(p)) equals p modulo
+ * labels (tested).
  *
- * A field that is not one constant (a name, an operator, a flag) is the hooks' too, except two
- * flags whose unknown value the printer spells itself: `/*const?*\/` and `/*[]?*\/` on a
- * parameter; an unknown `implicit` on a cast prints both readings (`hooks.alternatives`), an
- * unknown `isFor` prints a `while`. `hooks.elide` is asked once per expression and statement, so a
- * view can bound what it prints.
+ * A field that is not one constant (a name, an operator) is the hooks' too, but for flags: a
+ * parameter whose `isConst` or `isArray` is unknown gets a C comment (`const?`, `[]?`) where the
+ * keyword or brackets go, a cast whose `implicit` is unknown prints both readings
+ * (`hooks.alternatives`), a loop whose `isFor` is unknown prints as `while`. `hooks.elide` is
+ * asked once per expression and statement, so a view can bound what it prints.
  */
 import type { Cmd, Expr } from './ast.js';
 import { hasCall } from './expr-info.js';

@@ -4,8 +4,8 @@
  * (minimize.ts), splitting functions too large for V8 to optimize (split.ts), emitting the staged
  * optimizers as TypeScript with a checked admission of their input (emit.ts, admit.ts,
  * runtime.ts), the stub and files (write.ts), the JSON configs
- * (config.ts), early-stage descriptions of a kernel's formals (describe-input.ts) and the Fig. 6
- * printer for abstract kernel programs (print-kernel.ts).
+ * (config.ts), early-stage descriptions of a kernel's formals (describe-input.ts) and abstract
+ * kernel programs in Fig. 6 notation (print-kernel.ts: the kernel's C printer over abstract values).
  */
 export {
   ADMISSION_RUNTIME_IMPORTS,
