@@ -2,8 +2,9 @@
  * The kernel AST's children, defined once from its field table (fields.generated.ts, generated
  * from ast.ts by `npm run gen:fields`), as Binaryen's `wasm-delegations-fields.def` and acorn-walk's
  * `base` do for theirs: `children` and `mapChildren` know every node kind's fields, so generic walks
- * (walk.ts, depth.ts, `astNodes`, `soacCommands`, validate.ts) and the Fig. 6 printer's constructor
- * table need no case per kind, and a new kind reaches them by regenerating the table.
+ * (walk.ts, depth.ts, `astNodes`, `soacCommands`, validate.ts, print.ts's lambda lifting and
+ * forward declarations) and the Fig. 6 printer's constructor table need no case per kind, and a new
+ * kind reaches them by regenerating the table.
  *
  * A *kernel value* is a node, a prelude list cell (`cons`/`nil`) or option (`some`/`none`) of
  * kernel values, or a scalar. A field holds children when its type is a node type, a list or an

@@ -22,6 +22,21 @@ export {
   evaluate,
   orderArgs,
 } from './eval.js';
+export {
+  ARG,
+  type CPrinterOptions,
+  CPrinter,
+  type Ctor,
+  type NodeView,
+  pad,
+  type Place,
+  PRIMARY,
+  type PrintHooks,
+  type Render,
+  type Scalar,
+  UNARY,
+  wrap,
+} from './c-printer.js';
 export { firstTooDeep, MAX_TREE_DEPTH, treeDepthDiagnostic } from './depth.js';
 export {
   children,

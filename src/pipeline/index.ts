@@ -4,7 +4,7 @@
  * (describe-input.ts) is staged end to end (stage-config.ts) pass by pass (pipeline.ts, SCF
  * Fig. 4); the staged optimizers, their stub and manifest are written to a folder (write.ts) and
  * loaded back (load.ts); the abstract kernel programs between the passes print in the Fig. 6
- * notation (print-kernel.ts).
+ * notation (print-kernel.ts: the kernel's C printer, kernel/c-printer.ts, over abstract values).
  */
 export {
   CONFIG_CODES,
