@@ -367,7 +367,6 @@ class DescriptionParser {
     const t = this.next();
     switch (t.t) {
       case 'num':
-        return constant(t.v);
       case 'str':
         return constant(t.v);
       case 'base':

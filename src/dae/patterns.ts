@@ -537,6 +537,9 @@ function printPrimLP(p: Prim): string {
   return typeof p === 'string' ? JSON.stringify(p) : String(p);
 }
 
+/** The lattice's top and bottom as the paper writes them. */
+const EXTREMES = { all: '1', dead: '0' } as const;
+
 /**
  * The paper's notation: `1`, `0`, `c(l1, …)` (a nullary `c` prints bare, a tuple `(l1, …)`),
  * `{l1|l2}`, constants `{44|46}`, `[lk, lv]`, and `set[lk]` for sets.
@@ -544,9 +547,8 @@ function printPrimLP(p: Prim): string {
 export function printLP(lp: LP): string {
   switch (lp.kind) {
     case 'all':
-      return '1';
     case 'dead':
-      return '0';
+      return EXTREMES[lp.kind];
     case 'consts':
       return `{${lp.values.map(printPrimLP).join('|')}}`;
     case 'con': {

@@ -139,26 +139,23 @@ function spanOf(ctx: Ctx, n: { readonly startIndex: number; readonly endIndex: n
   return { file: ctx.file, start: n.startIndex, end: n.endIndex };
 }
 
-/** Records the diagnostic `code` at `n`: its message's `form`, made of `facts` (diagnostics.ts). */
-function report<C extends KernelCode, F extends MessageForm<C>>(
-  ctx: Ctx,
+/** A diagnostic at a node: the node, the code, the form of its message and its facts (diagnostics.ts). */
+type At<C extends KernelCode, F extends MessageForm<C>> = [
   n: Node,
   code: C,
   form: F,
-  ...facts: FactsOf<C, F>
-): void {
-  ctx.diags.push(diag(code, form, spanOf(ctx, n), ...facts));
+  ...facts: FactsOf<C, F>,
+];
+
+/** Records the diagnostic `at` describes. */
+function report<C extends KernelCode, F extends MessageForm<C>>(ctx: Ctx, ...at: At<C, F>): void {
+  const [n, code, form, ...facts] = at;
+  ctx.diags.push(diag(code, form, spanOf(ctx, n), ...(facts as FactsOf<C, F>)));
 }
 
 /** `report`, then leaves the statement being converted. */
-function fail<C extends KernelCode, F extends MessageForm<C>>(
-  ctx: Ctx,
-  n: Node,
-  code: C,
-  form: F,
-  ...facts: FactsOf<C, F>
-): never {
-  report(ctx, n, code, form, ...facts);
+function fail<C extends KernelCode, F extends MessageForm<C>>(ctx: Ctx, ...at: At<C, F>): never {
+  report(ctx, ...at);
   throw new Bail();
 }
 

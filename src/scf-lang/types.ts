@@ -39,16 +39,16 @@ export function isPrimType(t: Type): boolean {
   return t.tag === 'num' || t.tag === 'bool' || t.tag === 'str';
 }
 
+/** The TypeScript spelling of the types without parts. */
+const ATOM_NAMES = { num: 'number', bool: 'boolean', str: 'string', unknown: 'unknown' } as const;
+
 export function showType(t: Type): string {
   switch (t.tag) {
     case 'num':
-      return 'number';
     case 'bool':
-      return 'boolean';
     case 'str':
-      return 'string';
     case 'unknown':
-      return 'unknown';
+      return ATOM_NAMES[t.tag];
     case 'var':
       return t.name;
     case 'tuple':
