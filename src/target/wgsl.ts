@@ -80,6 +80,7 @@ import {
   KernelArgumentError,
   type Lam,
   listToArray,
+  nodesOfType,
   type Param,
   type Program,
   type Soac,
@@ -163,78 +164,14 @@ export function emitKernelWgsl(program: Program, fnName: string, options: WgslOp
 /**
  * The arrays whose elements the host code itself touches: loaded, stored, passed to a call or
  * returned. Combinator operands are not uses (a launch finds a previous launch's result on the
- * device).
+ * device). A walk over the kernel's field table (a command's expressions, then its sub-commands).
  */
-function hostArrayUses(c: Cmd, out: Set<string>): void {
-  const expr = (e: Expr): void => {
-    switch (e.kind) {
-      case 'load':
-        out.add(e.array);
-        expr(e.index);
-        return;
-      case 'arrayRef':
-        out.add(e.name);
-        return;
-      case 'binary':
-        expr(e.left);
-        expr(e.right);
-        return;
-      case 'unary':
-      case 'cast':
-        expr(e.arg);
-        return;
-      case 'call':
-        for (const a of listToArray(e.args)) expr(a);
-        return;
-      case 'ternary':
-        expr(e.cond);
-        expr(e.thenExpr);
-        expr(e.elseExpr);
-        return;
-      case 'var':
-      case 'intLit':
-      case 'floatLit':
-      case 'boolLit':
-        return;
-      default:
-        assertNever(e);
-    }
-  };
-  switch (c.kind) {
-    case 'seq':
-      hostArrayUses(c.first, out);
-      hostArrayUses(c.second, out);
-      return;
-    case 'if':
-      expr(c.cond);
-      hostArrayUses(c.thenCmd, out);
-      hostArrayUses(c.elseCmd, out);
-      return;
-    case 'while':
-      expr(c.cond);
-      hostArrayUses(c.body, out);
-      return;
-    case 'assign':
-      expr(c.rhs);
-      return;
-    case 'store':
-      out.add(c.array);
-      expr(c.index);
-      expr(c.rhs);
-      return;
-    case 'return':
-      if (c.value.kind === 'some') expr(c.value.value);
-      return;
-    case 'callCmd':
-      for (const a of listToArray(c.args)) expr(a);
-      return;
-    case 'soac':
-    case 'hfused':
-    case 'skip':
-      return;
-    default:
-      assertNever(c);
-  }
+function hostArrayUses(x: Cmd | Expr, out: Set<string>): void {
+  if (x.kind === 'soac' || x.kind === 'hfused') return;
+  if (x.kind === 'load' || x.kind === 'store') out.add(x.array);
+  if (x.kind === 'arrayRef') out.add(x.name);
+  for (const e of nodesOfType(x, 'Expr') as Expr[]) hostArrayUses(e, out);
+  for (const c of nodesOfType(x, 'Cmd') as Cmd[]) hostArrayUses(c, out);
 }
 
 // ---- names and literals ------------------------------------------------------------------------
@@ -299,38 +236,14 @@ const HOIST_EVERY = 16;
 
 const depthMemo = new WeakMap<Expr, number>();
 
-/** The height of `e` (1 for a leaf); memoized, so computing it for every node is linear. */
+/**
+ * The height of `e` (1 for a leaf; its subexpressions from the kernel's field table); memoized, so
+ * computing it for every node is linear.
+ */
 function exprDepth(e: Expr): number {
   const known = depthMemo.get(e);
   if (known !== undefined) return known;
-  let d: number;
-  switch (e.kind) {
-    case 'binary':
-      d = 1 + Math.max(exprDepth(e.left), exprDepth(e.right));
-      break;
-    case 'unary':
-    case 'cast':
-      d = 1 + exprDepth(e.arg);
-      break;
-    case 'ternary':
-      d = 1 + Math.max(exprDepth(e.cond), exprDepth(e.thenExpr), exprDepth(e.elseExpr));
-      break;
-    case 'load':
-      d = 1 + exprDepth(e.index);
-      break;
-    case 'call':
-      d = 1 + Math.max(0, ...listToArray(e.args).map(exprDepth));
-      break;
-    case 'var':
-    case 'intLit':
-    case 'floatLit':
-    case 'boolLit':
-    case 'arrayRef':
-      d = 1;
-      break;
-    default:
-      return assertNever(e);
-  }
+  const d = 1 + Math.max(0, ...(nodesOfType(e, 'Expr') as Expr[]).map(exprDepth));
   depthMemo.set(e, d);
   return d;
 }
