@@ -7,13 +7,13 @@
  * by the calls met while emitting), all in one strict-mode body that returns the entry. Commands map
  * to statements one for one (`seq` ⇒ a statement list, `while` ⇒ `while`, an `if` whose else is an
  * `if` ⇒ `else if`, `return` ⇒ `return`, calls ⇒ calls); every local is declared at the top of its
- * function, as the front end hoisted it. Expressions are emitted in two modes:
+ * function, as the front end hoisted it. Expressions are emitted in two modes, by the dispatch over
+ * expression kinds that the WGSL back end shares (expr-core.ts; `writer` spells each construct in JS):
  * - *value* mode gives a JS number, using the very operations the evaluator uses, so each value is
  *   bit for bit the evaluator's: int `+ -` ⇒ `(a + b) | 0`, `*` ⇒ `Math.imul`, `/ %` ⇒
  *   `(a / b) | 0`, `(a % b) | 0`, unary `-` ⇒ `-a | 0`; float `+ - * /` ⇒ `Math.fround(a op b)`,
- *   unary `-` ⇒ `-a`; int→float ⇒ `Math.fround`, float→int ⇒ `a | 0` (truncation, as `Math.trunc`
- *   on the in-range values a defined run converts), →bool ⇒ `!== 0`; comparisons and `! && ||` ⇒
- *   `(cond ? 1 : 0)`;
+ *   unary `-` ⇒ `-a`; int→float ⇒ `Math.fround`, float→int ⇒ `$toInt(a)` (`Math.trunc(a) | 0`
+ *   after the evaluator's range check); comparisons, `! && ||` and →bool ⇒ `(cond ? 1 : 0)`;
  * - *condition* mode gives a JS boolean, for `if`/`while`/`?:` tests and the operands of `! && ||`:
  *   a comparison stays a JS comparison (`==` ⇒ `===`, which like C is false for NaN and true for
  *   -0 == 0), `&&`/`||`/`!` stay JS's short-circuit operators, a conversion to bool is dropped, and
@@ -98,6 +98,7 @@ import {
   KernelRuntimeError,
   type Lam,
   listToArray,
+  type Load,
   orderArgs,
   type Param,
   type Program,
@@ -109,7 +110,7 @@ import {
   soacKind,
 } from '../kernel/index.js';
 import { NameSupply } from './names.js';
-import { isTruthOp, type TruthWriter, truthTest } from './truth.js';
+import { type ExprWriter, exprValue, truthTest } from './expr-core.js';
 
 /** A kernel function compiled to JavaScript. */
 export interface CompiledKernel {
@@ -1177,74 +1178,55 @@ class FunEmitter {
 
   // ---- expressions ----
 
-  /** `e` as a JS number, bit for bit the evaluator's value. */
+  /** `e` as a JS number, bit for bit the evaluator's value (expr-core.ts's dispatch). */
   private value(e: Expr): string {
-    switch (e.kind) {
-      case 'var':
-        return this.scalarJs(e.name);
-      case 'intLit':
-      case 'floatLit':
-        return numberLiteral(e.value);
-      case 'boolLit':
-        return e.value ? '1' : '0';
-      case 'binary':
-        return this.binary(e);
-      case 'unary': {
-        switch (e.op) {
-          case '-':
-            // -x | 0 wraps -INT_MIN to INT_MIN; float negation is exact, so no fround.
-            return e.ty === 'float' ? `(-${this.value(e.arg)})` : `(-${this.value(e.arg)} | 0)`;
-          case '~':
-            return `(~${this.value(e.arg)})`;
-          case '!':
-            return `(${this.cond(e)} ? 1 : 0)`;
-          default:
-            return internal(`unknown unary operator '${e.op}'`);
-        }
-      }
-      case 'load': {
-        // Out of bounds, a typed array gives undefined: the evaluator's error instead.
-        const arr = this.arrayJs(e.array);
-        const idx = bare(this.value(e.index));
-        const name = JSON.stringify(e.array);
-        if (hasCall(e.index)) return `${this.helper('$load')}(${arr}, ${idx}, ${e.index.lbl}, ${name})`;
-        return `(${arr}[${idx}] ?? ${this.helper('$oob')}(${e.index.lbl}, ${name}, ${arr}, ${idx}))`;
-      }
-      case 'call': {
-        const callee = this.funs.get(e.name);
-        if (callee?.ret === 'void') internal(`void function '${e.name}' used as a value`);
-        if (callee?.ret.endsWith('[]')) internal(`array-returning function '${e.name}' used as a value`);
-        return this.call(e.name, listToArray(e.args));
-      }
-      case 'cast':
-        return this.convert(e.arg, e.ty, e.lbl);
-      case 'ternary':
-        return `(${this.cond(e.cond)} ? ${this.value(e.thenExpr)} : ${this.value(e.elseExpr)})`;
-      case 'arrayRef':
-        return internal(`array '${e.name}' used as a value`);
-      default:
-        return assertNever(e);
-    }
+    return exprValue(e, this.writer);
   }
-
-  /** The JS of each case of C's truth test (truth.ts). */
-  private readonly truth: TruthWriter = {
-    cond: (e) => this.cond(e),
-    compare: (e) => `(${this.value(e.left)} ${COMPARISONS.get(e.op)} ${this.value(e.right)})`,
-    logical: (e) => `(${this.cond(e.left)} ${e.op} ${this.cond(e.right)})`,
-    nonZero: (e) => `(${this.value(e)} !== 0)`,
-  };
 
   /** `e` as a JS boolean: whether the evaluator's value of `e` is not 0. */
   private cond(e: Expr): string {
-    return truthTest(e, this.truth);
+    return truthTest(e, this.writer);
   }
 
-  private binary(e: Binary): string {
-    const { op, left, right } = e;
-    if (isTruthOp(op)) return `(${this.cond(e)} ? 1 : 0)`;
-    const l = this.value(left);
-    const r = this.value(right);
+  /** The JS of each construct of an expression (expr-core.ts; the file comment has the table). */
+  private readonly writer: ExprWriter = {
+    value: (e) => this.value(e),
+    cond: (e) => this.cond(e),
+    variable: (e) => this.scalarJs(e.name),
+    literal: (e) => (e.kind === 'boolLit' ? (e.value ? '1' : '0') : numberLiteral(e.value)),
+    fromBool: (test) => `(${test} ? 1 : 0)`,
+    arith: (e, l, r) => this.arith(e, l, r),
+    // -x | 0 wraps -INT_MIN to INT_MIN; float negation is exact, so no fround.
+    negate: (e, arg) => (e.ty === 'float' ? `(-${arg})` : `(-${arg} | 0)`),
+    load: (e, index) => this.load(e, index),
+    call: (e) => {
+      const callee = this.funs.get(e.name);
+      if (callee?.ret === 'void') internal(`void function '${e.name}' used as a value`);
+      if (callee?.ret.endsWith('[]')) internal(`array-returning function '${e.name}' used as a value`);
+      return this.call(e.name, listToArray(e.args));
+    },
+    // bool 0/1 are binary32 values already.
+    toFloat: (e, arg) => (exprType(e.arg) === 'bool' ? arg : `Math.fround(${bare(arg)})`),
+    // float→int: truncation, when it fits (else the evaluator's error).
+    floatToInt: (e, arg) => `${this.helper('$toInt')}(${bare(arg)}, ${e.lbl})`,
+    ternary: (e) => `(${this.cond(e.cond)} ? ${this.value(e.thenExpr)} : ${this.value(e.elseExpr)})`,
+    comparison: (op) => COMPARISONS.get(op) ?? internal(`comparison '${op}'`),
+    logical: (e) => `(${this.cond(e.left)} ${e.op} ${this.cond(e.right)})`,
+    zero: () => '0',
+  };
+
+  /** `e.array[index]`; out of bounds, a typed array gives undefined: the evaluator's error instead. */
+  private load(e: Load, index: string): string {
+    const arr = this.arrayJs(e.array);
+    const idx = bare(index);
+    const name = JSON.stringify(e.array);
+    if (hasCall(e.index)) return `${this.helper('$load')}(${arr}, ${idx}, ${e.index.lbl}, ${name})`;
+    return `(${arr}[${idx}] ?? ${this.helper('$oob')}(${e.index.lbl}, ${name}, ${arr}, ${idx}))`;
+  }
+
+  /** An arithmetic or bitwise `e` of the JS operands `l` and `r`, as the evaluator computes it. */
+  private arith(e: Binary, l: string, r: string): string {
+    const { op, right } = e;
     // As the evaluator: float arithmetic when `ty` is float, int arithmetic otherwise.
     if (e.ty === 'float') {
       if (op === '+' || op === '-' || op === '*' || op === '/') return `Math.fround(${l} ${op} ${r})`;
@@ -1273,26 +1255,6 @@ class FunEmitter {
         return `${this.helper(op === '<<' ? '$shl' : '$shr')}(${bare(l)}, ${bare(r)}, ${e.lbl})`;
       default:
         return internal(`int operator '${op}'`);
-    }
-  }
-
-  /** The conversion of `arg` to `to`, as the evaluator's `convert` (`lbl`: the cast's label). */
-  private convert(arg: Expr, to: string, lbl: number): string {
-    const from = exprType(arg);
-    if (from === to) return this.value(arg);
-    switch (to) {
-      case 'bool':
-        return `(${this.cond(arg)} ? 1 : 0)`;
-      case 'float':
-        // bool 0/1 are binary32 values already.
-        return from === 'bool' ? this.value(arg) : `Math.fround(${bare(this.value(arg))})`;
-      case 'int':
-        // float→int: truncation, when it fits (else the evaluator's error).
-        return from === 'float'
-          ? `${this.helper('$toInt')}(${bare(this.value(arg))}, ${lbl})`
-          : this.value(arg);
-      default:
-        return internal(`conversion to '${to}'`);
     }
   }
 

@@ -38,6 +38,8 @@
  *   promise. Floats then differ from a sequential fold only by rounding (f32 sums reassociated),
  *   and WGSL's f32 division is within 2.5 ULP: results equal the JS back end's within a tolerance,
  *   bit for bit for ints.
+ * - Expressions: the dispatch over their kinds is expr-core.ts's, shared with the JS back end;
+ *   `ExprEmitter.writer` spells each construct in WGSL, and its `value`/`cond` fold and hoist.
  * - C ternaries without calls become `select` (both sides evaluated: they are pure, and WGSL makes
  *   out-of-range loads and integer division by zero harmless); with calls they become an `if` on a
  *   temporary, so a called function runs only when C would run it.
@@ -78,15 +80,17 @@ import {
   KernelArgumentError,
   type Lam,
   listToArray,
+  nodesOfType,
   type Param,
   type Program,
   type Soac,
   soacCommands,
+  type Ternary,
 } from '../kernel/index.js';
 import { constantMakesUb, constValue } from './fold.js';
 import { alwaysReturns, bare, emitHostJs, type LaunchCall, lamText, soacText } from './js.js';
 import { NameSupply } from './names.js';
-import { isTruthOp, type TruthWriter, truthTest } from './truth.js';
+import { type ExprWriter, exprValue, truthTest } from './expr-core.js';
 import {
   type DispatchSize,
   type GpuPlan,
@@ -160,78 +164,14 @@ export function emitKernelWgsl(program: Program, fnName: string, options: WgslOp
 /**
  * The arrays whose elements the host code itself touches: loaded, stored, passed to a call or
  * returned. Combinator operands are not uses (a launch finds a previous launch's result on the
- * device).
+ * device). A walk over the kernel's field table (a command's expressions, then its sub-commands).
  */
-function hostArrayUses(c: Cmd, out: Set<string>): void {
-  const expr = (e: Expr): void => {
-    switch (e.kind) {
-      case 'load':
-        out.add(e.array);
-        expr(e.index);
-        return;
-      case 'arrayRef':
-        out.add(e.name);
-        return;
-      case 'binary':
-        expr(e.left);
-        expr(e.right);
-        return;
-      case 'unary':
-      case 'cast':
-        expr(e.arg);
-        return;
-      case 'call':
-        for (const a of listToArray(e.args)) expr(a);
-        return;
-      case 'ternary':
-        expr(e.cond);
-        expr(e.thenExpr);
-        expr(e.elseExpr);
-        return;
-      case 'var':
-      case 'intLit':
-      case 'floatLit':
-      case 'boolLit':
-        return;
-      default:
-        assertNever(e);
-    }
-  };
-  switch (c.kind) {
-    case 'seq':
-      hostArrayUses(c.first, out);
-      hostArrayUses(c.second, out);
-      return;
-    case 'if':
-      expr(c.cond);
-      hostArrayUses(c.thenCmd, out);
-      hostArrayUses(c.elseCmd, out);
-      return;
-    case 'while':
-      expr(c.cond);
-      hostArrayUses(c.body, out);
-      return;
-    case 'assign':
-      expr(c.rhs);
-      return;
-    case 'store':
-      out.add(c.array);
-      expr(c.index);
-      expr(c.rhs);
-      return;
-    case 'return':
-      if (c.value.kind === 'some') expr(c.value.value);
-      return;
-    case 'callCmd':
-      for (const a of listToArray(c.args)) expr(a);
-      return;
-    case 'soac':
-    case 'hfused':
-    case 'skip':
-      return;
-    default:
-      assertNever(c);
-  }
+function hostArrayUses(x: Cmd | Expr, out: Set<string>): void {
+  if (x.kind === 'soac' || x.kind === 'hfused') return;
+  if (x.kind === 'load' || x.kind === 'store') out.add(x.array);
+  if (x.kind === 'arrayRef') out.add(x.name);
+  for (const e of nodesOfType(x, 'Expr') as Expr[]) hostArrayUses(e, out);
+  for (const c of nodesOfType(x, 'Cmd') as Cmd[]) hostArrayUses(c, out);
 }
 
 // ---- names and literals ------------------------------------------------------------------------
@@ -296,38 +236,14 @@ const HOIST_EVERY = 16;
 
 const depthMemo = new WeakMap<Expr, number>();
 
-/** The height of `e` (1 for a leaf); memoized, so computing it for every node is linear. */
+/**
+ * The height of `e` (1 for a leaf; its subexpressions from the kernel's field table); memoized, so
+ * computing it for every node is linear.
+ */
 function exprDepth(e: Expr): number {
   const known = depthMemo.get(e);
   if (known !== undefined) return known;
-  let d: number;
-  switch (e.kind) {
-    case 'binary':
-      d = 1 + Math.max(exprDepth(e.left), exprDepth(e.right));
-      break;
-    case 'unary':
-    case 'cast':
-      d = 1 + exprDepth(e.arg);
-      break;
-    case 'ternary':
-      d = 1 + Math.max(exprDepth(e.cond), exprDepth(e.thenExpr), exprDepth(e.elseExpr));
-      break;
-    case 'load':
-      d = 1 + exprDepth(e.index);
-      break;
-    case 'call':
-      d = 1 + Math.max(0, ...listToArray(e.args).map(exprDepth));
-      break;
-    case 'var':
-    case 'intLit':
-    case 'floatLit':
-    case 'boolLit':
-    case 'arrayRef':
-      d = 1;
-      break;
-    default:
-      return assertNever(e);
-  }
+  const d = 1 + Math.max(0, ...(nodesOfType(e, 'Expr') as Expr[]).map(exprDepth));
   depthMemo.set(e, d);
   return d;
 }
@@ -507,7 +423,7 @@ class ExprEmitter {
       const k = constValue(e);
       if (k !== undefined) return constantLiteral(k, exprType(e));
     }
-    return this.hoisted(e, this.valueOf(e), wgslType(exprType(e)));
+    return this.hoisted(e, exprValue(e, this.writer), wgslType(exprType(e)));
   }
 
   /**
@@ -524,87 +440,63 @@ class ExprEmitter {
     return t;
   }
 
-  private valueOf(e: Expr): string {
-    switch (e.kind) {
-      case 'var':
-        return this.scalar(e.name);
-      case 'intLit':
-      case 'floatLit':
-      case 'boolLit':
-        return literal(e) as string;
-      case 'binary': {
-        const { op } = e;
-        if (isTruthOp(op)) return `select(0i, 1i, ${bare(this.cond(e))})`;
-        const l = this.value(e.left);
-        const r = constantMakesUb(e)
-          ? atRunTime(this.value(e.right), exprType(e.right))
-          : this.value(e.right);
-        if (op === '<<' || op === '>>') return `(${l} ${op} u32(${bare(r)}))`;
-        return `(${l} ${op} ${r})`;
-      }
-      case 'unary':
-        switch (e.op) {
-          case '-':
-            return `(-${this.value(e.arg)})`;
-          case '~':
-            return `(~${this.value(e.arg)})`;
-          case '!':
-            return `select(0i, 1i, ${bare(this.cond(e))})`;
-          default:
-            throw new Error(`internal error: unary '${e.op}'`);
-        }
-      case 'load':
-        return `${this.array(e.array).wgsl}[${bare(this.value(e.index))}]`;
-      case 'call':
-        return this.call(e.name, listToArray(e.args));
-      case 'cast':
-        return this.convert(e.arg, e.ty);
-      case 'ternary': {
-        if (!hasCall(e.thenExpr) && !hasCall(e.elseExpr))
-          return `select(${bare(this.value(e.elseExpr))}, ${bare(this.value(e.thenExpr))}, ${bare(this.cond(e.cond))})`;
-        const t = this.fresh('t');
-        const c = this.cond(e.cond);
-        const outer = this.takePre();
-        const thenV = this.value(e.thenExpr);
-        const thenPre = this.takePre();
-        const elseV = this.value(e.elseExpr);
-        const elsePre = this.takePre();
-        this.pre = [
-          ...outer,
-          `var ${t}: ${wgslType(e.ty)};`,
-          `if (${bare(c)}) {`,
-          ...thenPre.map((l) => `  ${l}`),
-          `  ${t} = ${bare(thenV)};`,
-          '} else {',
-          ...elsePre.map((l) => `  ${l}`),
-          `  ${t} = ${bare(elseV)};`,
-          '}',
-        ];
-        return t;
-      }
-      case 'arrayRef':
-        throw new Error(`internal error: array '${e.name}' used as a value`);
-      default:
-        return assertNever(e);
-    }
-  }
-
   cond(e: Expr): string {
     const k = constValue(e);
     if (k !== undefined) return k !== 0 ? 'true' : 'false';
-    return this.hoisted(e, this.condOf(e), 'bool');
+    return this.hoisted(e, truthTest(e, this.writer), 'bool');
   }
 
-  /** The WGSL of each case of C's truth test (truth.ts). */
-  private readonly truth: TruthWriter = {
+  /** The WGSL of each construct of an expression (expr-core.ts; the file comment has the rules). */
+  private readonly writer: ExprWriter = {
+    value: (e) => this.value(e),
     cond: (e) => this.cond(e),
-    compare: (e) => `(${this.value(e.left)} ${e.op} ${this.value(e.right)})`,
+    variable: (e) => this.scalar(e.name),
+    literal: (e) => literal(e) as string,
+    fromBool: (test) => `select(0i, 1i, ${bare(test)})`,
+    arith: (e, l, right) => {
+      const r = constantMakesUb(e) ? atRunTime(right, exprType(e.right)) : right;
+      if (e.op === '<<' || e.op === '>>') return `(${l} ${e.op} u32(${bare(r)}))`;
+      return `(${l} ${e.op} ${r})`;
+    },
+    negate: (_e, arg) => `(-${arg})`,
+    load: (e, index) => `${this.array(e.array).wgsl}[${bare(index)}]`,
+    call: (e) => this.call(e.name, listToArray(e.args)),
+    toFloat: (_e, arg) => `f32(${bare(arg)})`,
+    // (int)1e10f: undefined in C, a shader-creation error in WGSL as a constant
+    floatToInt: (e, arg) => `i32(${bare(constValue(e.arg) === undefined ? arg : atRunTime(arg, 'float'))})`,
+    ternary: (e) => this.ternary(e),
+    comparison: (op) => op,
     logical: (e) => this.shortCircuit(e.op as '&&' | '||', e.left, e.right),
-    nonZero: (e) => this.nonZero(e),
+    zero: (ty) => zeroOf(ty),
   };
 
-  private condOf(e: Expr): string {
-    return truthTest(e, this.truth);
+  /**
+   * `c ? a : b`: without calls a `select` (both sides evaluated: they are pure, and WGSL makes
+   * out-of-range loads and integer division by zero harmless); with calls an `if` on a temporary,
+   * each branch's statements inside it, so a called function runs only when C would run it.
+   */
+  private ternary(e: Ternary): string {
+    if (!hasCall(e.thenExpr) && !hasCall(e.elseExpr))
+      return `select(${bare(this.value(e.elseExpr))}, ${bare(this.value(e.thenExpr))}, ${bare(this.cond(e.cond))})`;
+    const t = this.fresh('t');
+    const c = this.cond(e.cond);
+    const outer = this.takePre();
+    const thenV = this.value(e.thenExpr);
+    const thenPre = this.takePre();
+    const elseV = this.value(e.elseExpr);
+    const elsePre = this.takePre();
+    this.pre = [
+      ...outer,
+      `var ${t}: ${wgslType(e.ty)};`,
+      `if (${bare(c)}) {`,
+      ...thenPre.map((l) => `  ${l}`),
+      `  ${t} = ${bare(thenV)};`,
+      '} else {',
+      ...elsePre.map((l) => `  ${l}`),
+      `  ${t} = ${bare(elseV)};`,
+      '}',
+    ];
+    return t;
   }
 
   /**
@@ -636,29 +528,6 @@ class ExprEmitter {
       '}',
     ];
     return t;
-  }
-
-  private nonZero(e: Expr): string {
-    return `(${this.value(e)} != ${zeroOf(exprType(e))})`;
-  }
-
-  private convert(arg: Expr, to: string): string {
-    const from = exprType(arg);
-    if (from === to) return this.value(arg);
-    switch (to) {
-      case 'bool':
-        return `select(0i, 1i, ${bare(this.cond(arg))})`;
-      case 'float':
-        return `f32(${bare(this.value(arg))})`;
-      case 'int': {
-        if (from !== 'float') return this.value(arg);
-        // (int)1e10f: undefined in C, a shader-creation error in WGSL as a constant
-        const v = this.value(arg);
-        return `i32(${bare(constValue(arg) === undefined ? v : atRunTime(v, 'float'))})`;
-      }
-      default:
-        throw new Error(`internal error: conversion to '${to}'`);
-    }
   }
 
   call(name: string, args: readonly Expr[]): string {
