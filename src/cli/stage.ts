@@ -6,7 +6,8 @@
  *
  * Bad input (unreadable or malformed config, description that does not fit the function,
  * unknown pass, kernel parse errors, an optimizer outside SCF-lang) is reported as
- * `FILE:LINE:COL: error: …` where the position is known, exit 2; never a stack trace.
+ * `FILE:LINE:COL: error CODE: …` where the position is known (a config's `Cnnnn`, a kernel's `Knnnn`),
+ * exit 2; never a stack trace.
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { OptimizerError } from '../optimizers/index.js';

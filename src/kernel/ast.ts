@@ -17,7 +17,9 @@
  *   (values 0/1); a function's `ret` may also be 'void';
  * - sugar is gone: `for` is `seq(init, while(cond, seq(body, step)))` with `isFor: true`; `x += e` and
  *   `x++` are plain assignments; declarations are hoisted into `Fun.locals` (renamed if they shadow);
- *   statement lists are right-nested `seq`s without `skip` elements.
+ *   statement lists are `seq`s without `skip` elements, right-nested as the parser builds them (an
+ *   optimizer's output may nest a `seq` first: copy-prop's does; kernel/validate.ts checks the
+ *   parser's output strictly and a pass's for `skip`s only).
  */
 import type { List, Option } from '../scf-lang/prelude.js';
 

@@ -15,7 +15,8 @@ import type { Fun } from '../kernel/index.js';
 import { listFromArray } from '../kernel/index.js';
 import * as prelude from '../scf-lang/prelude.js';
 import { compileFile, formatDiagnostic, type CoreProgram } from '../scf-lang/index.js';
-import { emitModule, stagedRuntime } from '../stager/index.js';
+import { emitModule } from '../stager/emit.js';
+import * as stagedRuntime from '../stager/runtime.js';
 import type { Pass } from './index.js';
 
 /** A pass named on the command line or in a config could not be loaded. */

@@ -151,9 +151,10 @@ export class ConfigError extends Error {
   }
 }
 
-/** The code of a problem with the value at `where` (a `positions` path). */
+/** The code of a problem with the value at `where` (a `positions` path, or a top-level key). */
 function codeAt(where: string): ConfigCode {
   const key = /^[a-z]*/.exec(where)?.[0] ?? '';
+  if (key === 'description') return 'C1004';
   const found = Object.entries(CONFIG_CODES).find(([, part]) => part === key);
   return (found?.[0] as ConfigCode | undefined) ?? 'C1002';
 }
@@ -334,8 +335,7 @@ class ConfigReader {
   str(byKey: ReadonlyMap<string, Node>, key: string): string | undefined {
     const v = byKey.get(key);
     if (v === undefined) return undefined;
-    if (v.type !== 'string')
-      this.fail(v, key === 'function' ? 'C1006' : 'C1004', `'${key}' must be a string`);
+    if (v.type !== 'string') this.fail(v, codeAt(key), `'${key}' must be a string`);
     return v.value as string;
   }
 

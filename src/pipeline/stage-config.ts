@@ -1,6 +1,6 @@
 /**
  * Staging a JSON config (config.ts) end to end: load its kernel, build the abstract pipeline
- * input from its descriptions and stage the pipeline (stage.ts), reporting progress per pass. With
+ * input from its descriptions and stage the pipeline (pipeline.ts), reporting progress per pass. With
  * `SCF_PASS_DEBUG=1` the loaded kernel is validated (src/kernel/validate.ts) before staging.
  * Shared by `scf stage`, `npm run stage`, the benchmarks and the tests.
  */

@@ -442,6 +442,22 @@ function expectError(text: string, needle: string, message: RegExp, nth = 0): vo
 const json = (x: unknown) => JSON.stringify(x, null, 2);
 
 describe('config errors: FILE:LINE:COL: error CODE: message', () => {
+  it('the code names the part of the file at fault (CONFIG_CODES)', () => {
+    const code = (x: unknown) => configErr(() => parseConfig(typeof x === 'string' ? x : json(x), FILE)).code;
+    expect(code('{"input": ')).toBe('C1002');
+    expect(code({ ...GOOD, extra: 1 })).toBe('C1003');
+    expect(code({ ...GOOD, id: -1 })).toBe('C1004');
+    expect(code({ ...GOOD, description: 5 })).toBe('C1004');
+    expect(code({ ...GOOD, input: 5 })).toBe('C1005');
+    expect(code({ ...GOOD, input: 'nope.c' })).toBe('C1005');
+    expect(code({ ...GOOD, function: 5 })).toBe('C1006');
+    expect(code({ ...GOOD, function: 'not a name' })).toBe('C1006');
+    expect(code({ ...GOOD, pipeline: [] })).toBe('C1007');
+    expect(code({ ...GOOD, bind: { a: "'Nope" } })).toBe('C1008');
+    expect(code({ ...GOOD, sample: { zz: 1 } })).toBe('C1009');
+    expect(code({ ...GOOD, pe: { growCap: 0 } })).toBe('C1010');
+  });
+
   it('a good config parses, with positions of its values', () => {
     const text = json(GOOD);
     const c = parseConfig(text, FILE);
