@@ -199,9 +199,10 @@ export function runPipeline(
 
 /**
  * Throws an internal error, `what` and the problems, when `f` breaks an invariant of the kernel AST
- * (`validateFun`, src/kernel/validate.ts; `program` has its callees). The `SCF_PASS_DEBUG=1` check.
+ * (`validateFun`, src/kernel/validate.ts; `program` has its callees, when known). The `SCF_PASS_DEBUG=1`
+ * check, after every pass here and in a stub's pipelines.
  */
-export function assertValid(f: Fun, program: Program, what: string): void {
+export function assertValid(f: Fun, program: Program | undefined, what: string): void {
   const problems = validateFun(f, program, { seqs: 'skip-free' });
   if (problems.length > 0) throw new Error(`internal error: ${what}: ${formatProblems(problems)}`);
 }

@@ -23,8 +23,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Fun, formatProblems, listFromArray, validateFun } from '../kernel/index.js';
+import { type Fun, listFromArray } from '../kernel/index.js';
 import {
+  assertValid,
   type Bindings,
   findPass,
   formalsFromBindings,
@@ -160,15 +161,8 @@ export function makeStub(parts: StubParts): Stub {
   };
   // SCF_PASS_DEBUG=1 (read when the stub is made): each pass's output is validated
   const debug = process.env.SCF_PASS_DEBUG === '1';
-  const check = (f: Fun, i: number, how: string): void => {
-    const problems = validateFun(f, undefined, { seqs: 'skip-free' });
-    if (problems.length > 0) {
-      const name = manifest.passes[i]?.name ?? String(i);
-      throw new Error(
-        `internal error: ${how} pass '${name}' broke '${manifest.function}': ${formatProblems(problems)}`,
-      );
-    }
-  };
+  const check = (f: Fun, i: number, how: string): void =>
+    assertValid(f, undefined, `${how} pass '${manifest.passes[i]?.name ?? i}' broke '${manifest.function}'`);
   let stale: string | undefined | null = null;
   let warned = false;
   const staleness = (): string | undefined => {
@@ -192,9 +186,10 @@ export function makeStub(parts: StubParts): Stub {
       return f;
     },
     unstagedPipeline(formals) {
+      const passes = current();
       let f = fun;
-      for (const [i, p] of current().entries()) {
-        f = p.run(f, { formals });
+      for (let i = 0; i < passes.length; i++) {
+        f = (passes[i] as Pass).run(f, { formals });
         if (debug) check(f, i, 'unstaged');
       }
       return f;

@@ -134,7 +134,7 @@ export function stage(
   for (const step of steps) {
     const next = step.run(state, opts);
     if (next.dae !== undefined) dae = next.dae;
-    state = { program: next.program, entry: next.entry, cs: next.cs, comments: next.comments };
+    state = next;
     if (debug) checkStep(step, state.program);
   }
   const t2 = performance.now();
