@@ -35,6 +35,7 @@ export {
   mergeAlts,
   mergeSameCtor,
   shapeJoin,
+  foldSpines,
   shapeTop,
   WIDTH_CAP,
   widen,

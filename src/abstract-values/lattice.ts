@@ -60,6 +60,7 @@ import {
   mapChildren,
   primIndex,
   rec,
+  size,
   childrenOf,
   top,
   union,
@@ -477,7 +478,8 @@ export function disjoint(a: AbsValue, b: AbsValue): boolean {
  * of one specialization (the partial evaluator's `grow`). Where both sides have the same
  * constructor the arguments join pointwise (the constructor skeleton is kept instead of a union
  * of two whole trees), unless they are records told apart by a known field (`tellApart`: two
- * commands with their own labels, with `apart`), which stay apart as a union; members of a
+ * commands with their own labels, with `apart`) or one nests the constructor where the other does
+ * not (`nestsApart`: a chain's cell and its end), which stay apart as a union; members of a
  * union with different constructors stay apart; numeric
  * constant sets that grew become their base set (`{0} ⊔ {1}` = `'Int`), since a numeric leaf
  * that changes once (a counter, a label) usually keeps changing; maps with the same must-keys keep
@@ -537,15 +539,31 @@ export function shapeJoin(old: AbsValue, next: AbsValue, apart = true): AbsValue
 }
 
 /**
+ * Whether, at some argument, one of two nodes of one constructor nests that constructor and the
+ * other holds a different one: `seq(seq(a, b), c)` and `seq(x, y)` with `x` not a `seq`. Joined
+ * pointwise they would mix a chain's cells with its end (the first command of a block of copies
+ * with the first command of one copy), so `shapeJoin` keeps them apart; a chain that keeps
+ * growing that way is then one `foldSpines` can fold.
+ */
+function nestsApart(a: AbsValue & { kind: 'con' }, b: AbsValue & { kind: 'con' }): boolean {
+  return a.args.some((x, i) => {
+    const y = b.args[i] as AbsValue;
+    return x.kind === 'con' && y.kind === 'con' && (x.ctor === a.ctor) !== (y.ctor === a.ctor);
+  });
+}
+
+/**
  * Whether two nodes of one constructor are records told apart by a field both know exactly —
  * say two commands of a program with their own labels — and hold structure besides (a leaf like
  * a literal, whose known field is its value, is not told apart: values that keep changing are
  * what a join should merge). `shapeJoin` keeps such records apart instead of joining them
  * pointwise, which would mix their parts (the first command after one with the first after the
- * other); the partial evaluator then dispatches on that field.
+ * other); the partial evaluator then dispatches on that field. Nodes that `nestsApart` tells
+ * apart stay apart too.
  */
 function tellApart(a: AbsValue, b: AbsValue): boolean {
   if (a.kind !== 'con' || b.kind !== 'con' || a.ctor !== b.ctor) return false;
+  if (nestsApart(a, b)) return true;
   if (!a.args.some((x) => x.kind === 'con' || x.kind === 'union' || x.kind === 'fix' || x.kind === 'map'))
     return false;
   return a.args.some((x, i) => {
@@ -773,4 +791,112 @@ function cut(v: AbsValue, depth: number, numbersToTop: boolean): AbsValue {
     default:
       return assertNever(v);
   }
+}
+
+// ---- spines ---------------------------------------------------------------------------------
+
+/** Shortest chain of one constructor through one argument that `foldSpines` folds. */
+export const SPINE_MIN = 3;
+
+/**
+ * `v` with every long spine folded into a recursive value: a chain `C(h₁, C(h₂, … C(hₙ, z)))` of
+ * one constructor through one argument (a list, or a right-nested `seq` of commands), n ≥
+ * SPINE_MIN, becomes `fix α. z | C(h₁ ⊔ … ⊔ hₙ, α)` (heads joined pointwise by `shapeJoin`,
+ * alternatives of the chain's tail among the `z`s; a tail that is itself such a fold is unfolded
+ * into the chain). Folded only where the joined head is no bigger than twice the biggest head:
+ * a chain of copies of one shape (the rounds of an unrolled loop) folds, a program's sequence of
+ * different commands does not. Sound: every member of `v` is a member of the fold (induction on
+ * the chain's length). What it is for: a value that grows a cell per step is bounded by its
+ * fold, which keeps every constructor of every cell, where `boundedSkeleton` would cut the
+ * chain to `1` past its budget (and `widen`'s folding merges the cells with the chain itself).
+ */
+export function foldSpines(v: AbsValue): AbsValue {
+  const f = foldSpineAt(v);
+  if (f !== undefined) return f;
+  switch (v.kind) {
+    case 'con': {
+      const args = v.args.map(foldSpines);
+      return args.every((a, i) => a === v.args[i]) ? v : con(v.ctor, args);
+    }
+    case 'union': {
+      const alts = v.alts.map(foldSpines);
+      return alts.every((a, i) => a === v.alts[i]) ? v : union(alts);
+    }
+    default:
+      return v;
+  }
+}
+
+/** The constructors at the top of a chain cell's arguments other than `p` (cells of one shape agree). */
+function cellShape(v: AbsValue & { kind: 'con' }, p: number): string {
+  return v.args.map((a, i) => (i === p ? '' : a.kind === 'con' ? a.ctor : a.kind)).join(',');
+}
+
+/** Length of the longest chain of `ctor`/`arity` cells of shape `shape` through argument `p` from `v`. */
+function spineLength(
+  v: AbsValue,
+  ctor: string,
+  arity: number,
+  p: number,
+  shape: string,
+  fuel: number,
+): number {
+  if (fuel <= 0) return 0;
+  if (v.kind === 'con' && v.ctor === ctor && v.args.length === arity && cellShape(v, p) === shape)
+    return 1 + spineLength(v.args[p] as AbsValue, ctor, arity, p, shape, fuel - 1);
+  if (v.kind === 'union') {
+    let m = 0;
+    for (const a of v.alts) m = Math.max(m, spineLength(a, ctor, arity, p, shape, fuel));
+    return m;
+  }
+  return 0;
+}
+
+/** The fold of the longest spine starting at `v` (or at its alternatives), if there is one. */
+function foldSpineAt(v: AbsValue): AbsValue | undefined {
+  const cons = v.kind === 'con' ? [v] : v.kind === 'union' ? v.alts.filter((a) => a.kind === 'con') : [];
+  let best: [string, number, number, string, number] | undefined;
+  for (const c of cons) {
+    if (c.kind !== 'con') continue;
+    for (let p = 0; p < c.args.length; p++) {
+      const shape = cellShape(c, p);
+      const n = spineLength(v, c.ctor, c.args.length, p, shape, 1 << 16);
+      if (n >= SPINE_MIN && (best === undefined || n > best[4])) best = [c.ctor, c.args.length, p, shape, n];
+    }
+  }
+  if (best === undefined || hasFreeRec(v)) return undefined;
+  const [ctor, arity, p, shape] = best;
+  const heads: AbsValue[][] = [];
+  const tails: AbsValue[] = [];
+  const seen = new Set<AbsValue>();
+  const collect = (x: AbsValue): void => {
+    if (x.kind === 'con' && x.ctor === ctor && x.args.length === arity && cellShape(x, p) === shape) {
+      heads.push(x.args.filter((_, i) => i !== p));
+      collect(x.args[p] as AbsValue);
+    } else if (x.kind === 'union') x.alts.forEach(collect);
+    else if (x.kind === 'fix' && !seen.has(x)) {
+      seen.add(x);
+      collect(unfold(x));
+    } else tails.push(x);
+  };
+  collect(v);
+  const joined = (heads[0] as AbsValue[]).map((_, j) => {
+    let acc = (heads[0] as AbsValue[])[j] as AbsValue;
+    for (const h of heads) acc = shapeJoin(acc, h[j] as AbsValue, false);
+    return acc;
+  });
+  const biggest = Math.max(...heads.map((h) => h.reduce((n, x) => n + size(x), 0)));
+  if (joined.reduce((n, x) => n + size(x), 0) > 2 * biggest) return undefined;
+  const args = [...joined];
+  args.splice(p, 0, rec(0));
+  // tails and heads are closed (no free variable in `v`), so they need no shift under the binder
+  return fix(
+    union([
+      ...tails.map(foldSpines),
+      con(
+        ctor,
+        args.map((a, i) => (i === p ? a : foldSpines(a))),
+      ),
+    ]),
+  );
 }

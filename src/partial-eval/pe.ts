@@ -140,6 +140,7 @@ import {
   testCtor,
   top,
   shapeJoin,
+  foldSpines,
   shapeTop,
   union,
   boundedSkeleton,
@@ -277,6 +278,8 @@ export interface PeStats {
   widenedToTop: number;
   /** Parameters or results cut to a skeleton (constructors and must-keys kept) instead of `1`. */
   skeletons: number;
+  /** Of those, the ones where a growing chain was folded into a recursive value (`foldSpines`). */
+  folded: number;
   /** Map operations on raised maps residualized as tuple operations (raise.ts). */
   raisedOps: number;
   /** Raised values turned back into plain ones where representations met and differed. */
@@ -492,6 +495,7 @@ class PartialEvaluator {
     generalized: 0,
     widenedToTop: 0,
     skeletons: 0,
+    folded: 0,
     raisedOps: 0,
     materialized: 0,
     residualFuns: 0,
@@ -633,6 +637,8 @@ class PartialEvaluator {
     const fits = (p: AbsValue) => (openSize(p) <= cap && !fuelOut) || isConcrete(p);
     // over the size cap, or in the last changes this specialization's fuel allows: keep a
     // skeleton that fits (constructors and must-keys, the biggest parts `1`) rather than `1`
+    let folded = false;
+    let cutOff = false;
     const capped = (p: AbsValue): AbsValue => {
       if (fits(p)) return p;
       if (isProduct(p)) return capParts(p, capped);
@@ -641,6 +647,17 @@ class PartialEvaluator {
         const alts = mergeSameCtor(p.alts);
         if (alts.every(isProduct)) return union(alts.map((a) => capParts(a, capped)));
       }
+      // a chain growing a cell per step (the copies of an unrolled loop) folds into a recursive
+      // value that keeps every cell's constructors, where a skeleton would cut the chain to `1`
+      if (!fuelOut) {
+        const f = foldSpines(p);
+        if (f !== p && fits(f)) {
+          folded = true;
+          this.widened = true;
+          return f;
+        }
+      }
+      cutOff = true;
       return boundedSkeleton(p, cap, fuelOut);
     };
     let s: AbsValue;
@@ -652,13 +669,19 @@ class PartialEvaluator {
       s = capped(w);
     }
     if (equals(s, w)) return w;
+    const onlyFolded = folded && !cutOff;
     if (s.kind === 'top') this.stats.widenedToTop++;
+    else if (onlyFolded) this.stats.folded++;
     else this.stats.skeletons++;
     this.event(
       spec,
       what,
       fuelOut ? 'spec-fuel' : 'size-cap',
-      s.kind === 'top' ? '1' : `a skeleton of ${size(s)} nodes`,
+      s.kind === 'top'
+        ? '1'
+        : onlyFolded
+          ? `a recursive value of ${size(s)} nodes (a growing chain folded)`
+          : `a skeleton of ${size(s)} nodes`,
     );
     return s;
   }
@@ -1794,7 +1817,11 @@ class PartialEvaluator {
     if (generalized > 0)
       reasons.push(`${generalized} specialization(s) were given up after the budget ran out`);
     const reason =
-      stop === 'fuel' ? reasons.join('; ') : stop === 'widened' ? 'converged after widening' : 'converged';
+      stop === 'fuel'
+        ? reasons.join('; ')
+        : stop === 'widened'
+          ? `converged after widening${this.stats.folded > 0 ? ` (${this.stats.folded} growing chain(s) folded into recursive values)` : ''}`
+          : 'converged';
     this.stats.residualFuns = funs.size;
     const output = this.fresh(root.ret);
     return {

@@ -13,6 +13,7 @@ import {
   consts,
   equals,
   equalsWithTags,
+  foldSpines,
   hash,
   join,
   LIST_ARRAYS,
@@ -133,6 +134,58 @@ describe('lattice', () => {
     expect(printAbs(shapeJoin(asg(2), asg(3)))).toBe(printAbs(con('assign', [constant('x'), base('Int')])));
     // pointwise when asked (the size caps' merges), and the upper bound property holds either way
     expect(shapeJoin(s1, s3, false).kind).toBe('con');
+  });
+
+  it('shapeJoin keeps a chain cell apart from a chain end (nestsApart)', () => {
+    // seq(seq(a, b), c) against seq(a, b): joined pointwise the first would put the block `seq(a, b)`
+    // and the command `a` in one place (and `b` with `c`), mixing a chain's cells with its end
+    const a = con('assign', [constant('x'), base('Int')]);
+    const b = con('store', [constant('y'), base('Int')]);
+    const cell = con('seq', [con('seq', [a, b]), con('seq', [a, b])]);
+    const end = con('seq', [a, b]);
+    const j = shapeJoin(end, cell);
+    expect(j.kind === 'union' && j.alts.length).toBe(2);
+    expect(leq(cell, j) && leq(end, j)).toBe(true);
+  });
+
+  it('foldSpines is an upper bound', () => {
+    // chains of 1–6 cells of random heads, ending in a random value, and random values
+    const chain = fc
+      .tuple(fc.array(anyAbs, { minLength: 1, maxLength: 6 }), anyAbs)
+      .map(([heads, end]) => heads.reduceRight((tail, h) => con('cons', [h, tail]), end));
+    const chainOrAny = fc.oneof(
+      chain,
+      anyAbs,
+      pair.map(([a, b]) => con('node', [a, con('node', [b, a])])),
+    );
+    fc.assert(
+      fc.property(
+        chainOrAny.chain((v) => fc.tuple(fc.constant(v), arbMember(v, opts))),
+        ([v, t]) => conforms(t, foldSpines(v), CTORS),
+      ),
+      cfg,
+    );
+  });
+
+  it('foldSpines folds a chain of copies of one shape, not a sequence of different cells', () => {
+    const copy = (k: number) =>
+      con('node', [con('wrap', [constant(k)]), con('node', [con('wrap', [constant(-k)]), con('leaf', [])])]);
+    // cons(copy 0, cons(copy 1, … cons(copy 5, nil))): one cell shape, a growing list
+    let list: AbsValue = con('nil', []);
+    for (let k = 5; k >= 0; k--) list = con('cons', [copy(k), list]);
+    const f = foldSpines(list);
+    expect(f.kind).toBe('fix');
+    expect(printAbs(f)).toBe("fix α. nil | cons(node(wrap('Int), node(wrap('Int), leaf)), α)");
+    expect(leq(list, f)).toBe(true);
+    expect(size(f)).toBeLessThan(size(list));
+    // short chains and chains of different heads (a program's commands) stay as they are
+    const two = con('cons', [copy(0), con('cons', [copy(1), con('nil', [])])]);
+    expect(foldSpines(two)).toBe(two);
+    const mixed = con('cons', [
+      con('leaf', []),
+      con('cons', [copy(3), con('cons', [con('wrap', [con('some', [copy(4)])]), con('nil', [])])]),
+    ]);
+    expect(foldSpines(mixed)).toBe(mixed);
   });
 
   it('shapeTop is an upper bound no larger than its argument that keeps constructors and map keys', () => {
