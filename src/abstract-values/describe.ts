@@ -74,8 +74,8 @@ export interface DescribeOptions {
 }
 
 /**
- * The description language's diagnostic codes, sorted. A configuration reports them inside its
- * `bind` error (C1008), at the description's place in the file.
+ * The description language's diagnostic codes, sorted. A configuration reports them under their
+ * own codes, at the description's place in the file (`FILE:L:C: error D1001: …`).
  */
 export const DESCRIPTION_CODES = {
   /** The text is not a description: syntax, nesting. */

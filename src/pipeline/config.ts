@@ -35,6 +35,7 @@ import {
   type AbsValue,
   type CtorTable,
   conforms,
+  type DescriptionCode,
   DescriptionError,
   LIST_ARRAYS,
   type Prim,
@@ -106,7 +107,8 @@ export interface StageConfig {
 /**
  * The configuration language's diagnostic codes, sorted: one per part of the file a problem is
  * in, so a message names the part and the code groups it. (A kernel's own diagnostics keep
- * their `Knnnn` codes; a description's `Dnnnn` are reported under `bind`'s C1008.)
+ * their `Knnnn` codes, and a description in `bind` its `Dnnnn` code: syntax, value, or its fit
+ * to the formal; C1008 is for `bind` itself.)
  */
 export const CONFIG_CODES = {
   /** The file cannot be read. */
@@ -135,7 +137,8 @@ export type ConfigCode = keyof typeof CONFIG_CODES;
 
 /**
  * A user error in a configuration, at a position of its file: `FILE:LINE:COL: error CODE: REASON`.
- * The code is a `CONFIG_CODES` one, or the kernel's `Knnnn` when the kernel file is at fault.
+ * The code is a `CONFIG_CODES` one, the kernel's `Knnnn` when the kernel file is at fault, or the
+ * description language's `Dnnnn` when a description in `bind` is.
  */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -145,7 +148,7 @@ export class ConfigError extends Error {
     readonly col: number,
     /** The message without the position. */
     readonly reason: string,
-    readonly code: ConfigCode | KernelCode,
+    readonly code: ConfigCode | KernelCode | DescriptionCode,
   ) {
     super(`${file}:${line}:${col}: error ${code}: ${reason}`);
   }
@@ -160,9 +163,15 @@ function codeAt(where: string): ConfigCode {
 }
 
 /** A `ConfigError` at the value at `where` (a `positions` path; the whole object if unknown). */
-export function configError(config: StageConfig, where: string, reason: string): ConfigError {
+export function configError(
+  config: StageConfig,
+  where: string,
+  reason: string,
+  /** The code when not the part's (a description's `Dnnnn`). */
+  code: ConfigCode | DescriptionCode = codeAt(where),
+): ConfigError {
   const at = config.positions.get(where) ?? config.positions.get('') ?? { line: 1, col: 1 };
-  return new ConfigError(config.file, at.line, at.col, reason, codeAt(where));
+  return new ConfigError(config.file, at.line, at.col, reason, code);
 }
 
 function isDirectory(file: string): boolean {
@@ -260,7 +269,7 @@ class ConfigReader {
     private readonly file: string,
   ) {}
 
-  errAt(offset: number, code: ConfigCode, reason: string): ConfigError {
+  errAt(offset: number, code: ConfigCode | DescriptionCode, reason: string): ConfigError {
     const p = lineCol(this.text, offset);
     return new ConfigError(this.file, p.line, p.col, reason, code);
   }
@@ -389,7 +398,7 @@ class ConfigReader {
       this.at(`bind.${name}:key`, k);
       bind.push([
         name,
-        bindDescription(v, this.text, (offset, reason) => this.errAt(offset, 'C1008', reason)),
+        bindDescription(v, this.text, (offset, code, reason) => this.errAt(offset, code, reason)),
       ]);
     }
     return bind;
@@ -479,7 +488,7 @@ function firstTooDeepBracket(text: string, json: boolean): number | undefined {
 function bindDescription(
   node: Node,
   text: string,
-  errAt: (offset: number, reason: string) => ConfigError,
+  errAt: (offset: number, code: DescriptionCode, reason: string) => ConfigError,
 ): Description {
   const go = (n: Node): AbsValue => {
     switch (n.type) {
@@ -491,6 +500,7 @@ function bindDescription(
           const at = `${before.length}:${(before[before.length - 1] as string).length + 1}`;
           throw errAt(
             stringOffset(text, n, at),
+            'D1001',
             `bad description: nesting too deep (limit ${MAX_CONFIG_NESTING})`,
           );
         }
@@ -500,6 +510,7 @@ function bindDescription(
           if (!(e instanceof DescriptionError)) throw e;
           throw errAt(
             stringOffset(text, n, e.position),
+            e.code,
             `bad description: ${e.message.slice(e.position.length + 2)}`,
           );
         }
@@ -512,6 +523,7 @@ function bindDescription(
       default:
         throw errAt(
           n.offset,
+          'D1001',
           `a description is a string such as "'Int", "0|1" or "'Array[3]", a number, a boolean or an array, not ${n.type === 'null' ? 'null' : 'an object'}`,
         );
     }
@@ -618,7 +630,7 @@ export function configPipelineInput(
   } catch (e) {
     if (!(e instanceof FormalDescriptionError)) throw e;
     const known = listToArray(fun.params).some((p) => p.name === e.formal);
-    throw configError(config, known ? `bind.${e.formal}` : `bind.${e.formal}:key`, e.reason);
+    throw configError(config, known ? `bind.${e.formal}` : `bind.${e.formal}:key`, e.reason, e.code);
   }
   const sample = config.sample;
   if (sample !== undefined) {

@@ -95,7 +95,7 @@ describe('scf stage', () => {
     const misfit = config('misfit.json', { ...base, bind: { a: '[1,2]' } });
     r = await cli('stage', misfit, '--out', path.join(TMP, 'x'));
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/misfit\.json:\d+:\d+: error C1008: /);
+    expect(r.err).toMatch(/misfit\.json:\d+:\d+: error D1003: /);
     const broken = path.join(TMP, 'broken.json');
     writeFileSync(broken, '{ "input": ');
     r = await cli('stage', broken, '--out', path.join(TMP, 'x'));

@@ -377,23 +377,34 @@ describe('malformed configurations and descriptions', () => {
   }, 600_000);
 
   const DEEP = 10_000;
-  for (const [name, text] of [
-    ['JSON arrays', CONFIG.replace(`"sample"`, `"extra": ${'['.repeat(DEEP)}${']'.repeat(DEEP)}, "sample"`)],
+  // the JSON's own nesting is the config's (C1002); a description's is the description
+  // language's (D1001: syntax)
+  for (const [name, text, code] of [
+    [
+      'JSON arrays',
+      CONFIG.replace(`"sample"`, `"extra": ${'['.repeat(DEEP)}${']'.repeat(DEEP)}, "sample"`),
+      'C1002',
+    ],
     [
       'JSON objects',
       CONFIG.replace(`"sample"`, `"extra": ${'{"a":'.repeat(DEEP)}1${'}'.repeat(DEEP)}, "sample"`),
+      'C1002',
     ],
-    ['an unclosed JSON array', CONFIG.replace(`"sample"`, `"extra": ${'['.repeat(DEEP)}`)],
-    ['a description', CONFIG.replace(`"'Int"`, `"${'('.repeat(DEEP)}'Int${')'.repeat(DEEP)}"`)],
-    ['a description of arrays', CONFIG.replace(`"'Int"`, `"${'['.repeat(DEEP)}1${']'.repeat(DEEP)}"`)],
-    ['a bound JSON array', CONFIG.replace(`"'Int"`, `${'['.repeat(DEEP)}1${']'.repeat(DEEP)}`)],
+    ['an unclosed JSON array', CONFIG.replace(`"sample"`, `"extra": ${'['.repeat(DEEP)}`), 'C1002'],
+    ['a description', CONFIG.replace(`"'Int"`, `"${'('.repeat(DEEP)}'Int${')'.repeat(DEEP)}"`), 'D1001'],
+    [
+      'a description of arrays',
+      CONFIG.replace(`"'Int"`, `"${'['.repeat(DEEP)}1${']'.repeat(DEEP)}"`),
+      'D1001',
+    ],
+    ['a bound JSON array', CONFIG.replace(`"'Int"`, `${'['.repeat(DEEP)}1${']'.repeat(DEEP)}`), 'C1002'],
   ] as const) {
     it(`nested ${DEEP} deep in ${name}: exit 2, 'nesting too deep' at a position`, async () => {
       const f = file('deep.json', text);
       const r = await run('config', 10_000, 'stage', f, '--out', path.join(TMP, 'never'), '--quiet');
       expect(r.code).toBe(2);
       expect(r.err.split('\n')[0]).toMatch(
-        new RegExp(`^${reEscape(f)}:\\d+:\\d+: error C10\\d\\d: .*nesting too deep`),
+        new RegExp(`^${reEscape(f)}:\\d+:\\d+: error ${code}: .*nesting too deep`),
       );
     });
   }

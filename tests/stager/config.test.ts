@@ -435,7 +435,8 @@ function expectError(text: string, needle: string, message: RegExp, nth = 0): vo
   const e = configErr(() => parseConfig(text, FILE));
   expect(`${e.line}:${e.col}`).toBe(where(text, needle, nth));
   expect(e.reason).toMatch(message);
-  expect(e.code).toMatch(/^C10\d\d$/);
+  // the part's code, or the description language's for a description in `bind`
+  expect(e.code).toMatch(/^(C10\d\d|D100[1-3])$/);
   expect(e.message).toBe(`${FILE}:${e.line}:${e.col}: error ${e.code}: ${e.reason}`);
 }
 
@@ -453,7 +454,10 @@ describe('config errors: FILE:LINE:COL: error CODE: message', () => {
     expect(code({ ...GOOD, function: 5 })).toBe('C1006');
     expect(code({ ...GOOD, function: 'not a name' })).toBe('C1006');
     expect(code({ ...GOOD, pipeline: [] })).toBe('C1007');
-    expect(code({ ...GOOD, bind: { a: "'Nope" } })).toBe('C1008');
+    expect(code({ ...GOOD, bind: ["'Int"] })).toBe('C1008');
+    // a description at fault reports the description language's code (DESCRIPTION_CODES)
+    expect(code({ ...GOOD, bind: { a: "'Nope" } })).toBe('D1001');
+    expect(code({ ...GOOD, bind: { a: null } })).toBe('D1001');
     expect(code({ ...GOOD, sample: { zz: 1 } })).toBe('C1009');
     expect(code({ ...GOOD, pe: { growCap: 0 } })).toBe('C1010');
   });
@@ -597,7 +601,7 @@ describe('config errors: FILE:LINE:COL: error CODE: message', () => {
     expect(() => describeFormalList(fun, c.bind, ctors)).toThrow(FormalDescriptionError);
     const e = configErr(() => configPipelineInput(c, fun, ctors));
     expect(e.message).toMatch(
-      /^\/.*test\.json:\d+:\d+: error C1008: parameter 'a' is a scalar int; 'Float admits non-integers/,
+      /^\/.*test\.json:\d+:\d+: error D1003: parameter 'a' is a scalar int; 'Float admits non-integers/,
     );
     expect(e.message).not.toMatch(/\n/);
   });
