@@ -25,7 +25,11 @@
  *   with equal must-keys keeping them) and sends numeric leaves that changed to their base set;
  *   `boundedSkeleton(v, cap)` ⊇ γ(v) is a cut of `v` with at most `cap` open nodes that keeps
  *   constructors, unions and must-keys and replaces the biggest parts by `1` first (the budget
- *   is shared among siblings smallest first, so small precise parts survive a big one's cut).
+ *   is shared among siblings smallest first, so small precise parts survive a big one's cut);
+ *   `foldSpines(v)` ⊇ γ(v) folds each long chain of cells of one shape (a list, a right-nested
+ *   `seq` of unrolled copies) into `fix α. z | C(h, α)`, the cells' heads joined, where a cut
+ *   would lose the chain past its budget; `shapeJoin` keeps a chain's cells apart from its end
+ *   (`nestsApart`), so a growing chain stays a chain that folds.
  *   Termination of a growing sequence does not rest on these two (`shapeJoin` alone need not stabilise: a list can grow a cell per
  *   step): the partial evaluator counts changes and switches, after a bounded number, to
  *   `widen`, then to skeletons with numeric leaves `1`, then to `1`, each a bounded number of

@@ -48,13 +48,18 @@
  *   re-analysed when its arguments grow, or when the result of a specialization it called grew.
  *   Growth is stepwise, never a cliff (`grow`): the first `joinsBeforeWiden` changes join
  *   shape-preservingly (`shapeJoin`: one constructor joins pointwise, a numeric leaf that changed
- *   becomes its base set, different constructors stay apart), later ones widen (the result of a
+ *   becomes its base set, different constructors stay apart, and so do records told apart by a
+ *   known field or by nesting — a chain's cell and its end), later ones widen (the result of a
  *   specialization keyed on a known input node waits KEYED_JOINS changes: it grows as its
  *   callees' results do, and widening would fold a program's labelled commands into one
  *   recursive shape); a grown value of more than `growCap` nodes (a result: more than
  *   RESULT_CAP_PER_KEY_NODE times its key's nodes, if that is more — a pass's result for a
- *   command is about that command's size) is cut to a skeleton that fits (`boundedSkeleton`: constructors,
- *   unions and map must-keys kept, the biggest parts `1` first). A tuple (several values
+ *   command is about that command's size) is folded or cut: a chain that grows a cell per step
+ *   (a list of unrolled copies) becomes a recursive value, `fix α. z | C(h, α)` with its cells'
+ *   heads joined (`foldSpines`), when that fits; anything else is cut to a skeleton that fits
+ *   (`boundedSkeleton`: constructors, unions and map must-keys kept, the biggest parts `1`
+ *   first). A fold before the fuel is spent only replaces what a cut would have lost, so the
+ *   termination argument below is unchanged (each change is still counted). A tuple (several values
  *   returned or passed together) is not a discriminated value: alternatives of one arity are
  *   merged pointwise and each component is capped on its own, so a big component (commands
  *   built by unrolling) does not cost a small one (the dataflow state after them) its shape. After `specFuel`
