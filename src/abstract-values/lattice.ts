@@ -55,6 +55,7 @@ import {
   equals,
   fix,
   freshTag,
+  freshen,
   hash,
   hasFreeRec,
   inBase,
@@ -562,12 +563,14 @@ function nestsApart(a: AbsValue & { kind: 'con' }, b: AbsValue & { kind: 'con' }
  * a literal, whose known field is its value, is not told apart: values that keep changing are
  * what a join should merge). `shapeJoin` keeps such records apart instead of joining them
  * pointwise, which would mix their parts (the first command after one with the first after the
- * other); the partial evaluator then dispatches on that field. Nodes that `nestsApart` tells
- * apart stay apart too.
+ * other); the partial evaluator then dispatches on that field. With `nesting`, nodes that
+ * `nestsApart` tells apart stay apart too — in `shapeJoin`, not in the size caps' merges, where
+ * keeping them apart would only split the budget (measured: configuration 4's staged pipeline
+ * 1.29× slower with it there, 8 and 9 the same).
  */
-function tellApart(a: AbsValue, b: AbsValue): boolean {
+function tellApart(a: AbsValue, b: AbsValue, nesting = true): boolean {
   if (a.kind !== 'con' || b.kind !== 'con' || a.ctor !== b.ctor) return false;
-  if (nestsApart(a, b)) return true;
+  if (nesting && nestsApart(a, b)) return true;
   if (!a.args.some((x) => x.kind === 'con' || x.kind === 'union' || x.kind === 'fix' || x.kind === 'map'))
     return false;
   return a.args.some((x, i) => {
@@ -704,8 +707,9 @@ function fitWithin(v: AbsValue, budget: number): AbsValue {
 /**
  * `alts` with the constructor alternatives of one constructor and arity (among those `which`
  * accepts) joined pointwise (`shapeJoin`, one level, unlike `mergeAlts`), each where its
- * constructor first occurs; with `apart`, records told apart (`tellApart`) from the first of
- * their constructor stay apart. An upper bound of the union of `alts`.
+ * constructor first occurs; with `apart`, records told apart by a known field (`tellApart`, not
+ * by nesting) from the first of their constructor stay apart. An upper bound of the union of
+ * `alts`.
  */
 export function mergeSameCtor(
   alts: readonly AbsValue[],
@@ -721,7 +725,7 @@ export function mergeSameCtor(
     }
     const key = `${a.ctor}/${a.args.length}`;
     const i = at.get(key);
-    if (apart && i !== undefined && tellApart(out[i] as AbsValue, a)) {
+    if (apart && i !== undefined && tellApart(out[i] as AbsValue, a, false)) {
       out.push(a);
       continue;
     }
@@ -809,26 +813,106 @@ export const SPINE_MIN = 3;
  * alternatives of the chain's tail among the `z`s; a tail that is itself such a fold is unfolded
  * into the chain). Folded only where the joined head is no bigger than twice the biggest head:
  * a chain of copies of one shape (the rounds of an unrolled loop) folds, a program's sequence of
- * different commands does not. Sound: every member of `v` is a member of the fold (induction on
- * the chain's length). What it is for: a value that grows a cell per step is bounded by its
+ * different commands does not; not where an end is `1` (the fold would be `1`); fully known
+ * parts are kept whole. The joined head gets fresh identity tags (it stands for several cells'
+ * heads, which are not one value). Sound: every member of `v` is a member of the fold (induction
+ * on the chain's length). Work: each node once per chain context (memoized), chains measured up
+ * to SPINE_MEASURE cells, no recursion along a chain's length except through unions. What it is for: a value that grows a cell per step is bounded by its
  * fold, which keeps every constructor of every cell, where `boundedSkeleton` would cut the
  * chain to `1` past its budget (and `widen`'s folding merges the cells with the chain itself).
  */
 export function foldSpines(v: AbsValue): AbsValue {
-  const f = foldSpineAt(v);
-  if (f !== undefined) return f;
-  switch (v.kind) {
-    case 'con': {
-      const args = v.args.map(foldSpines);
-      return args.every((a, i) => a === v.args[i]) ? v : con(v.ctor, args);
-    }
-    case 'union': {
-      const alts = v.alts.map(foldSpines);
-      return alts.every((a, i) => a === v.alts[i]) ? v : union(alts);
-    }
-    default:
-      return v;
+  return foldIn(v, '', new Map());
+}
+
+/** A chain's kind: its constructor, arity, the argument it continues through, its cells' shape. */
+interface Chain {
+  readonly ctor: string;
+  readonly arity: number;
+  readonly p: number;
+  readonly shape: string;
+  /** The four as one string (a key in the `tried` lists). */
+  readonly key: string;
+}
+
+function chainOf(v: AbsValue & { kind: 'con' }, p: number): Chain {
+  const shape = cellShape(v, p);
+  // delimited, so one key is never part of another in a `tried` list
+  return {
+    ctor: v.ctor,
+    arity: v.args.length,
+    p,
+    shape,
+    key: `\u0001${v.ctor}/${v.args.length}/${p}/${shape}\u0001`,
+  };
+}
+
+/**
+ * `foldSpines` below one node. `tried` lists the chains whose fold was already tried from a cell
+ * above that `v` continues (their keys, concatenated): a chain is not tried again from each of
+ * its later cells (that made a chain that does not fold cost its length cubed). Memoized per node
+ * and `tried` (values share sub-values). Fully known parts are kept whole: the size caps count
+ * them as one node, and folding would forget them.
+ */
+function foldIn(root: AbsValue, rootTried: string, memo: Map<AbsValue, Map<string, AbsValue>>): AbsValue {
+  // an explicit stack (a chain that does not fold is walked cell by cell, thousands deep)
+  interface Frame {
+    readonly v: AbsValue;
+    readonly tried: string;
+    /** The children still to fold and the `tried` list each continues; undefined before the visit. */
+    kids?: readonly (readonly [AbsValue, string])[];
+    readonly done: AbsValue[];
   }
+  const remember = (v: AbsValue, tried: string, out: AbsValue): AbsValue => {
+    let byTried = memo.get(v);
+    if (byTried === undefined) {
+      byTried = new Map();
+      memo.set(v, byTried);
+    }
+    byTried.set(tried, out);
+    return out;
+  };
+  const stack: Frame[] = [{ v: root, tried: rootTried, done: [] }];
+  let result: AbsValue = root;
+  while (stack.length > 0) {
+    const fr = stack[stack.length - 1] as Frame;
+    const { v, tried } = fr;
+    if (fr.kids === undefined) {
+      const known = isConcrete(v) ? v : memo.get(v)?.get(tried);
+      if (known !== undefined) {
+        result = known;
+        stack.pop();
+        stack[stack.length - 1]?.done.push(result);
+        continue;
+      }
+      const [f, triedHere] = foldSpineAt(v, tried);
+      if (f !== undefined || (v.kind !== 'con' && v.kind !== 'union')) {
+        result = remember(v, tried, f ?? v);
+        stack.pop();
+        stack[stack.length - 1]?.done.push(result);
+        continue;
+      }
+      // argument i of a cell continues the chain through i just tried from it; alternatives of a
+      // union continue the chains tried here and above
+      fr.kids =
+        v.kind === 'con'
+          ? v.args.map((a, i) => [a, chainOf(v, i).key] as const)
+          : v.alts.map((a) => [a, tried + triedHere] as const);
+    }
+    const kids = fr.kids;
+    const next = kids[fr.done.length];
+    if (next !== undefined) {
+      stack.push({ v: next[0], tried: next[1], done: [] });
+      continue;
+    }
+    const parts = fr.done;
+    const same = parts.every((x, i) => x === (kids[i] as readonly [AbsValue, string])[0]);
+    const out = same ? v : v.kind === 'con' ? con(v.ctor, parts) : union(parts);
+    result = remember(v, tried, out);
+    stack.pop();
+    stack[stack.length - 1]?.done.push(result);
+  }
+  return result;
 }
 
 /** The constructors at the top of a chain cell's arguments other than `p` (cells of one shape agree). */
@@ -836,71 +920,83 @@ function cellShape(v: AbsValue & { kind: 'con' }, p: number): string {
   return v.args.map((a, i) => (i === p ? '' : a.kind === 'con' ? a.ctor : a.kind)).join(',');
 }
 
-/** Length of the longest chain of `ctor`/`arity` cells of shape `shape` through argument `p` from `v`. */
-function spineLength(
-  v: AbsValue,
-  ctor: string,
-  arity: number,
-  p: number,
-  shape: string,
-  fuel: number,
-): number {
-  if (fuel <= 0) return 0;
-  if (v.kind === 'con' && v.ctor === ctor && v.args.length === arity && cellShape(v, p) === shape)
-    return 1 + spineLength(v.args[p] as AbsValue, ctor, arity, p, shape, fuel - 1);
-  if (v.kind === 'union') {
-    let m = 0;
-    for (const a of v.alts) m = Math.max(m, spineLength(a, ctor, arity, p, shape, fuel));
-    return m;
-  }
-  return 0;
+function isCell(v: AbsValue, c: Chain): v is AbsValue & { kind: 'con' } {
+  return v.kind === 'con' && v.ctor === c.ctor && v.args.length === c.arity && cellShape(v, c.p) === c.shape;
 }
 
-/** The fold of the longest spine starting at `v` (or at its alternatives), if there is one. */
-function foldSpineAt(v: AbsValue): AbsValue | undefined {
+/** Longest chain needed to decide (`SPINE_MIN`) and to compare candidates: the walk stops there. */
+const SPINE_MEASURE = 64;
+
+/** Length of the longest chain of `c`'s cells from `v`, through union alternatives, at most SPINE_MEASURE. */
+function spineLength(v: AbsValue, c: Chain, depth = 0): number {
+  let n = 0;
+  let x = v;
+  while (n + depth < SPINE_MEASURE) {
+    if (isCell(x, c)) {
+      n++;
+      x = x.args[c.p] as AbsValue;
+    } else if (x.kind === 'union') {
+      let m = 0;
+      for (const a of x.alts) m = Math.max(m, spineLength(a, c, depth + n + 1));
+      return n + m;
+    } else return n;
+  }
+  return n;
+}
+
+/**
+ * The fold of the longest spine starting at `v` (or at its alternatives), if there is one, and
+ * the keys of the chains tried here (for the alternatives below, which continue them).
+ */
+function foldSpineAt(v: AbsValue, tried: string): [AbsValue | undefined, string] {
   const cons = v.kind === 'con' ? [v] : v.kind === 'union' ? v.alts.filter((a) => a.kind === 'con') : [];
-  let best: [string, number, number, string, number] | undefined;
+  let best: Chain | undefined;
+  let bestLength = 0;
+  let triedHere = '';
   for (const c of cons) {
     if (c.kind !== 'con') continue;
     for (let p = 0; p < c.args.length; p++) {
-      const shape = cellShape(c, p);
-      const n = spineLength(v, c.ctor, c.args.length, p, shape, 1 << 16);
-      if (n >= SPINE_MIN && (best === undefined || n > best[4])) best = [c.ctor, c.args.length, p, shape, n];
+      const chain = chainOf(c, p);
+      if (tried.includes(chain.key) || triedHere.includes(chain.key)) continue;
+      triedHere += chain.key;
+      const n = spineLength(v, chain);
+      if (n >= SPINE_MIN && n > bestLength) [best, bestLength] = [chain, n];
     }
   }
-  if (best === undefined || hasFreeRec(v)) return undefined;
-  const [ctor, arity, p, shape] = best;
+  if (best === undefined || hasFreeRec(v)) return [undefined, triedHere];
+  const chain = best;
+  // the cells' heads and the chain's ends, in the order a recursive walk would meet them
   const heads: AbsValue[][] = [];
   const tails: AbsValue[] = [];
   const seen = new Set<AbsValue>();
-  const collect = (x: AbsValue): void => {
-    if (x.kind === 'con' && x.ctor === ctor && x.args.length === arity && cellShape(x, p) === shape) {
-      heads.push(x.args.filter((_, i) => i !== p));
-      collect(x.args[p] as AbsValue);
-    } else if (x.kind === 'union') x.alts.forEach(collect);
+  const todo: AbsValue[] = [v];
+  while (todo.length > 0) {
+    const x = todo.pop() as AbsValue;
+    if (isCell(x, chain)) {
+      heads.push(x.args.filter((_, i) => i !== chain.p));
+      todo.push(x.args[chain.p] as AbsValue);
+    } else if (x.kind === 'union')
+      for (let i = x.alts.length - 1; i >= 0; i--) todo.push(x.alts[i] as AbsValue);
     else if (x.kind === 'fix' && !seen.has(x)) {
       seen.add(x);
-      collect(unfold(x));
+      todo.push(unfold(x));
     } else tails.push(x);
-  };
-  collect(v);
-  const joined = (heads[0] as AbsValue[]).map((_, j) => {
-    let acc = (heads[0] as AbsValue[])[j] as AbsValue;
-    for (const h of heads) acc = shapeJoin(acc, h[j] as AbsValue, false);
-    return acc;
-  });
+  }
+  // an end that is `1` would make the fold `1`: a skeleton keeps more
+  if (tails.some((t) => t.kind === 'top')) return [undefined, triedHere];
+  const first = heads[0] as AbsValue[];
   const biggest = Math.max(...heads.map((h) => h.reduce((n, x) => n + size(x), 0)));
-  if (joined.reduce((n, x) => n + size(x), 0) > 2 * biggest) return undefined;
-  const args = [...joined];
-  args.splice(p, 0, rec(0));
+  const joined = [...first];
+  for (const h of heads) {
+    for (let j = 0; j < joined.length; j++)
+      joined[j] = shapeJoin(joined[j] as AbsValue, h[j] as AbsValue, false);
+    // heads of different shapes (a program's different commands) do not fold
+    if (joined.reduce((n, x) => n + size(x), 0) > 2 * biggest) return [undefined, triedHere];
+  }
+  // the joined head stands for every cell's head: its identity tags are its own (two cells'
+  // heads are not the same value because one node now describes both)
+  const args = joined.map((a) => foldSpines(freshen(a)));
+  args.splice(chain.p, 0, rec(0));
   // tails and heads are closed (no free variable in `v`), so they need no shift under the binder
-  return fix(
-    union([
-      ...tails.map(foldSpines),
-      con(
-        ctor,
-        args.map((a, i) => (i === p ? a : foldSpines(a))),
-      ),
-    ]),
-  );
+  return [fix(union([...tails.map(foldSpines), con(chain.ctor, args)])), triedHere];
 }

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   type AbsValue,
+  absEqual,
   absMap,
   arbMember,
   base,
@@ -13,6 +14,7 @@ import {
   consts,
   equals,
   equalsWithTags,
+  fix,
   foldSpines,
   hash,
   join,
@@ -21,6 +23,7 @@ import {
   meet,
   openSize,
   printAbs,
+  rec,
   shapeJoin,
   shapeTop,
   size,
@@ -28,7 +31,7 @@ import {
   union,
   widen,
 } from '../../src/abstract-values/index.js';
-import { anyAbs, CTORS } from './gen.js';
+import { anyAbs, CTORS, primAbs } from './gen.js';
 
 const opts = { ctors: CTORS };
 const pair = fc.tuple(anyAbs, anyAbs);
@@ -148,20 +151,51 @@ describe('lattice', () => {
     expect(leq(cell, j) && leq(end, j)).toBe(true);
   });
 
-  it('foldSpines is an upper bound', () => {
-    // chains of 1–6 cells of random heads, ending in a random value, and random values
-    const chain = fc
-      .tuple(fc.array(anyAbs, { minLength: 1, maxLength: 6 }), anyAbs)
-      .map(([heads, end]) => heads.reduceRight((tail, h) => con('cons', [h, tail]), end));
-    const chainOrAny = fc.oneof(
-      chain,
-      anyAbs,
-      pair.map(([a, b]) => con('node', [a, con('node', [b, a])])),
+  it('foldSpines is an upper bound, on chains that fold and values that do not', () => {
+    // chains of 2–9 cells of one kind (cons through its tail, node through either side), heads of
+    // one shape family (so about a third fold), union branches at some cells, ending in a random
+    // value, another chain, or a fold of one; and random values
+    const head = fc.oneof(
+      { weight: 4, arbitrary: primAbs.map((x) => con('wrap', [x])) },
+      { weight: 2, arbitrary: fc.tuple(primAbs, primAbs).map(([a, b]) => con('node', [a, b])) },
+      { weight: 1, arbitrary: anyAbs },
     );
+    const kinds = [
+      (h: AbsValue, t: AbsValue) => con('cons', [h, t]),
+      (h: AbsValue, t: AbsValue) => con('node', [t, h]),
+      (h: AbsValue, t: AbsValue) => con('node', [h, t]),
+    ];
+    const chain = fc
+      .tuple(
+        fc.integer({ min: 0, max: 2 }),
+        fc.array(fc.tuple(head, fc.option(anyAbs, { freq: 4 })), { minLength: 2, maxLength: 9 }),
+        fc.oneof(
+          anyAbs,
+          anyAbs.map((x) => union([x, con('nil', [])])),
+        ),
+        fc.boolean(),
+      )
+      .map(([k, cells, end, folded]) => {
+        const cell = kinds[k] as (h: AbsValue, t: AbsValue) => AbsValue;
+        const last = folded ? fix(union([end, cell((cells[0] as [AbsValue, unknown])[0], rec(0))])) : end;
+        return cells.reduceRight<AbsValue>(
+          (tail, [h, branch]) => cell(h, branch === null ? tail : union([tail, branch])),
+          last,
+        );
+      });
+    const deep = { ctors: CTORS, maxDepth: 14 };
     fc.assert(
       fc.property(
-        chainOrAny.chain((v) => fc.tuple(fc.constant(v), arbMember(v, opts))),
-        ([v, t]) => conforms(t, foldSpines(v), CTORS),
+        fc
+          .oneof(chain, anyAbs)
+          .chain((v) =>
+            fc.tuple(fc.constant(v), fc.array(arbMember(v, deep), { minLength: 3, maxLength: 3 })),
+          ),
+        ([v, ts]) => {
+          const f = foldSpines(v);
+          expect(leq(v, f)).toBe(true);
+          for (const t of ts) expect(conforms(t, f, CTORS)).toBe(true);
+        },
       ),
       cfg,
     );
@@ -169,7 +203,7 @@ describe('lattice', () => {
 
   it('foldSpines folds a chain of copies of one shape, not a sequence of different cells', () => {
     const copy = (k: number) =>
-      con('node', [con('wrap', [constant(k)]), con('node', [con('wrap', [constant(-k)]), con('leaf', [])])]);
+      con('node', [con('wrap', [constant(k)]), con('node', [con('wrap', [base('Int')]), con('leaf', [])])]);
     // cons(copy 0, cons(copy 1, … cons(copy 5, nil))): one cell shape, a growing list
     let list: AbsValue = con('nil', []);
     for (let k = 5; k >= 0; k--) list = con('cons', [copy(k), list]);
@@ -186,6 +220,44 @@ describe('lattice', () => {
       con('cons', [copy(3), con('cons', [con('wrap', [con('some', [copy(4)])]), con('nil', [])])]),
     ]);
     expect(foldSpines(mixed)).toBe(mixed);
+    // a fully known chain is kept whole (the size caps count it as one node)
+    let known: AbsValue = con('nil', []);
+    for (let k = 5; k >= 0; k--) known = con('cons', [con('wrap', [constant(k)]), known]);
+    expect(foldSpines(known)).toBe(known);
+  });
+
+  it('foldSpines: a chain ending in 1 is not folded to 1; the joined head has tags of its own', () => {
+    let chain: AbsValue = top();
+    for (let k = 0; k < 5; k++)
+      chain = con('cons', [con('wrap', [union([constant(k), base('Int')])]), chain]);
+    expect(foldSpines(chain).kind).not.toBe('top');
+    // (x, [x, 2, 2]) with x = 1|2 one node: the fold's head stands for x and for 2, so it must not
+    // claim to be the same value as the first component
+    const x = consts([1, 2]);
+    const two = consts([2]);
+    const v = con('node', [x, con('cons', [x, con('cons', [two, con('cons', [two, con('nil', [])])])])]);
+    const f = foldSpines(v);
+    expect(f.kind).toBe('con');
+    const [first, list] = (f as AbsValue & { kind: 'con' }).args as [AbsValue, AbsValue];
+    expect(list.kind).toBe('fix');
+    const cell = (list as AbsValue & { kind: 'fix' }).body;
+    const cellHead =
+      cell.kind === 'union'
+        ? (cell.alts.find((a) => a.kind === 'con' && a.ctor === 'cons') as AbsValue & { kind: 'con' }).args[0]
+        : undefined;
+    expect(cellHead).toBeDefined();
+    expect(printAbs(absEqual(first, cellHead as AbsValue))).not.toBe('true');
+  });
+
+  it('foldSpines takes linear work on a long chain that does not fold, and does not overflow the stack', () => {
+    // 3,000 cells of different heads (no fold): each cell tried once, chains measured to a bound
+    let chain: AbsValue = con('nil', []);
+    for (let k = 0; k < 3000; k++)
+      chain = con('cons', [k % 2 === 0 ? con('wrap', [base('Int')]) : con('some', [base('Str')]), chain]);
+    const t0 = performance.now();
+    expect(foldSpines(chain)).toBe(chain);
+    // a generous bound: the cubic version took minutes on a tenth of this
+    expect(performance.now() - t0).toBeLessThan(20_000);
   });
 
   it('shapeTop is an upper bound no larger than its argument that keeps constructors and map keys', () => {
