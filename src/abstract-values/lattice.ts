@@ -817,9 +817,10 @@ export const SPINE_MIN = 3;
  * parts are kept whole. The joined head gets fresh identity tags (it stands for several cells'
  * heads, which are not one value). Sound: every member of `v` is a member of the fold (induction
  * on the chain's length). Work: each node once per chain context (memoized), chains measured up
- * to SPINE_MEASURE cells, no recursion along a chain's length except through unions. What it is for: a value that grows a cell per step is bounded by its
- * fold, which keeps every constructor of every cell, where `boundedSkeleton` would cut the
- * chain to `1` past its budget (and `widen`'s folding merges the cells with the chain itself).
+ * to SPINE_MEASURE cells, no recursion along a chain's length except through unions. What it is
+ * for: a value that grows a cell per step is bounded by its fold, which keeps every constructor
+ * of every cell, where `boundedSkeleton` would cut the chain to `1` past its budget (and
+ * `widen`'s folding merges the cells with the chain itself).
  */
 export function foldSpines(v: AbsValue): AbsValue {
   return foldIn(v, '', new Map());

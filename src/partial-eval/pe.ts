@@ -283,7 +283,10 @@ export interface PeStats {
   widenedToTop: number;
   /** Parameters or results cut to a skeleton (constructors and must-keys kept) instead of `1`. */
   skeletons: number;
-  /** Of those, the ones where a growing chain was folded into a recursive value (`foldSpines`). */
+  /**
+   * Parameters or results over their cap whose growing chains were folded into recursive values
+   * (`foldSpines`) and nothing cut (counted apart from `skeletons`).
+   */
   folded: number;
   /** Map operations on raised maps residualized as tuple operations (raise.ts). */
   raisedOps: number;
