@@ -19,7 +19,7 @@
  */
 import { type PrimOp, PRIMS } from '../scf-lang/index.js';
 import { disjoint, leq } from './lattice.js';
-import { boolsOf, finitePrims, fromConcrete, mustIndex, primIn } from './member.js';
+import { boolsOf, finitePrims, fromConcrete, mustIndex, primIn, tupleArity } from './member.js';
 import {
   type AbsMap,
   type AbsSet,
@@ -384,6 +384,29 @@ function numeric(op: PrimOp, ifInts?: (...xs: AbsValue[]) => AbsValue): AbsPrim 
   });
 }
 
+/**
+ * `tuple_with(t, i, x)`: each tuple alternative of `t` with element `i` replaced by `x`, when `i`
+ * is one known index within every alternative's arity; `1` otherwise (sound: the concrete
+ * primitive only ever sees a tuple and an index the partial evaluator emitted it for).
+ */
+function tupleWithAbs(t: AbsValue, i: AbsValue, x: AbsValue): AbsValue {
+  const k = finitePrims(i, 1)?.[0];
+  if (typeof k !== 'number' || !Number.isInteger(k) || k < 0) return top();
+  const out: AbsValue[] = [];
+  for (const a of t.kind === 'union' ? t.alts : [t]) {
+    if (a.kind === 'bottom') continue;
+    const n = a.kind === 'con' ? tupleArity(a.ctor) : undefined;
+    if (a.kind !== 'con' || n === undefined || k >= n) return top();
+    out.push(
+      con(
+        a.ctor,
+        a.args.map((y, j) => (j === k ? x : y)),
+      ),
+    );
+  }
+  return union(out);
+}
+
 export const ABS_PRIMS: { readonly [K in PrimOp]: AbsPrim } = {
   add: withExact('add', (a, b) => (isNumeric(a) && isNumeric(b) ? float() : top())),
   sub: numeric('sub'),
@@ -417,6 +440,7 @@ export const ABS_PRIMS: { readonly [K in PrimOp]: AbsPrim } = {
   num_to_string: withExact('num_to_string', () => base('Str')),
   str_length: withExact('str_length', (s) => (isString(s) ? int() : top())),
   equal: (a, b) => absEqual(a, b),
+  tuple_with: (t, i, x) => tupleWithAbs(t, i, x),
 
   // maps (§3.3.2)
   map_empty: () => absMap([], []),

@@ -51,6 +51,7 @@ import {
   asMapLP,
   asSetLP,
   capLP,
+  conLP,
   constructorsLP,
   DEAD,
   equalLP,
@@ -315,7 +316,23 @@ class Pruner {
       this.countMapOp();
       return this.prune(arg(0), clp);
     };
-    // every primitive but the map and set ones reads each argument whole: all of each is live
+    // tuple_with(t, i, x) under #n(l0 … ln-1): t under the same pattern with its i-th field
+    // dead (replaced), x under li — the update of a raised map keeps only its live slots
+    if (e.op === 'tuple_with') {
+      const i = arg(1);
+      if (lp.kind !== 'con' || i.kind !== 'lit' || typeof i.value !== 'number') return all();
+      const k = i.value;
+      if (k < 0 || k >= lp.fields.length) return all();
+      return each(
+        conLP(
+          lp.ctor,
+          lp.fields.map((f, j) => (j === k ? DEAD : f)),
+        ),
+        ALL,
+        lp.fields[k] as LP,
+      );
+    }
+    // every other primitive but the map and set ones reads each argument whole: all of each is live
     if (!isCollectionOp(e.op)) return all();
     switch (e.op) {
       case 'map_empty':

@@ -12,6 +12,14 @@
  *   closed) and kills the facts about its `dest`, the only name it assigns.
  * - `return` makes the state unreachable; the meet at a join is the intersection of the facts of
  *   the reachable predecessors.
+ * - Written to stage well: the facts map has one key per scalar of the function in every state
+ *   (`x -> x` is "no fact"), so a partial evaluator holds it as a tuple of one value per variable
+ *   even where the facts are late (keys that come and go made it a map of unknown keys, every
+ *   lookup a map operation); kills, meets and comparisons go over that list of names, and a
+ *   fact is written under the name that equals the assigned one (`record`). The state counts
+ *   its facts, so a kill or a meet with none to look at returns at once — most do: the natively
+ *   run optimizer is faster than it was with maps of facts only (docs/benchmarks.md), and the
+ *   staged one has no per-variable code where the count is known to be 0.
  * - A loop iterates head = entry ∩ body(head) from the entry facts; the facts only shrink, so it
  *   stabilizes within |entry facts| + 1 rounds. The fuel COPY_FUEL (64 rounds) is a safety net:
  *   when it runs out the head gets no facts at all (trivially a post-fixpoint). The body is then
@@ -22,82 +30,120 @@
  * rewrite preserves every successful execution. No node is created except the renamed variables,
  * which keep the label of the use they replace; labels stay unique.
  */
-import {
-  equal,
-  type List,
-  mapDelete,
-  mapEmpty,
-  mapFind,
-  mapInsert,
-  mapKeys,
-  type PMap,
-  setToList,
-} from 'scf/prelude';
-import type { Cmd, Expr, Fun, Soac, SoacArg, While } from '../kernel/ast.js';
+import { type List, mapEmpty, mapFind, mapInsert, type PMap } from 'scf/prelude';
+import type { Cmd, Decl, Expr, Fun, Param, Soac, SoacArg, While } from '../kernel/ast.js';
 import { mkSeq } from './kernel-walk.js';
 
 /** Most rounds of a loop's fixpoint iteration before its head facts are dropped. */
 export const COPY_FUEL = 64;
 
-/** Copy facts: `x -> y` means x currently holds the value of y. */
+/**
+ * Copy facts, one entry per scalar of the function: `x -> y` means x currently holds the value of
+ * y; `x -> x` means no fact about x (trivially true). Every state of a function has the same keys,
+ * so a partial evaluator keeps the facts as one value per variable even where they are late.
+ */
 export type Copies = PMap<string, string>;
 
 export interface CyState {
   readonly kind: 'cyState';
   readonly reach: boolean;
   readonly copies: Copies;
+  /** How many names hold a fact (`x -> y`, y not x): with none, a kill or a meet has nothing to do. */
+  readonly facts: number;
 }
 
 export function optimize(f: Fun): Fun {
-  const [body] = cyCmd(f.body, reachable(mapEmpty()));
+  const names = scalarNames(f.params, f.locals);
+  const [body] = cyCmd(f.body, reachable(noFacts(names, mapEmpty()), 0), names);
   return { kind: 'fun', name: f.name, ret: f.ret, params: f.params, locals: f.locals, body, lbl: f.lbl };
 }
 
-function reachable(copies: Copies): CyState {
-  return { kind: 'cyState', reach: true, copies };
+/** The scalar formals and locals (the only names copy facts are about), in order. */
+function scalarNames(ps: List<Param>, ds: List<Decl>): List<string> {
+  if (ps.kind === 'cons') {
+    const rest = scalarNames(ps.tail, ds);
+    return ps.head.isArray ? rest : { kind: 'cons', head: ps.head.name, tail: rest };
+  }
+  if (ds.kind === 'cons') {
+    const rest = scalarNames(ps, ds.tail);
+    return ds.head.size.kind === 'some' ? rest : { kind: 'cons', head: ds.head.name, tail: rest };
+  }
+  return { kind: 'nil' };
 }
 
-function unreachable(): CyState {
-  return { kind: 'cyState', reach: false, copies: mapEmpty() };
+/** `copies` with every name of `names` holding only itself. */
+function noFacts(names: List<string>, copies: Copies): Copies {
+  if (names.kind === 'nil') return copies;
+  return noFacts(names.tail, mapInsert(copies, names.head, names.head));
+}
+
+function reachable(copies: Copies, facts: number): CyState {
+  return { kind: 'cyState', reach: true, copies, facts };
+}
+
+/** No execution gets here; the facts keep their keys (no meet reads them). */
+function unreachable(st: CyState): CyState {
+  return { kind: 'cyState', reach: false, copies: st.copies, facts: st.facts };
+}
+
+/** The variable `x` holds the value of (itself when there is no fact, or `x` is not a scalar). */
+export function copyOf(copies: Copies, x: string): string {
+  const y = mapFind(copies, x);
+  return y.kind === 'some' ? y.value : x;
 }
 
 /** Intersection of the facts of the reachable states. */
-export function meetState(a: CyState, b: CyState): CyState {
+export function meetState(names: List<string>, a: CyState, b: CyState): CyState {
   if (!a.reach) return b;
   if (!b.reach) return a;
-  return reachable(intersect(setToList(mapKeys(a.copies)), a.copies, b.copies));
+  // a side without facts is the meet (its map holds no fact either)
+  if (a.facts === 0) return a;
+  if (b.facts === 0) return b;
+  const [copies, facts] = intersect(names, a.copies, b.copies, 0);
+  return reachable(copies, facts);
 }
 
-function intersect(keys: List<string>, a: Copies, b: Copies): Copies {
-  if (keys.kind === 'nil') return a;
-  const va = mapFind(a, keys.head);
-  const vb = mapFind(b, keys.head);
-  const keep = va.kind === 'some' && vb.kind === 'some' && va.value === vb.value;
-  return intersect(keys.tail, keep ? a : mapDelete(a, keys.head), b);
+/** `a` without the facts `b` does not share, and how many facts are left (counted from `n`). */
+function intersect(names: List<string>, a: Copies, b: Copies, n: number): [Copies, number] {
+  if (names.kind === 'nil') return [a, n];
+  const x = names.head;
+  const y = copyOf(a, x);
+  if (y !== copyOf(b, x)) return intersect(names.tail, mapInsert(a, x, x), b, n);
+  return intersect(names.tail, a, b, y === x ? n : n + 1);
 }
 
-/** Forgets every fact that mentions `x`. */
-export function kill(copies: Copies, x: string): Copies {
-  return killTargets(setToList(mapKeys(copies)), mapDelete(copies, x), x);
+/** Forgets every fact that mentions `x`; `facts` counts the facts, before and after. */
+export function kill(names: List<string>, copies: Copies, facts: number, x: string): [Copies, number] {
+  if (facts === 0 || names.kind === 'nil') return [copies, facts];
+  const k = names.head;
+  // k's fact mentions x: k is x and holds a fact, or k holds x (which is then not k itself)
+  if (k === x ? copyOf(copies, k) !== k : copyOf(copies, k) === x)
+    return kill(names.tail, mapInsert(copies, k, k), facts - 1, x);
+  return kill(names.tail, copies, facts, x);
 }
 
-function killTargets(keys: List<string>, copies: Copies, x: string): Copies {
-  if (keys.kind === 'nil') return copies;
-  const v = mapFind(copies, keys.head);
-  const next = v.kind === 'some' && v.value === x ? mapDelete(copies, keys.head) : copies;
-  return killTargets(keys.tail, next, x);
+/**
+ * `copies` with the fact `x -> y`, written under the key among `names` that equals `x` (so the keys
+ * stay those of `names` even where `x` is late).
+ */
+function record(names: List<string>, copies: Copies, x: string, y: string): Copies {
+  if (names.kind === 'nil') return copies;
+  if (names.head === x) return mapInsert(copies, names.head, y);
+  return record(names.tail, copies, x, y);
 }
 
-export function cyCmd(c: Cmd, st: CyState): [Cmd, CyState] {
+export function cyCmd(c: Cmd, st: CyState, names: List<string>): [Cmd, CyState] {
   if (!st.reach) return [c, st];
   const copies = st.copies;
   switch (c.kind) {
     case 'assign': {
       const rhs = cyExpr(c.rhs, copies);
-      const killed = kill(copies, c.name);
+      const [killed, left] = kill(names, copies, st.facts, c.name);
+      const out: Cmd = { kind: 'assign', name: c.name, rhs, lbl: c.lbl };
       // x = y  records  x -> y
-      const after = rhs.kind === 'var' && rhs.name !== c.name ? mapInsert(killed, c.name, rhs.name) : killed;
-      return [{ kind: 'assign', name: c.name, rhs, lbl: c.lbl }, reachable(after)];
+      if (rhs.kind === 'var' && rhs.name !== c.name)
+        return [out, reachable(record(names, killed, c.name, rhs.name), left + 1)];
+      return [out, reachable(killed, left)];
     }
     case 'store':
       return [
@@ -111,39 +157,39 @@ export function cyCmd(c: Cmd, st: CyState): [Cmd, CyState] {
         st,
       ];
     case 'seq': {
-      const [first, st1] = cyCmd(c.first, st);
-      const [second, st2] = cyCmd(c.second, st1);
+      const [first, st1] = cyCmd(c.first, st, names);
+      const [second, st2] = cyCmd(c.second, st1, names);
       return [mkSeq(first, second, c.lbl), st2];
     }
     case 'if': {
-      const [thenCmd, st1] = cyCmd(c.thenCmd, st);
-      const [elseCmd, st2] = cyCmd(c.elseCmd, st);
+      const [thenCmd, st1] = cyCmd(c.thenCmd, st, names);
+      const [elseCmd, st2] = cyCmd(c.elseCmd, st, names);
       return [
         { kind: 'if', cond: cyExpr(c.cond, copies), thenCmd, elseCmd, lbl: c.lbl },
-        meetState(st1, st2),
+        meetState(names, st1, st2),
       ];
     }
     case 'while': {
-      const head = loopFix(c, st, st, COPY_FUEL);
-      const [body] = cyCmd(c.body, head);
+      const head = loopFix(c, st, st, names, COPY_FUEL);
+      const [body] = cyCmd(c.body, head, names);
       return [{ kind: 'while', cond: cyExpr(c.cond, head.copies), body, isFor: c.isFor, lbl: c.lbl }, head];
     }
     case 'return': {
-      if (c.value.kind === 'none') return [c, unreachable()];
+      if (c.value.kind === 'none') return [c, unreachable(st)];
       const value = cyExpr(c.value.value, copies);
-      return [{ kind: 'return', value: { kind: 'some', value }, lbl: c.lbl }, unreachable()];
+      return [{ kind: 'return', value: { kind: 'some', value }, lbl: c.lbl }, unreachable(st)];
     }
     case 'skip':
       return [c, st];
     case 'callCmd':
       return [{ kind: 'callCmd', name: c.name, args: cyExprs(c.args, copies), lbl: c.lbl }, st];
     case 'soac': {
-      const [s, after] = cySoac(c, copies);
-      return [s, reachable(after)];
+      const [s, after] = cySoac(c, st, names);
+      return [s, after];
     }
     case 'hfused': {
-      const [members, after] = cySoacs(c.members, copies);
-      return [{ kind: 'hfused', members, lbl: c.lbl }, reachable(after)];
+      const [members, after] = cySoacs(c.members, st, names);
+      return [{ kind: 'hfused', members, lbl: c.lbl }, after];
     }
   }
 }
@@ -153,7 +199,8 @@ export function cyCmd(c: Cmd, st: CyState): [Cmd, CyState] {
  * variable, so atoms stay atoms); its closed lambdas are left alone. It assigns only `dest`, whose
  * facts are then killed (for an array result there are none: facts are about scalars).
  */
-export function cySoac(s: Soac, copies: Copies): [Soac, Copies] {
+export function cySoac(s: Soac, st: CyState, names: List<string>): [Soac, CyState] {
+  const copies = st.copies;
   const rewritten: Soac = {
     kind: 'soac',
     op: s.op,
@@ -165,15 +212,16 @@ export function cySoac(s: Soac, copies: Copies): [Soac, Copies] {
     args: cyArgs(s.args, copies),
     lbl: s.lbl,
   };
-  return [rewritten, kill(copies, s.dest)];
+  const [killed, left] = kill(names, copies, st.facts, s.dest);
+  return [rewritten, reachable(killed, left)];
 }
 
 /** Horizontally fused members, in order. */
-export function cySoacs(ss: List<Soac>, copies: Copies): [List<Soac>, Copies] {
-  if (ss.kind === 'nil') return [ss, copies];
-  const [head, c1] = cySoac(ss.head, copies);
-  const [tail, c2] = cySoacs(ss.tail, c1);
-  return [{ kind: 'cons', head, tail }, c2];
+export function cySoacs(ss: List<Soac>, st: CyState, names: List<string>): [List<Soac>, CyState] {
+  if (ss.kind === 'nil') return [ss, st];
+  const [head, st1] = cySoac(ss.head, st, names);
+  const [tail, st2] = cySoacs(ss.tail, st1, names);
+  return [{ kind: 'cons', head, tail }, st2];
 }
 
 function cyArgs(xs: List<SoacArg>, copies: Copies): List<SoacArg> {
@@ -193,20 +241,28 @@ function cyArg(a: SoacArg, copies: Copies): SoacArg {
 }
 
 /** The facts at the loop head: the greatest fixpoint of head = entry ∩ body(head), with fuel. */
-export function loopFix(c: While, entry: CyState, head: CyState, fuel: number): CyState {
-  if (fuel <= 0) return reachable(mapEmpty());
-  const [, out] = cyCmd(c.body, head);
-  const next = meetState(entry, out);
-  if (next.reach === head.reach && equal(next.copies, head.copies)) return head;
-  return loopFix(c, entry, next, fuel - 1);
+export function loopFix(c: While, entry: CyState, head: CyState, names: List<string>, fuel: number): CyState {
+  if (fuel <= 0) return reachable(noFacts(names, entry.copies), 0);
+  const [, out] = cyCmd(c.body, head, names);
+  const next = meetState(names, entry, out);
+  const same =
+    next.reach === head.reach && next.facts === head.facts && sameCopies(names, next.copies, head.copies);
+  if (same) return head;
+  return loopFix(c, entry, next, names, fuel - 1);
+}
+
+/** Whether `a` and `b` hold the same fact for every name (they have the same keys). */
+function sameCopies(names: List<string>, a: Copies, b: Copies): boolean {
+  if (names.kind === 'nil') return true;
+  return copyOf(a, names.head) === copyOf(b, names.head) && sameCopies(names.tail, a, b);
 }
 
 export function cyExpr(e: Expr, copies: Copies): Expr {
   switch (e.kind) {
     case 'var': {
-      const y = mapFind(copies, e.name);
+      const y = copyOf(copies, e.name);
       // u => x  after  u = x
-      return y.kind === 'some' ? { kind: 'var', name: y.value, ty: e.ty, lbl: e.lbl } : e;
+      return y !== e.name ? { kind: 'var', name: y, ty: e.ty, lbl: e.lbl } : e;
     }
     case 'intLit':
     case 'floatLit':

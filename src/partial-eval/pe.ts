@@ -73,9 +73,19 @@
  *   `1`. Every loss is recorded as a `PeEvent` (`scf stage --explain`).
  * - Maps whose keys are all known are arity-raised (raise.ts): the residual code holds them as
  *   tuples of their values, so lookups and updates with known keys are tuple reads and copies,
- *   not map operations. Every binding carries its representation; where two differ (the
+ *   not map operations; an update under a late test replaces one element (`tuple_with`), where a
+ *   tuple literal of every slot would make a chain of conditional updates (a dataflow pass's kill
+ *   over all its variables) quadratic in code size; straight-line updates stay literals, which
+ *   the JS engine keeps out of the heap. A lookup whose key is late compares it with the keys it
+ *   may be (`findByCases`). Every binding carries its representation; where two differ (the
  *   branches of an `if`, an argument and its parameter, a body and its specialization's result)
- *   the raised side is built as a map again. The entry's parameters and result are plain.
+ *   the raised side is built as a map again — unless the plain side holds only constants where
+ *   the other is raised (a record `st(flag, K)` with a constant map K: `representable`), which
+ *   then takes that representation. A specialization's first analysis decides its result's
+ *   representation; a plain result whose maps are constants decides the one those constants
+ *   naturally have (raised), since a first analysis often sees only constants (no facts yet) and
+ *   a plain decision would make every later, raised, result plain. The entry's parameters and
+ *   result are plain.
  *   Which arguments are raised maps (and their keys) is part of a call's specialization key, so
  *   a helper called with a raised map at one place and a plain one at another is specialized
  *   for each: one plain caller does not make the parameter plain for every caller (which,
@@ -401,6 +411,8 @@ const SPLIT_MAX = 8;
  * widened (`joinsBeforeWiden` for the others): see `grow`.
  */
 const KEYED_JOINS = 6;
+/** Most keys a late-key lookup on a raised map compares against (`findByCases`). */
+const FIND_CASES = 32;
 
 /** A specialization's result may have this many nodes per node of its key values (`resultCap`). */
 const RESULT_CAP_PER_KEY_NODE = 4;
@@ -849,6 +861,12 @@ class PartialEvaluator {
     else if (res.v.kind === 'bottom') {
       // no run returns: the residual's representation is immaterial
     } else if (spec.retRep === NO_REP) {
+      // a plain result whose maps are constants takes the representation those constants
+      // naturally have (`literalRep`: raised), as a constant argument does: otherwise a first
+      // analysis on constant states (no facts yet) would decide plain for every later one
+      const natural = res.rep === undefined ? literalRep(res.v) : undefined;
+      if (natural !== undefined && this.representable(res, natural))
+        res = this.literalAs(res, natural, spec.fn.span);
       spec.retRep = res.rep;
       if (res.rep !== undefined) for (const c of spec.callers) this.markDirty(c);
     } else if (!sameRep(spec.retRep, res.rep) && this.representable(res, spec.retRep)) {
@@ -979,18 +997,59 @@ class PartialEvaluator {
 
   // ---- representations (raise.ts) -------------------------------------------------------
 
-  /** Whether `b` is a constant (held plainly) that `rep` can represent (`literalAs`). */
+  /**
+   * Whether `b`, held plainly, can take representation `rep` without building anything at the late
+   * stage (`literalAs`): a constant that `rep` can represent, or a constructor whose fields that
+   * `rep` raises are such constants, at any depth (a state `cyState(false, K)` with a known map K,
+   * beside states whose maps are raised).
+   */
   private representable(b: Binding, rep: Rep): boolean {
-    return rep !== undefined && b.rep === undefined && b.r.kind === 'lit' && fitsRep(b.v, rep);
+    return rep !== undefined && b.rep === undefined && this.canTake(b.r, b.v, rep);
   }
 
-  /** The constant `b` represented per `rep` (which `fitsRep` it): a literal of its view. */
+  private canTake(r: CoreExpr, v: AbsValue, rep: Rep): boolean {
+    if (rep === undefined || v.kind === 'bottom') return true;
+    if (r.kind === 'lit') return fitsRep(v, rep);
+    if (r.kind === 'if') return this.canTakeAt(r.then, rep) && this.canTakeAt(r.else, rep);
+    if (r.kind === 'let') return this.canTakeAt(r.body, rep);
+    if (rep.kind !== 'con' || r.kind !== 'con' || r.ctor !== rep.ctor || r.args.length !== rep.args.length)
+      return false;
+    return r.args.every((a, i) => this.canTakeAt(a, rep.args[i]));
+  }
+
+  /** `canTake` for a sub-expression, whose value is what the collecting semantics recorded. */
+  private canTakeAt(r: CoreExpr, rep: Rep): boolean {
+    const v = this.cs.get(r.label);
+    return v !== undefined && !(v instanceof View) && this.canTake(r, v, rep);
+  }
+
+  /** `b` represented per `rep` (which it is `representable` as): constants as literals of their view. */
   private literalAs(b: Binding, rep: Rep, span: SourceSpan): Binding {
-    const s = this.single(viewOf(b.v, rep));
+    return { v: b.v, r: this.retake(b.r, b.v, rep, span), rep };
+  }
+
+  private retake(r: CoreExpr, v: AbsValue, rep: Rep, span: SourceSpan): CoreExpr {
+    if (rep === undefined || v.kind === 'bottom') return r;
+    const at = (x: CoreExpr, xrep: Rep) => this.retake(x, this.cs.get(x.label) as AbsValue, xrep, span);
+    let made: CoreExpr | undefined;
+    if (r.kind === 'con') {
+      const reps = (rep as Extract<Rep, { kind: 'con' }>).args;
+      made = this.node({ kind: 'con', ctor: r.ctor, args: r.args.map((a, i) => at(a, reps[i])) }, span);
+    } else if (r.kind === 'if') {
+      // biome-ignore lint/suspicious/noThenProperty: Core's `if` node has a `then` field
+      made = this.node({ kind: 'if', cond: r.cond, then: at(r.then, rep), else: at(r.else, rep) }, span);
+    } else if (r.kind === 'let') {
+      made = this.node({ kind: 'let', name: r.name, value: r.value, body: at(r.body, rep) }, span);
+    }
+    if (made !== undefined) {
+      this.cs.set(made.label, new View(v, rep));
+      return made;
+    }
+    const s = this.single(viewOf(v, rep));
     if (s === undefined) throw new Error('internal error: a constant whose view is not constant');
-    const r = this.node({ kind: 'lit', value: s.value as Value }, span);
-    this.cs.set(r.label, new View(b.v, rep));
-    return { v: b.v, r, rep };
+    const l = this.node({ kind: 'lit', value: s.value as Value }, span);
+    this.cs.set(l.label, new View(v, rep));
+    return l;
   }
 
   /** `b` represented plainly: raised maps inside it are built as maps again. */
@@ -1100,7 +1159,8 @@ class PartialEvaluator {
     if (keys === undefined) return undefined;
     switch (op) {
       case 'map_find': {
-        if (key === undefined || m.rep === undefined) return undefined;
+        if (key === undefined) return this.findByCases(m, k as Binding, keys, span);
+        if (m.rep === undefined) return undefined;
         const v = ABS_PRIMS.map_find(m.v, (k as Binding).v);
         const i = keyIndex(keys, key);
         this.stats.raisedOps++;
@@ -1134,6 +1194,26 @@ class PartialEvaluator {
             : ABS_PRIMS.map_delete(m.v, (k as Binding).v);
         this.stats.raisedOps++;
         const rep = tupleRep(next);
+        const at = value === undefined || m.rep === undefined ? -1 : keyIndex(keys, key);
+        if (at >= 0 && this.late > 0) {
+          // an existing key of a raised map: one element replaced (a tuple literal of every slot
+          // would make a chain of updates, as a dataflow pass's kill over all variables is,
+          // quadratic in code size)
+          return this.bind(
+            v,
+            () =>
+              this.node(
+                {
+                  kind: 'prim',
+                  op: 'tuple_with',
+                  args: [m.r, this.constNode(at, span), (value as Binding).r],
+                },
+                span,
+              ),
+            span,
+            rep,
+          );
+        }
         return this.bind(
           v,
           () =>
@@ -1168,6 +1248,58 @@ class PartialEvaluator {
       default:
         return undefined;
     }
+  }
+
+  /**
+   * `map_find(m, k)` on a raised map with a late key: a chain of key comparisons, each giving its
+   * slot (`k === k0 ? some(#n⁻⁰ m) : k === k1 ? … : none`), over the keys `k` may be, instead of
+   * building the map again to look one key up (`plain`: a map insert per key). For string keys
+   * only (`eq` is `===`, which agrees with the map's key equality on strings), and at most
+   * FIND_CASES keys that `k` may be.
+   */
+  private findByCases(m: Binding, k: Binding, keys: readonly Prim[], span: SourceSpan): Binding | undefined {
+    if (k.rep !== undefined || !keys.every((x) => typeof x === 'string')) return undefined;
+    const cases: number[] = [];
+    for (let i = 0; i < keys.length; i++) {
+      if (truthValues(ABS_PRIMS.eq(k.v, constant(keys[i] as Prim))).t) cases.push(i);
+    }
+    if (cases.length > FIND_CASES) return undefined;
+    const v = ABS_PRIMS.map_find(m.v, k.v);
+    this.stats.raisedOps++;
+    const chain = (mx: CoreExpr, kx: CoreExpr): CoreExpr => {
+      let out = this.node({ kind: 'con', ctor: 'none', args: [] }, span);
+      for (let j = cases.length - 1; j >= 0; j--) {
+        const i = cases[j] as number;
+        const cond = this.node(
+          { kind: 'prim', op: 'eq', args: [this.copyAtom(kx), this.litNode(keys[i] as Prim, span)] },
+          span,
+        );
+        // a map constant's entry is a constant
+        const entry =
+          m.rep === undefined
+            ? this.constNode(
+                ((m.r as Extract<CoreExpr, { kind: 'lit' }>).value as PMap<Prim, Value>).get(
+                  keys[i] as Prim,
+                ) as Value,
+                span,
+              )
+            : this.slot(this.copyAtom(mx), m.v, keys, i, span).r;
+        const found = this.node({ kind: 'con', ctor: 'some', args: [entry] }, span);
+        // biome-ignore lint/suspicious/noThenProperty: Core's `if` node has a `then` field
+        out = this.node({ kind: 'if', cond, then: found, else: out }, span);
+        this.cs.set(out.label, v);
+      }
+      return out;
+    };
+    return this.bind(
+      v,
+      () =>
+        this.withVar(m.r, m.v, m.rep, span, (mx) =>
+          this.withVar(k.r, k.v, undefined, span, (kx) => chain(mx, kx)),
+        ),
+      span,
+      undefined,
+    );
   }
 
   /** The keys of a raised map, or of a map constant small enough to raise; else `undefined`. */

@@ -21,11 +21,20 @@
  * represented fields) and flow through variables, projections, lets and calls; wherever two reps
  * meet and differ (the branches of an `if`, a call's argument against the callee's parameter, a
  * body's result against the specialization's result) both sides become plain, which is always
- * possible (`plainCode`) — except that a constant side takes the other side's representation (a
- * literal of its view), and a constant argument counts as represented the way its value naturally
- * is (`literalRep` in pe.ts: a map raised), so a fully known environment does not make plain the
- * helpers it is passed to. A specialization's parameter and result reps only ever change to
- * plain, so this adds a bounded number of re-analyses to the partial evaluator's fixpoint.
+ * possible (`plainCode`) — except that a side whose parts under the other's raised positions are
+ * constants takes the other side's representation (those constants as literals of their view,
+ * through constructors, `if` and `let`), and a constant argument counts as represented the way its
+ * value naturally is (`literalRep` in pe.ts: a map raised), so a fully known environment does not
+ * make plain the helpers it is passed to; a specialization's first result that is plain with
+ * constant maps decides that natural representation too. A specialization's parameter and result
+ * reps only ever change to plain, so this adds a bounded number of re-analyses to the partial
+ * evaluator's fixpoint.
+ *
+ * Operations on a raised map `m` with keys K: `map_find(m, k)` with k known is `some(#n⁻ⁱ m)`, with
+ * k late a chain of comparisons of k with the keys it may be; `map_insert(m, k, x)` of a key of K
+ * is a tuple literal with slot i replaced, or, under a late test, `tuple_with(m, i, x)` (one
+ * element replaced: a chain of conditional updates stays linear in code size); of a new key, a
+ * literal of the wider tuple.
  *
  * The collecting semantics records, for an expression with a non-plain rep, the value *as
  * represented* (`viewOf`: the tuple of the map's slot values), so that dead-assignment

@@ -26,6 +26,7 @@ export {
   StagedRuntimeError,
   setOf,
   shortValue,
+  tupleWith,
 } from '../stager/runtime.js';
 export { registerScfResolver } from './resolver.js';
 export {

@@ -52,6 +52,7 @@ export {
   isCollectionOp,
   isPrimOp,
   primInfo,
+  tupleWith,
 } from './prims.js';
 export {
   type PrintOptions as CorePrintOptions,

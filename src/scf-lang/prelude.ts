@@ -61,8 +61,13 @@ export function mapInsert<K extends Prim, V>(m: PMap<K, V>, key: K, value: V): P
   return m.set(key, value);
 }
 
+/** What `mapFind` asks Immutable.js for when a key is absent (no map value is this symbol). */
+const ABSENT: unique symbol = Symbol('absent');
+
 export function mapFind<K extends Prim, V>(m: PMap<K, V>, key: K): Option<V> {
-  return m.has(key) ? some(m.get(key) as V) : NONE;
+  // one lookup, not `has` then `get`
+  const v = m.get(key, ABSENT as V);
+  return v === ABSENT ? NONE : some(v);
 }
 
 export function mapDelete<K extends Prim, V>(m: PMap<K, V>, key: K): PMap<K, V> {

@@ -9,7 +9,7 @@
  * meaning keyed by the same names.
  */
 import * as P from './prelude.js';
-import type { Value } from './values.js';
+import type { TupleValue, Value } from './values.js';
 
 export type PrimCategory = 'arith' | 'compare' | 'logic' | 'string' | 'struct' | 'map' | 'set';
 
@@ -66,6 +66,9 @@ export const PRIMS = {
   str_length: prim(1, 'string', P.strLength),
   // structural equality on any values
   equal: prim(2, 'struct', P.equal<Value>),
+  // a tuple with one element replaced (never written in SCF-lang: the partial evaluator's
+  // residual code for an update of a raised map, pe.ts)
+  tuple_with: prim(3, 'struct', (t: TupleValue, i: Num, x: Value) => tupleWith(t, i, x)),
   // maps
   map_empty: prim(0, 'map', () => P.mapEmpty<P.Prim, Value>()),
   map_insert: prim(3, 'map', (m: Map, k: P.Prim, v: Value) => P.mapInsert(m, k, v)),
@@ -89,6 +92,13 @@ export const PRIMS = {
 } as const satisfies Record<string, PrimInfo>;
 
 export type PrimOp = keyof typeof PRIMS;
+
+/** `t` with element `i` replaced by `x` (a copy; `t` is unchanged). */
+export function tupleWith(t: TupleValue, i: number, x: unknown): TupleValue {
+  const c = t.slice();
+  c[i] = x;
+  return c;
+}
 
 /** Primitives whose result is always a boolean. */
 export const BOOL_PRIMS: ReadonlySet<PrimOp> = new Set<PrimOp>([

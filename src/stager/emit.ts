@@ -178,7 +178,7 @@ const BINARY: Partial<Record<PrimOp, readonly [string, number]>> = {
 
 const UNARY: Partial<Record<PrimOp, string>> = { neg: '-', bitnot: '~', not: '!' };
 
-const RUNTIME_HELPERS = ['mapOf', 'setOf', 'isTuple', 'projField', 'projIndex'] as const;
+const RUNTIME_HELPERS = ['mapOf', 'setOf', 'isTuple', 'projField', 'projIndex', 'tupleWith'] as const;
 
 /** An identifier made of a Core name's letters (`%t0` → `t0`, `daeCmd@2` → `daeCmd_2`). */
 function sanitize(name: string): string {
@@ -769,6 +769,10 @@ class ModuleEmitter {
       // `- -x` must not print as `--x`
       if (/^[-+~!]/.test(operand) && un === '-') operand = `(${operand})`;
       return { code: `${un}${operand}`, prec: UNARY_PREC, bool };
+    }
+    if (op === 'tuple_with') {
+      this.runtimeUsed.add('tupleWith');
+      return { code: `tupleWith(${args.map((a) => a.code).join(', ')})`, prec: MEMBER, bool };
     }
     const fn = PRELUDE_OF[op];
     if (fn === undefined) throw new Error(`emitModule: no code for primitive '${op}'`);

@@ -8,11 +8,13 @@ import {
   arbMembers,
   base,
   con,
+  constant,
   conforms,
   printAbs,
   project,
   testCtor,
   top,
+  union,
 } from '../../src/abstract-values/index.js';
 import { PRIMS, type PrimOp } from '../../src/scf-lang/index.js';
 import { anyAbs, boolAbs, CTORS, keyAbs, mapAbs, numAbs, primAbs, setAbs, strAbs } from './gen.js';
@@ -52,6 +54,11 @@ const SIG: { readonly [K in PrimOp]: readonly A[] } = {
   num_to_string: [numAbs],
   str_length: [strAbs],
   equal: [anyAbs, anyAbs],
+  tuple_with: [
+    fc.tuple(anyAbs, anyAbs, anyAbs).map(([a, b, c]) => union([con('#3', [a, b, c]), con('#3', [c, a, b])])),
+    fc.constantFrom(0, 1, 2).map((k) => constant(k)),
+    anyAbs,
+  ],
   map_empty: [],
   map_insert: [mapAbs, keyAbs, anyAbs],
   map_find: [mapAbs, keyAbs],

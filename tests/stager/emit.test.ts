@@ -283,6 +283,12 @@ function samples(op: PrimOp): unknown[][] {
       if (op === 'str_length') return STRS.map((x) => [x]);
       return pairs(STRS);
     case 'struct':
+      if (op === 'tuple_with')
+        return [
+          [[1, 2, 3], 0, 'x'],
+          [[1, 2, 3], 2, M1],
+          [['a'], 0, ['b']],
+        ];
       return pairs<unknown>([1, Number.NaN, 'a', M1, S1, S2, { kind: 'some', value: 1 }, [1, 2], [1, 2, 3]]);
     case 'map':
       if (info.arity === 0) return [[]];

@@ -17,11 +17,13 @@ import { loadConfig, type StagedConfig, stageConfig } from '../../src/pipeline/i
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 let staged: StagedConfig;
+let staged9: StagedConfig;
 
 beforeAll(async () => {
   await loadKernelParser();
   staged = await stageConfig(loadConfig(path.join(ROOT, 'configs/table2/08-main_loop.json')));
-}, 60_000);
+  staged9 = await stageConfig(loadConfig(path.join(ROOT, 'configs/table2/09-main_loop_f.json')));
+}, 120_000);
 
 describe('staged const-prop on main_loop (configuration 8)', () => {
   it('does no map or set operation on the sample, and gives the unstaged result', () => {
@@ -37,6 +39,22 @@ describe('staged const-prop on main_loop (configuration 8)', () => {
     const residual = new Interpreter(stage.result.residual).run(stage.result.entry, [staged.fun, formals]);
     expect(equal(residual.value, unstaged.value)).toBe(true);
     expect(unstaged.counts.collectionOps).toBeGreaterThan(1000);
+    expect(residual.counts.collectionOps).toBe(0);
+  });
+});
+
+describe('staged copy-prop on main_loop_f (configuration 9)', () => {
+  it('does no map or set operation on the sample, and gives the unstaged result', () => {
+    const [cp, copy] = staged9.stages;
+    if (cp === undefined || copy === undefined) throw new Error('no stage');
+    expect(copy.pass.name).toBe('copy-prop');
+    const formals = listFromArray(formalsFromBindings(staged9.fun, staged9.config.sample ?? {}));
+    // copy-prop's input: the unstaged const-prop's output on the sample
+    const input = new Interpreter(optimizerProgram(cp.pass)).run(cp.pass.entry, [staged9.fun, formals]).value;
+    const unstaged = new Interpreter(optimizerProgram(copy.pass)).run(copy.pass.entry, [input]);
+    const residual = new Interpreter(copy.result.residual).run(copy.result.entry, [input]);
+    expect(equal(residual.value, unstaged.value)).toBe(true);
+    expect(unstaged.counts.collectionOps).toBeGreaterThan(100);
     expect(residual.counts.collectionOps).toBe(0);
   });
 });
