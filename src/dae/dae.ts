@@ -323,14 +323,13 @@ class Pruner {
       if (lp.kind !== 'con' || i.kind !== 'lit' || typeof i.value !== 'number') return all();
       const k = i.value;
       if (k < 0 || k >= lp.fields.length) return all();
-      return each(
-        conLP(
-          lp.ctor,
-          lp.fields.map((f, j) => (j === k ? DEAD : f)),
-        ),
-        ALL,
-        lp.fields[k] as LP,
+      const rest = conLP(
+        lp.ctor,
+        lp.fields.map((f, j) => (j === k ? DEAD : f)),
       );
+      // the replaced element is dead: the tuple as it was stands for the result (no copy)
+      if ((lp.fields[k] as LP).kind === 'dead') return this.prune(arg(0), rest);
+      return each(rest, ALL, lp.fields[k] as LP);
     }
     // every other primitive but the map and set ones reads each argument whole: all of each is live
     if (!isCollectionOp(e.op)) return all();

@@ -16,7 +16,8 @@
  *   (`x -> x` is "no fact"), so a partial evaluator holds it as a tuple of one value per variable
  *   even where the facts are late (keys that come and go made it a map of unknown keys, every
  *   lookup a map operation); kills, meets and comparisons go over that list of names, and a
- *   fact is written under the name that equals the assigned one (`record`). The state counts
+ *   fact is written under the name that equals the assigned one (`record`; a name that is not a
+ *   declared scalar gets none — the parser declares every name, a hand-built AST may not). The state counts
  *   its facts, so a kill or a meet with none to look at returns at once — most do: the natively
  *   run optimizer is faster than it was with maps of facts only (docs/benchmarks.md), and the
  *   staged one has no per-variable code where the count is known to be 0.
@@ -123,13 +124,14 @@ export function kill(names: List<string>, copies: Copies, facts: number, x: stri
 }
 
 /**
- * `copies` with the fact `x -> y`, written under the key among `names` that equals `x` (so the keys
- * stay those of `names` even where `x` is late).
+ * The state with the fact `x -> y` (`facts` facts before), written under the key among `names`
+ * that equals `x`, so the keys stay those of `names` even where `x` is late; unchanged when `x` is
+ * not a declared scalar (no fact is kept about a name that is not a key).
  */
-function record(names: List<string>, copies: Copies, x: string, y: string): Copies {
-  if (names.kind === 'nil') return copies;
-  if (names.head === x) return mapInsert(copies, names.head, y);
-  return record(names.tail, copies, x, y);
+function record(names: List<string>, copies: Copies, facts: number, x: string, y: string): CyState {
+  if (names.kind === 'nil') return reachable(copies, facts);
+  if (names.head === x) return reachable(mapInsert(copies, names.head, y), facts + 1);
+  return record(names.tail, copies, facts, x, y);
 }
 
 export function cyCmd(c: Cmd, st: CyState, names: List<string>): [Cmd, CyState] {
@@ -142,7 +144,7 @@ export function cyCmd(c: Cmd, st: CyState, names: List<string>): [Cmd, CyState] 
       const out: Cmd = { kind: 'assign', name: c.name, rhs, lbl: c.lbl };
       // x = y  records  x -> y
       if (rhs.kind === 'var' && rhs.name !== c.name)
-        return [out, reachable(record(names, killed, c.name, rhs.name), left + 1)];
+        return [out, record(names, killed, left, c.name, rhs.name)];
       return [out, reachable(killed, left)];
     }
     case 'store':

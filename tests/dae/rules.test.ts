@@ -178,6 +178,16 @@ describe('DAE_e rules', () => {
     expect(printCoreExpr(k.expr)).toBe('g(q)');
   });
 
+  it('tuple_with: the tuple without the replaced element, the value under its field; a dead one is no copy', () => {
+    const e = b.prim('tuple_with', [b.v('t'), b.lit(1), b.v('x')]);
+    // #3(1, {4}, 0): t needs #3(1, 0, 0), x the replaced field's pattern
+    expect(dae(e, conLP('#3', [ALL, constsLP([4]), DEAD]))[1]).toBe('t: (1, 0, 0); x: {4}');
+    // the replaced element dead: the result is t itself, x is not needed
+    expect(dae(e, conLP('#3', [ALL, DEAD, ALL]))).toEqual(['t', 't: (1, 0, 1)']);
+    // any other pattern: everything
+    expect(dae(e, ALL)[1]).toBe('t: 1; x: 1');
+  });
+
   it('arithmetic, comparison, string and equality primitives need their arguments', () => {
     expect(dae(b.prim('lt', [b.v('x'), b.v('y')]), constsLP([true]))[1]).toBe('x: 1; y: 1');
     expect(dae(b.prim('equal', [b.v('x'), b.v('y')]))[1]).toBe('x: 1; y: 1');
