@@ -37,6 +37,12 @@ import { equal } from '../../src/scf-lang/prelude.js';
 
 const HEADER = `import { type PMap, mapEmpty, mapFind, mapInsert, type List } from 'scf/prelude';\n`;
 
+/** A lookup with 0 for a missing key, shared by the programs below. */
+const GET = `function get(m: PMap<string, number>, k: string): number {
+  const r = mapFind(m, k);
+  return r.kind === 'some' ? r.value : 0;
+}`;
+
 function compile(src: string): CoreProgram {
   const r = compileFile('/virtual/t.ts', { cwd: '/virtual', readFile: () => HEADER + src });
   if (!r.program) throw new Error(r.diagnostics.map((d) => d.message).join('\n'));
@@ -370,10 +376,7 @@ export function f(x: number, key: string, c: boolean): PMap<string, number> {
     // without a specialization per representation, the plain call would make `get`'s parameter
     // plain, and the raised map would be built as a map again to be passed to it
     const SHARED = `
-function get(m: PMap<string, number>, k: string): number {
-  const r = mapFind(m, k);
-  return r.kind === 'some' ? r.value : 0;
-}
+${GET}
 export function run(x: number, y: number, key: string): number {
   const known = mapInsert(mapInsert(mapEmpty(), 'a', x), 'b', y);
   const other = mapInsert(mapEmpty(), key, y);
@@ -431,10 +434,7 @@ export function run(x: number, y: number, n: number): number {
     // untouched 'k' with it; cut part by part every value keeps its shape
     const RECORD = `
 type St = { readonly kind: 'st'; readonly done: boolean; readonly m: PMap<string, number> };
-function get(m: PMap<string, number>, k: string): number {
-  const r = mapFind(m, k);
-  return r.kind === 'some' ? r.value : 0;
-}
+${GET}
 function walk(st: St, i: number, n: number): St {
   if (i >= n) return st;
   const m = mapInsert(mapInsert(st.m, 'a', get(st.m, 'b') + i), 'b', get(st.m, 'c') * i);
@@ -457,10 +457,7 @@ export function run(x: number, n: number): number {
     // `get` is called with the constant map {a: 1, b: 2} and with raised maps of the same keys;
     // held plainly, the constant would make `get`'s parameter plain (its lookups map operations)
     const CONST = `
-function get(m: PMap<string, number>, k: string): number {
-  const r = mapFind(m, k);
-  return r.kind === 'some' ? r.value : 0;
-}
+${GET}
 function pick(c: boolean, x: number): PMap<string, number> {
   return c ? mapInsert(mapInsert(mapEmpty(), 'a', 1), 'b', 2) : mapInsert(mapInsert(mapEmpty(), 'a', x), 'b', x);
 }
@@ -597,10 +594,7 @@ export function run(x: number, y: number, name: string): number {
     // tests/stager/precision.test.ts, is where a constant state once made such states plain)
     const STATE = `
 type St = { readonly kind: 'st'; readonly live: boolean; readonly m: PMap<string, number> };
-function get(m: PMap<string, number>, k: string): number {
-  const r = mapFind(m, k);
-  return r.kind === 'some' ? r.value : 0;
-}
+${GET}
 function step(s: St, x: number, live: boolean): St {
   if (!s.live) return s;
   if (x > 0) return { kind: 'st', live, m: mapInsert(s.m, 'a', get(s.m, 'a') + x) };
