@@ -185,10 +185,8 @@ export function cyCmd(c: Cmd, st: CyState, names: List<string>): [Cmd, CyState] 
       return [c, st];
     case 'callCmd':
       return [{ kind: 'callCmd', name: c.name, args: cyExprs(c.args, copies), lbl: c.lbl }, st];
-    case 'soac': {
-      const [s, after] = cySoac(c, st, names);
-      return [s, after];
-    }
+    case 'soac':
+      return cySoac(c, st, names);
     case 'hfused': {
       const [members, after] = cySoacs(c.members, st, names);
       return [{ kind: 'hfused', members, lbl: c.lbl }, after];

@@ -1218,13 +1218,11 @@ class PartialEvaluator {
           v,
           () =>
             this.withVar(m.r, m.v, m.rep, span, (mx) => {
-              const slots = next.map((kk) => {
-                if (value !== undefined && keyIndex([kk], key) === 0) return value.r;
-                if (m.rep !== undefined) return this.slot(mx, m.v, keys, keyIndex(keys, kk), span).r;
-                // a map constant: its entry is a constant
-                const c = (m.r as Extract<CoreExpr, { kind: 'lit' }>).value as PMap<Prim, Value>;
-                return this.constNode(c.get(kk) as Value, span);
-              });
+              const slots = next.map((kk) =>
+                value !== undefined && keyIndex([kk], key) === 0
+                  ? value.r
+                  : this.entryCode(m, mx, keys, keyIndex(keys, kk), span),
+              );
               return this.node({ kind: 'con', ctor: this.tupleCtor(next.length), args: slots }, span);
             }),
           span,
@@ -1274,32 +1272,35 @@ class PartialEvaluator {
           { kind: 'prim', op: 'eq', args: [this.copyAtom(kx), this.litNode(keys[i] as Prim, span)] },
           span,
         );
-        // a map constant's entry is a constant
-        const entry =
-          m.rep === undefined
-            ? this.constNode(
-                ((m.r as Extract<CoreExpr, { kind: 'lit' }>).value as PMap<Prim, Value>).get(
-                  keys[i] as Prim,
-                ) as Value,
-                span,
-              )
-            : this.slot(this.copyAtom(mx), m.v, keys, i, span).r;
-        const found = this.node({ kind: 'con', ctor: 'some', args: [entry] }, span);
+        const found = this.node(
+          { kind: 'con', ctor: 'some', args: [this.entryCode(m, this.copyAtom(mx), keys, i, span)] },
+          span,
+        );
         // biome-ignore lint/suspicious/noThenProperty: Core's `if` node has a `then` field
         out = this.node({ kind: 'if', cond, then: found, else: out }, span);
         this.cs.set(out.label, v);
       }
       return out;
     };
+    // (a map constant is not read by the chain: its entries are constants)
+    const withMap = (make: (mx: CoreExpr) => CoreExpr) =>
+      m.rep === undefined ? make(m.r) : this.withVar(m.r, m.v, m.rep, span, make);
     return this.bind(
       v,
-      () =>
-        this.withVar(m.r, m.v, m.rep, span, (mx) =>
-          this.withVar(k.r, k.v, undefined, span, (kx) => chain(mx, kx)),
-        ),
+      () => withMap((mx) => this.withVar(k.r, k.v, undefined, span, (kx) => chain(mx, kx))),
       span,
       undefined,
     );
+  }
+
+  /**
+   * The code of the `i`-th entry (of `keys`) of a raised map held in the atom `mx`: its slot; of a
+   * map constant (`m.r` a literal): the entry itself, a constant.
+   */
+  private entryCode(m: Binding, mx: CoreExpr, keys: readonly Prim[], i: number, span: SourceSpan): CoreExpr {
+    if (m.rep !== undefined) return this.slot(mx, m.v, keys, i, span).r;
+    const c = (m.r as Extract<CoreExpr, { kind: 'lit' }>).value as PMap<Prim, Value>;
+    return this.constNode(c.get(keys[i] as Prim) as Value, span);
   }
 
   /** The keys of a raised map, or of a map constant small enough to raise; else `undefined`. */

@@ -68,7 +68,7 @@ export const PRIMS = {
   equal: prim(2, 'struct', P.equal<Value>),
   // a tuple with one element replaced (never written in SCF-lang: the partial evaluator's
   // residual code for an update of a raised map, pe.ts)
-  tuple_with: prim(3, 'struct', (t: TupleValue, i: Num, x: Value) => tupleWith(t, i, x)),
+  tuple_with: prim(3, 'struct', tupleWith),
   // maps
   map_empty: prim(0, 'map', () => P.mapEmpty<P.Prim, Value>()),
   map_insert: prim(3, 'map', (m: Map, k: P.Prim, v: Value) => P.mapInsert(m, k, v)),
