@@ -30,7 +30,12 @@ interface Iface {
   readonly name: string;
   readonly kind: string;
   readonly fields: readonly { readonly name: string; readonly type: Ty }[];
+  /** The tags of its doc comment that the generator reads (`@ends`, `@assigns`). */
+  readonly tags: ReadonlySet<string>;
 }
+
+/** Doc-comment tags of a command kind (see ast.ts's header). */
+const TAGS = ['ends', 'assigns'] as const;
 
 // biome-ignore lint/suspicious/noExplicitAny: oxc's ESTree nodes, read structurally
 type Node = any;
@@ -56,7 +61,7 @@ function fieldType(t: Node, where: string): Ty {
   return { tag: 'node', name };
 }
 
-function iface(decl: Node): Iface {
+function iface(decl: Node, doc: string): Iface {
   const name: string = decl.id.name;
   const members: Node[] = decl.body.body;
   const fields: { name: string; type: Ty }[] = [];
@@ -79,7 +84,14 @@ function iface(decl: Node): Iface {
   const last = fields[fields.length - 1];
   if (kind === undefined || last?.name !== 'lbl' || last.type.tag !== 'number')
     throw new Error(`ast.ts: ${name}: the last field is \`lbl: number\``);
-  return { name, kind, fields };
+  const tags = new Set(TAGS.filter((t) => new RegExp(`^\\s*\\*?\\s*@${t}\\b`, 'm').test(doc)));
+  return { name, kind, fields, tags };
+}
+
+/** The text of the block comment right before offset `at` (only blanks between), or ''. */
+function docBefore(source: string, comments: readonly Node[], at: number): string {
+  const c = comments.findLast((x) => x.end <= at);
+  return c && c.type === 'Block' && source.slice(c.end, at).trim() === '' ? c.value : '';
 }
 
 /** The interfaces (in declaration order) and unions of ast.ts's source text. */
@@ -90,7 +102,8 @@ export function readAst(source: string): { ifaces: Iface[]; unions: Map<string, 
   const unions = new Map<string, string[]>();
   for (const stmt of parsed.program.body as Node[]) {
     const decl = stmt.type === 'ExportNamedDeclaration' ? stmt.declaration : stmt;
-    if (decl?.type === 'TSInterfaceDeclaration') ifaces.push(iface(decl));
+    if (decl?.type === 'TSInterfaceDeclaration')
+      ifaces.push(iface(decl, docBefore(source, parsed.comments, stmt.start)));
     else if (decl?.type === 'TSTypeAliasDeclaration' && decl.typeAnnotation.type === 'TSUnionType') {
       const members = (decl.typeAnnotation.types as Node[]).map((t) => {
         if (t.type !== 'TSTypeReference') throw new Error(`ast.ts: ${decl.id.name}: a union of interfaces`);
@@ -197,7 +210,152 @@ export function generateKernelFields(source: string): string {
   return out.join('\n');
 }
 
+// ---- the leaf commands, for the SCF-lang passes -------------------------------------------------
+
+export const LEAF_FILE = path.join(ROOT, 'src/optimizers/leaf.generated.ts');
+
+const EXPR: Ty = { tag: 'node', name: 'Expr' };
+
+function sameTy(a: Ty, b: Ty): boolean {
+  return tyText(a) === tyText(b);
+}
+
+/**
+ * Whether `Cmd` member `i` is a leaf: not tagged `@assigns`, and its fields but `lbl` are scalars and
+ * expressions — `Expr` fields, then at most one `List<Expr>` or `Option<Expr>` after them.
+ */
+function isLeaf(i: Iface): boolean {
+  if (i.tags.has('assigns')) return false;
+  let tail = false;
+  for (const f of i.fields.slice(0, -1)) {
+    const t = f.type;
+    if (t.tag === 'number' || t.tag === 'string' || t.tag === 'boolean') continue;
+    if (tail) return false;
+    if (sameTy(t, EXPR)) continue;
+    if ((t.tag === 'list' || t.tag === 'option') && sameTy(t.of, EXPR)) tail = true;
+    else return false;
+  }
+  return true;
+}
+
+/** The SCF-lang expression listing `i`'s expressions (of `c`), in field order. */
+function exprsText(i: Iface): string {
+  const exprs = i.fields.filter((f) => sameTy(f.type, EXPR)).map((f) => `c.${f.name}`);
+  const rest = i.fields.find((f) => f.type.tag === 'list' || f.type.tag === 'option');
+  let out =
+    rest === undefined
+      ? NIL
+      : rest.type.tag === 'list'
+        ? `c.${rest.name}`
+        : `c.${rest.name}.kind === 'some' ? ${cons(`c.${rest.name}.value`, NIL)} : ${NIL}`;
+  for (const e of exprs.reverse()) out = cons(e, out);
+  return out;
+}
+
+const NIL = "{ kind: 'nil' }";
+
+function cons(head: string, tail: string): string {
+  return `{ kind: 'cons', head: ${head}, tail: ${tail} }`;
+}
+
+/** The SCF-lang expression rebuilding `c` (of `i`) with the expressions of list `es` and label `lbl`. */
+function withText(i: Iface): string {
+  let rest = 'es';
+  const parts = [`kind: '${i.kind}'`];
+  for (const f of i.fields) {
+    const t = f.type;
+    if (f.name === 'lbl') parts.push('lbl');
+    else if (sameTy(t, EXPR)) {
+      parts.push(`${f.name}: headOr(${rest}, c.${f.name})`);
+      rest = `tailOf(${rest})`;
+    } else if (t.tag === 'list') parts.push(`${f.name}: ${rest}`);
+    else if (t.tag === 'option') parts.push(`${f.name}: firstOf(${rest})`);
+    else parts.push(`${f.name}: c.${f.name}`);
+  }
+  return `{ ${parts.join(', ')} }`;
+}
+
+const LEAF_HEADER = `/**
+ * GENERATED by scripts/gen-kernel-fields.ts from src/kernel/ast.ts: do not edit; after changing
+ * ast.ts run \`npm run gen:fields\` (tests/kernel/fields.test.ts fails while this file is stale).
+ * SCF-lang (checked by \`scf check\` with the passes that import it); left out of the formatter.
+ *
+ * The *leaf* commands: the \`Cmd\` kinds without sub-commands that assign nothing themselves (no
+ * \`@assigns\` tag in ast.ts), whose fields are scalars and expressions (\`Expr\` fields, then at most
+ * one \`List<Expr>\` or \`Option<Expr>\`). Each SCF-lang pass reads such a command by its meaning
+ * alone: it evaluates its expressions in field order (a call among them may store into the arrays
+ * passed to it), then goes on to the next command, or, tagged \`@ends\`, leaves the function. The
+ * passes' \`default\` case handles every leaf kind they give no case of their own, through
+ * \`leafExprs\` (its expressions), \`leafWith\` (the command rebuilt with new expressions and label)
+ * and \`leafEnds\`, so a new leaf kind needs no case in them.
+ */
+`;
+
+/** The text of leaf.generated.ts for ast.ts's source text. */
+export function generateLeafCommands(source: string): string {
+  const { ifaces, unions } = readAst(source);
+  const members = (unions.get('Cmd') ?? []).map((m) => ifaces.find((i) => i.name === m) as Iface);
+  const leaves = members.filter(isLeaf);
+  const out: string[] = [];
+  out.push('/** The leaf command kinds. */');
+  out.push(`export type LeafCmd = ${leaves.map((i) => i.name).join(' | ')};`);
+  out.push('');
+  out.push('/** The expressions of `c`, in field order. */');
+  out.push('export function leafExprs(c: LeafCmd): List<Expr> {');
+  out.push('  switch (c.kind) {');
+  for (const i of leaves) out.push(`    case '${i.kind}':`, `      return ${exprsText(i)};`);
+  out.push('  }', '}', '');
+  out.push(
+    '/** `c` with its expressions taken in order from `es` (a field keeps its own when `es` runs out). */',
+  );
+  out.push('export function leafWith(c: LeafCmd, es: List<Expr>, lbl: number): Cmd {');
+  out.push('  switch (c.kind) {');
+  for (const i of leaves) out.push(`    case '${i.kind}':`, `      return ${withText(i)};`);
+  out.push('  }', '}', '');
+  out.push('/** Whether control leaves the function at `c` (tagged `@ends` in ast.ts). */');
+  out.push('export function leafEnds(c: LeafCmd): boolean {');
+  out.push('  switch (c.kind) {');
+  const ends = leaves.filter((i) => i.tags.has('ends'));
+  const goesOn = leaves.filter((i) => !i.tags.has('ends'));
+  for (const [group, value] of [
+    [ends, 'true'],
+    [goesOn, 'false'],
+  ] as const) {
+    if (group.length === 0) continue;
+    for (const i of group) out.push(`    case '${i.kind}':`);
+    out.push(`      return ${value};`);
+  }
+  out.push('  }', '}', '');
+  // the helpers leafWith calls (only those: tsc rejects unused functions)
+  const body = out.join('\n');
+  const helpers: [string, string][] = [
+    [
+      'headOr',
+      "function headOr(es: List<Expr>, e: Expr): Expr {\n  return es.kind === 'cons' ? es.head : e;\n}\n",
+    ],
+    [
+      'tailOf',
+      "function tailOf(es: List<Expr>): List<Expr> {\n  return es.kind === 'cons' ? es.tail : es;\n}\n",
+    ],
+    [
+      'firstOf',
+      "function firstOf(es: List<Expr>): Option<Expr> {\n  return es.kind === 'cons' ? { kind: 'some', value: es.head } : { kind: 'none' };\n}\n",
+    ],
+  ];
+  const used = helpers.filter(([name]) => body.includes(`${name}(`)).map(([, text]) => text);
+  const prelude = used.some((h) => h.includes('Option<')) ? 'List, Option' : 'List';
+  const types = ['Cmd', 'Expr', ...leaves.map((i) => i.name)].sort().join(', ');
+  const imports = [
+    `import type { ${prelude} } from 'scf/prelude';`,
+    `import type { ${types} } from '../kernel/ast.js';`,
+    '',
+  ];
+  return [LEAF_HEADER.trimEnd(), ...imports, body, ...used].join('\n');
+}
+
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  writeFileSync(FIELDS_FILE, generateKernelFields(readFileSync(AST_FILE, 'utf8')));
-  console.log(`wrote ${path.relative(ROOT, FIELDS_FILE)}`);
+  const source = readFileSync(AST_FILE, 'utf8');
+  writeFileSync(FIELDS_FILE, generateKernelFields(source));
+  writeFileSync(LEAF_FILE, generateLeafCommands(source));
+  console.log(`wrote ${path.relative(ROOT, FIELDS_FILE)} and ${path.relative(ROOT, LEAF_FILE)}`);
 }

@@ -64,7 +64,10 @@ export interface Decl {
 
 export type Cmd = Assign | Store | Seq | If | While | Return | Skip | CallCmd | Soac | Hfused;
 
-/** `name = rhs;` for a scalar variable (local or parameter). */
+/**
+ * `name = rhs;` for a scalar variable (local or parameter).
+ * @assigns
+ */
 export interface Assign {
   readonly kind: 'assign';
   readonly name: string;
@@ -72,7 +75,10 @@ export interface Assign {
   readonly lbl: number;
 }
 
-/** `array[index] = rhs;` */
+/**
+ * `array[index] = rhs;`
+ * @assigns
+ */
 export interface Store {
   readonly kind: 'store';
   readonly array: string;
@@ -110,7 +116,10 @@ export interface While {
   readonly lbl: number;
 }
 
-/** `return value;` (`none` in a void function). */
+/**
+ * `return value;` (`none` in a void function).
+ * @ends
+ */
 export interface Return {
   readonly kind: 'return';
   readonly value: Option<Expr>;

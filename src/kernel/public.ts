@@ -1,9 +1,10 @@
 /**
  * `scf/kernel`: what a compiler writer's own optimizer imports besides the prelude — the kernel
- * AST's types and the SCF-lang helpers the built-in optimizers share (walks and relabelling,
- * expression facts, the constant lattice). Run natively, these are ordinary TypeScript; the
- * SCF-lang front end resolves the same specifier to the same modules (scf-lang/declarations.ts:
- * `KERNEL_MODULES`), so a user's pass type-checks, runs and stages alike.
+ * AST's types and the SCF-lang helpers the built-in optimizers share (walks and relabelling, the
+ * leaf commands a pass's `default` case reads, expression facts, the constant lattice). Run
+ * natively, these are ordinary TypeScript; the SCF-lang front end resolves the same specifier to
+ * the same modules (scf-lang/declarations.ts: `KERNEL_MODULES`), so a user's pass type-checks, runs
+ * and stages alike.
  */
 export type * from './ast.js';
 export { exprType, hasCall } from './expr-info.js';
@@ -25,4 +26,5 @@ export {
   reverseCmds,
   soacDests,
 } from '../optimizers/kernel-walk.js';
+export { type LeafCmd, leafEnds, leafExprs, leafWith } from '../optimizers/leaf.generated.js';
 export * from '../optimizers/lattice.js';

@@ -29,7 +29,7 @@ import { exprType } from './expr-info.js';
 import { children, KERNEL_UNIONS, type KernelNode, nodeInfo, nodesOfType } from './fields.js';
 import type { FieldType } from './fields.generated.js';
 import { ARRAY_OPS, FOLD_OPS } from './structure.js';
-import { assertNever, listToArray } from './util.js';
+import { listToArray } from './util.js';
 
 export interface ValidationProblem {
   readonly rule: 'shape' | 'label' | 'type' | 'elaborated' | 'seq' | 'soac';
@@ -242,19 +242,12 @@ class FunChecker {
         this.cmd(c.first);
         this.cmd(c.second);
         return;
-      case 'if':
-      case 'while':
-        this.expr(c.cond);
-        for (const d of c.kind === 'if' ? [c.thenCmd, c.elseCmd] : [c.body]) this.cmd(d);
-        return;
       case 'return':
         if (c.value.kind === 'some') {
           this.expr(c.value.value);
           this.want(c.value.value, this.f.ret.replace('[]', ''), 'the returned value');
         } else if (this.f.ret !== 'void')
           this.problem('elaborated', c.lbl, `'${this.f.name}' returns no value`);
-        return;
-      case 'skip':
         return;
       case 'callCmd':
         this.call(c.name, listToArray(c.args), c.lbl);
@@ -266,7 +259,10 @@ class FunChecker {
         for (const m of listToArray(c.members)) this.soac(m);
         return;
       default:
-        assertNever(c);
+        // `if`, `while`, `skip` and any kind without rules of its own: its expressions and its
+        // sub-commands, in field order (the field table)
+        for (const e of nodesOfType(c, 'Expr')) this.expr(e as Expr);
+        for (const d of nodesOfType(c, 'Cmd')) this.cmd(d as Cmd);
     }
   }
 

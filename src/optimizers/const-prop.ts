@@ -100,6 +100,7 @@ import {
   relabelCmd,
   reverseCmds,
 } from './kernel-walk.js';
+import { leafEnds, leafExprs, leafWith } from './leaf.generated.js';
 
 /** Most iterations a loop is completely unrolled to (DyC's default). */
 export const UNROLL_LIMIT = 64;
@@ -263,20 +264,6 @@ export function cpCmd(
     }
     case 'while':
       return cpWhile(c, st, n, spent, names, build);
-    case 'return': {
-      if (c.value.kind === 'none') return [c, unreachable(st.env), n, spent];
-      const env = killPassed(st.env, arraysPassed(c.value.value, setEmpty()));
-      if (!build) return [c, unreachable(env), n, spent];
-      const [value] = cpExpr(c.value.value, env);
-      return [{ kind: 'return', value: some(value), lbl: c.lbl }, unreachable(env), n, spent];
-    }
-    case 'skip':
-      return [c, st, n, spent];
-    case 'callCmd': {
-      const env = killPassed(st.env, arraysPassedList(c.args, setEmpty()));
-      const out: Cmd = build ? { kind: 'callCmd', name: c.name, args: cpExprs(c.args, env), lbl: c.lbl } : c;
-      return [out, reachable(env), n, spent];
-    }
     case 'soac': {
       const [s, env] = cpSoac(c, st.env, build);
       return [s, reachable(env), n, spent];
@@ -284,6 +271,14 @@ export function cpCmd(
     case 'hfused': {
       const [members, env] = cpSoacs(c.members, st.env, build);
       return [build ? { kind: 'hfused', members, lbl: c.lbl } : c, reachable(env), n, spent];
+    }
+    default: {
+      // a leaf (`return`, `skip`, a call; leaf.generated.ts): the arrays its calls are passed lose
+      // their contents, its expressions are folded, and after it comes the next command or nothing
+      const es = leafExprs(c);
+      const env = killPassed(st.env, arraysPassedList(es, setEmpty()));
+      const out: Cmd = build ? leafWith(c, cpExprs(es, env), c.lbl) : c;
+      return [out, leafEnds(c) ? unreachable(env) : reachable(env), n, spent];
     }
   }
 }

@@ -34,6 +34,7 @@
 import { type List, mapEmpty, mapFind, mapInsert, type PMap } from 'scf/prelude';
 import type { Cmd, Decl, Expr, Fun, Param, Soac, SoacArg, While } from '../kernel/ast.js';
 import { mkSeq } from './kernel-walk.js';
+import { leafEnds, leafExprs, leafWith } from './leaf.generated.js';
 
 /** Most rounds of a loop's fixpoint iteration before its head facts are dropped. */
 export const COPY_FUEL = 64;
@@ -176,20 +177,17 @@ export function cyCmd(c: Cmd, st: CyState, names: List<string>): [Cmd, CyState] 
       const [body] = cyCmd(c.body, head, names);
       return [{ kind: 'while', cond: cyExpr(c.cond, head.copies), body, isFor: c.isFor, lbl: c.lbl }, head];
     }
-    case 'return': {
-      if (c.value.kind === 'none') return [c, unreachable(st)];
-      const value = cyExpr(c.value.value, copies);
-      return [{ kind: 'return', value: { kind: 'some', value }, lbl: c.lbl }, unreachable(st)];
-    }
-    case 'skip':
-      return [c, st];
-    case 'callCmd':
-      return [{ kind: 'callCmd', name: c.name, args: cyExprs(c.args, copies), lbl: c.lbl }, st];
     case 'soac':
       return cySoac(c, st, names);
     case 'hfused': {
       const [members, after] = cySoacs(c.members, st, names);
       return [{ kind: 'hfused', members, lbl: c.lbl }, after];
+    }
+    default: {
+      // a leaf (`return`, `skip`, a call; leaf.generated.ts): copies replace variables in its
+      // expressions; it assigns no scalar (calls get scalars by value), so the facts stay
+      const out = leafWith(c, cyExprs(leafExprs(c), copies), c.lbl);
+      return [out, leafEnds(c) ? unreachable(st) : st];
     }
   }
 }

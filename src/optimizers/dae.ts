@@ -36,6 +36,7 @@ import { equal, type List, type PSet, setAdd, setDelete, setEmpty, setHas, setUn
 import type { Cmd, Decl, Expr, Fun, Param, Soac, SoacArg, While } from '../kernel/ast.js';
 import { hasCall } from '../kernel/expr-info.js';
 import { hasSoac, isScalarSoac, mkSeq } from './kernel-walk.js';
+import { leafEnds, leafExprs } from './leaf.generated.js';
 
 /** Most rounds of a loop's liveness fixpoint before every scalar is taken to be live. */
 export const DAE_FUEL = 64;
@@ -115,16 +116,6 @@ export function daeCmd(
         build ? namesExpr(c.cond, nb) : nb,
       ];
     }
-    case 'return':
-      return [
-        c,
-        c.value.kind === 'some' ? usesExpr(c.value.value, setEmpty()) : setEmpty(),
-        kept(c, build, names),
-      ];
-    case 'skip':
-      return [c, live, names];
-    case 'callCmd':
-      return [c, usesExprs(c.args, live), kept(c, build, names)];
     case 'soac': {
       const [s, before] = daeSoac(c, live, all);
       return [s, before, kept(s, build, names)];
@@ -134,6 +125,10 @@ export function daeCmd(
       const fused = fusedOf(members, c.lbl);
       return [fused, before, kept(fused, build, names)];
     }
+    default:
+      // a leaf (`return`, `skip`, a call; leaf.generated.ts): kept; live before it are the
+      // variables its expressions read, with those live after it unless control ends there
+      return [c, usesExprs(leafExprs(c), leafEnds(c) ? setEmpty() : live), kept(c, build, names)];
   }
 }
 
@@ -252,16 +247,12 @@ export function mentionedCmd(c: Cmd, dests: boolean, acc: PSet<string>): PSet<st
       return mentionedCmd(c.elseCmd, dests, mentionedCmd(c.thenCmd, dests, namesExpr(c.cond, acc)));
     case 'while':
       return mentionedCmd(c.body, dests, namesExpr(c.cond, acc));
-    case 'return':
-      return c.value.kind === 'some' ? namesExpr(c.value.value, acc) : acc;
-    case 'skip':
-      return acc;
-    case 'callCmd':
-      return namesExprs(c.args, acc);
     case 'soac':
       return namesSoac(c, dests, acc);
     case 'hfused':
       return namesSoacs(c.members, dests, acc);
+    default:
+      return namesExprs(leafExprs(c), acc);
   }
 }
 

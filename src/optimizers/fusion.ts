@@ -58,6 +58,7 @@ import {
 } from 'scf/prelude';
 import type { Bind, Cmd, Expr, Fun, If, Lam, Param, Soac, SoacArg } from '../kernel/ast.js';
 import { arraysPassed, maxLabelFun, mkSeq, modifiedNames, relabelLam, relabelSoac } from './kernel-walk.js';
+import { leafExprs } from './leaf.generated.js';
 
 /** How often each array name is used in the function, outside lambdas. */
 export type Uses = PMap<string, number>;
@@ -101,16 +102,12 @@ export function usesCmd(c: Cmd, acc: Uses): Uses {
       return usesCmd(c.elseCmd, usesCmd(c.thenCmd, usesExpr(c.cond, acc)));
     case 'while':
       return usesCmd(c.body, usesExpr(c.cond, acc));
-    case 'return':
-      return c.value.kind === 'some' ? usesExpr(c.value.value, acc) : acc;
-    case 'skip':
-      return acc;
-    case 'callCmd':
-      return usesExprs(c.args, acc);
     case 'soac':
       return usesSoac(c, acc);
     case 'hfused':
       return usesSoacs(c.members, acc);
+    default:
+      return usesExprs(leafExprs(c), acc);
   }
 }
 
@@ -184,11 +181,9 @@ function fuseCmd(c: Cmd, uses: Uses, n: number): [Cmd, number] {
     }
     case 'assign':
     case 'store':
-    case 'return':
-    case 'skip':
-    case 'callCmd':
     case 'soac':
     case 'hfused':
+    default:
       return [c, n];
   }
 }
@@ -710,10 +705,8 @@ function horizontalCmd(c: Cmd, n: number): [Cmd, number] {
       return dedupe(c, n);
     case 'assign':
     case 'store':
-    case 'return':
-    case 'skip':
-    case 'callCmd':
     case 'hfused':
+    default:
       return [c, n];
   }
 }

@@ -15,6 +15,11 @@
  *   bindings;
  * - `hasSoac`: whether a command contains a combinator.
  *
+ * Leaf commands (`return`, `skip`, calls, and any kind ast.ts adds that has no sub-command and
+ * assigns nothing itself) go through each walk's `default` case by their expressions
+ * (`leafExprs`/`leafWith` of leaf.generated.ts, generated from ast.ts), so a new leaf kind needs no
+ * case here or in the passes.
+ *
  * Combinators (ast.ts): a `soac` assigns exactly its `dest` (a scalar for reduce/redomap, a fresh
  * array otherwise). Its lambdas are closed and may not write arrays (array parameters of the
  * functions given to combinators are `const`, which the parser checks), so a combinator modifies
@@ -24,6 +29,7 @@
  */
 import { type List, max, type Option, type PSet, setAdd } from 'scf/prelude';
 import type { Bind, Cmd, Decl, Expr, Fun, Lam, Param, Soac, SoacArg } from '../kernel/ast.js';
+import { leafExprs, leafWith } from './leaf.generated.js';
 
 /** Adds to `acc` the arrays passed by reference (`arrayRef`) to calls inside `e`. */
 export function arraysPassed(e: Expr, acc: PSet<string>): PSet<string> {
@@ -71,16 +77,12 @@ export function modifiedNames(c: Cmd, acc: PSet<string>): PSet<string> {
       return modifiedNames(c.elseCmd, modifiedNames(c.thenCmd, arraysPassed(c.cond, acc)));
     case 'while':
       return modifiedNames(c.body, arraysPassed(c.cond, acc));
-    case 'return':
-      return c.value.kind === 'some' ? arraysPassed(c.value.value, acc) : acc;
-    case 'skip':
-      return acc;
-    case 'callCmd':
-      return arraysPassedList(c.args, acc);
     case 'soac':
       return setAdd(acc, c.dest);
     case 'hfused':
       return soacDests(c.members, acc);
+    default:
+      return arraysPassedList(leafExprs(c), acc);
   }
 }
 
@@ -108,9 +110,7 @@ export function hasSoac(c: Cmd): boolean {
       return true;
     case 'assign':
     case 'store':
-    case 'return':
-    case 'skip':
-    case 'callCmd':
+    default:
       return false;
   }
 }
@@ -174,16 +174,12 @@ export function maxLabelCmd(c: Cmd): number {
       return max(c.lbl, max(maxLabelExpr(c.cond), max(maxLabelCmd(c.thenCmd), maxLabelCmd(c.elseCmd))));
     case 'while':
       return max(c.lbl, max(maxLabelExpr(c.cond), maxLabelCmd(c.body)));
-    case 'return':
-      return c.value.kind === 'some' ? max(c.lbl, maxLabelExpr(c.value.value)) : c.lbl;
-    case 'skip':
-      return c.lbl;
-    case 'callCmd':
-      return max(c.lbl, maxLabelExprs(c.args, 0));
     case 'soac':
       return maxLabelSoac(c);
     case 'hfused':
       return max(c.lbl, maxLabelSoacs(c.members, 0));
+    default:
+      return max(c.lbl, maxLabelExprs(leafExprs(c), 0));
   }
 }
 
@@ -301,22 +297,15 @@ export function relabelCmd(c: Cmd, n: number): [Cmd, number] {
       const [body, n2] = relabelCmd(c.body, n1);
       return [{ kind: 'while', cond, body, isFor: c.isFor, lbl: n }, n2];
     }
-    case 'return': {
-      if (c.value.kind === 'none') return [{ kind: 'return', value: c.value, lbl: n }, n + 1];
-      const [value, n1] = relabelExpr(c.value.value, n + 1);
-      return [{ kind: 'return', value: { kind: 'some', value }, lbl: n }, n1];
-    }
-    case 'skip':
-      return [{ kind: 'skip', lbl: n }, n + 1];
-    case 'callCmd': {
-      const [args, n1] = relabelExprs(c.args, n + 1);
-      return [{ kind: 'callCmd', name: c.name, args, lbl: n }, n1];
-    }
     case 'soac':
       return relabelSoac(c, n);
     case 'hfused': {
       const [members, n1] = relabelSoacs(c.members, n + 1);
       return [{ kind: 'hfused', members, lbl: n }, n1];
+    }
+    default: {
+      const [es, n1] = relabelExprs(leafExprs(c), n + 1);
+      return [leafWith(c, es, n), n1];
     }
   }
 }

@@ -46,6 +46,7 @@ export const KERNEL_SPECIFIER = 'scf/kernel';
 export const KERNEL_MODULES: readonly string[] = [
   'kernel/ast.ts',
   'optimizers/kernel-walk.ts',
+  'optimizers/leaf.generated.ts',
   'kernel/expr-info.ts',
   'optimizers/lattice.ts',
 ].map((f) => path.join(SOURCE_ROOT, f));

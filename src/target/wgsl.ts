@@ -623,7 +623,11 @@ class ExprEmitter {
           `'${fun.name}', called inside a kernel, runs a fused group of combinators; only reduce/redomap over iota can run inside a kernel`,
         );
       default:
-        assertNever(c);
+        // a command kind with no WGSL form: the loop that calls this function runs on the host
+        throw new GpuUnsupported(
+          this.host,
+          `'${fun.name}', called inside a kernel, has a '${(c as Cmd).kind}' command, which has no WGSL form`,
+        );
     }
   }
 

@@ -2,6 +2,10 @@
  * The kernel AST's field table (src/kernel/fields.generated.ts, issue 18 item 1):
  * - it is fresh: regenerated in memory from src/kernel/ast.ts it equals the committed file (run
  *   `npm run gen:fields` after changing ast.ts), and the generator rejects what ast.ts's rules forbid;
+ * - so is src/optimizers/leaf.generated.ts, the leaf commands for the SCF-lang passes' `default`
+ *   cases: `leafExprs` lists exactly a leaf's expressions (as the table finds them), `leafWith` puts
+ *   them back, `leafEnds` follows the `@ends` tags, and the generator leaves out kinds tagged
+ *   `@assigns`, kinds with sub-commands and kinds whose expressions it could not put back in order;
  * - the SCF-lang label skeletons (`relabelCmd`/`relabelExpr`/`maxLabelCmd`/`maxLabelExpr`/
  *   `maxLabelFun` in src/optimizers/kernel-walk.ts, which must stay SCF-lang and cannot read a table)
  *   follow it: on samples built from the table, in which every field of every kind holds labelled
@@ -10,7 +14,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { AST_FILE, FIELDS_FILE, generateKernelFields } from '../../scripts/gen-kernel-fields.js';
+import {
+  AST_FILE,
+  FIELDS_FILE,
+  generateKernelFields,
+  generateLeafCommands,
+  LEAF_FILE,
+} from '../../scripts/gen-kernel-fields.js';
 import {
   type Cmd,
   type Expr,
@@ -18,10 +28,13 @@ import {
   type Fun,
   KERNEL_NODES,
   KERNEL_UNIONS,
+  listToArray,
   maxLabel,
   type NodeInfo,
+  nodesOfType,
   relabel,
 } from '../../src/kernel/index.js';
+import { type LeafCmd, leafEnds, leafExprs, leafWith } from '../../src/optimizers/leaf.generated.js';
 import { maxLabelCmd, maxLabelExpr, maxLabelFun, relabelCmd, relabelExpr } from '../../src/kernel/public.js';
 
 const AST = readFileSync(AST_FILE, 'utf8');
@@ -29,6 +42,10 @@ const AST = readFileSync(AST_FILE, 'utf8');
 describe('the field table', () => {
   it('is fresh: generated from ast.ts it equals the committed fields.generated.ts', () => {
     expect(readFileSync(FIELDS_FILE, 'utf8')).toBe(generateKernelFields(AST));
+  });
+
+  it('is fresh: generated from ast.ts it equals the committed leaf.generated.ts', () => {
+    expect(readFileSync(LEAF_FILE, 'utf8')).toBe(generateLeafCommands(AST));
   });
 
   it('lists every kind of ast.ts in declaration order, fields but kind, lbl last', () => {
@@ -199,5 +216,49 @@ describe('the SCF-lang label skeletons follow the table', () => {
     for (const c of cmds) check(c, maxLabelCmd);
     for (const e of exprs) check(e, maxLabelExpr);
     for (const f of funs) check(f, maxLabelFun);
+  });
+});
+
+describe('the leaf commands (leaf.generated.ts) follow the table and the tags', () => {
+  const next = { lbl: 1, turn: new Map<string, number>() };
+  const leaves = ['return', 'skip', 'callCmd'];
+  const samples = leaves.map((k) => sampleNode(k, 0, next) as unknown as LeafCmd);
+  const voidReturn = { kind: 'return', value: { kind: 'none' }, lbl: 99 } as const;
+
+  it('are return, skip and callCmd in ast.ts (assign and store are tagged @assigns)', () => {
+    expect(readFileSync(LEAF_FILE, 'utf8')).toContain('export type LeafCmd = Return | Skip | CallCmd;');
+  });
+
+  it('leafExprs lists the expressions the table finds; leafWith puts them back', () => {
+    for (const c of [...samples, voidReturn]) {
+      const es = leafExprs(c);
+      expect(listToArray(es)).toEqual(nodesOfType(c, 'Expr'));
+      expect(leafWith(c, es, c.lbl)).toEqual(c);
+      const [relabelled] = relabelCmd(c, 500);
+      expect(leafWith(c, leafExprs(relabelled as LeafCmd), 500)).toEqual(relabelled);
+    }
+  });
+
+  it('leafEnds holds exactly for the kinds tagged @ends', () => {
+    expect(samples.filter(leafEnds).map((c) => c.kind)).toEqual(['return']);
+  });
+
+  it('the generator reads the tags and the field shapes', () => {
+    const src = [
+      'export type Cmd = A | B | C | D | E;',
+      'export type Expr = X | Y;',
+      "export interface X { readonly kind: 'x'; readonly lbl: number }",
+      "export interface Y { readonly kind: 'y'; readonly lbl: number }",
+      "/**\n * ends here\n * @ends\n */\nexport interface A { readonly kind: 'a'; readonly e: Expr; readonly lbl: number }",
+      "/** @assigns */\nexport interface B { readonly kind: 'b'; readonly name: string; readonly lbl: number }",
+      "export interface C { readonly kind: 'c'; readonly body: Cmd; readonly lbl: number }",
+      "export interface D { readonly kind: 'd'; readonly es: List<Expr>; readonly e: Expr; readonly lbl: number }",
+      "export interface E { readonly kind: 'e'; readonly e: Expr; readonly o: Option<Expr>; readonly lbl: number }",
+    ].join('\n');
+    const out = generateLeafCommands(src);
+    expect(out).toContain('export type LeafCmd = A | E;');
+    expect(out).toMatch(/case 'a':\n\s+return true;/);
+    expect(out).toMatch(/case 'e':\n\s+return false;/);
+    expect(out).toContain("return { kind: 'e', e: headOr(es, c.e), o: firstOf(tailOf(es)), lbl };");
   });
 });

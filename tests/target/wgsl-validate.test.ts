@@ -20,7 +20,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  type Cmd,
   type Fun,
+  listFromArray,
   listToArray,
   loadKernelParser,
   type Program,
@@ -121,6 +123,22 @@ describe('the repo has kernel programs to validate', () => {
         `EXPECTED_REJECTIONS names ${key}`,
       ).toBe(true);
     }
+  });
+});
+
+describe('a command kind the WGSL back end has no case for', () => {
+  it('makes the function calling it unsupported inside a kernel (the host runs the loop), not an internal error', () => {
+    const src = 'int sq(int x) { return x * x; }\nint* squares(int n) { return map(sq, iota(n)); }\n';
+    const program = parseClean(src, 'squares.c');
+    // sq's body replaced by a command of a kind ast.ts does not have (as a new kind would be)
+    const mystery = { kind: 'mystery', lbl: 1000 } as unknown as Cmd;
+    const patched: Program = listFromArray(
+      functions(program).map((f) => (f.name === 'sq' ? { ...f, body: mystery } : f)),
+    );
+    expect(plan(program, 'squares', 'uniform')).not.toBeInstanceOf(GpuUnsupported);
+    const p = plan(patched, 'squares', 'uniform');
+    expect(p).toBeInstanceOf(GpuUnsupported);
+    expect((p as GpuUnsupported).message).toContain("'sq', called inside a kernel, has a 'mystery' command");
   });
 });
 
