@@ -626,7 +626,7 @@ class ExprEmitter {
         // a command kind with no WGSL form: the loop that calls this function runs on the host
         throw new GpuUnsupported(
           this.host,
-          `'${fun.name}', called inside a kernel, has a '${(c as Cmd).kind}' command, which has no WGSL form`,
+          `'${fun.name}', called inside a kernel, has a command of kind '${(c as Cmd).kind}', which has no WGSL form`,
         );
     }
   }

@@ -138,7 +138,9 @@ describe('a command kind the WGSL back end has no case for', () => {
     expect(plan(program, 'squares', 'uniform')).not.toBeInstanceOf(GpuUnsupported);
     const p = plan(patched, 'squares', 'uniform');
     expect(p).toBeInstanceOf(GpuUnsupported);
-    expect((p as GpuUnsupported).message).toContain("'sq', called inside a kernel, has a 'mystery' command");
+    expect((p as GpuUnsupported).message).toContain(
+      "'sq', called inside a kernel, has a command of kind 'mystery'",
+    );
   });
 });
 
