@@ -10,7 +10,8 @@
  * kernel values, or a scalar. A field holds children when its type is a node type, a list or an
  * option (an `Option<number>` too: its `some` cell is an object a walk visits, as before the table).
  * Not SCF-lang (it reads a table); the SCF-lang passes keep their own switches, checked against the
- * table by tests/kernel/fields.test.ts.
+ * table by tests/kernel/fields.test.ts, and read leaf commands through src/optimizers/leaf.generated.ts
+ * (generated from ast.ts with this table).
  */
 import { type FieldType, KERNEL_NODES, type KernelNode, type NodeInfo } from './fields.generated.js';
 
