@@ -30,12 +30,12 @@ interface Iface {
   readonly name: string;
   readonly kind: string;
   readonly fields: readonly { readonly name: string; readonly type: Ty }[];
-  /** The tags of its doc comment that the generator reads (`@ends`, `@assigns`). */
+  /** The tags of its doc comment (`@leaf`, `@ends`). */
   readonly tags: ReadonlySet<string>;
 }
 
-/** Doc-comment tags of a command kind (see ast.ts's header). */
-const TAGS = ['ends', 'assigns'] as const;
+/** The doc-comment tags of a command kind (ast.ts's header says what they mean). */
+const TAGS: readonly string[] = ['leaf', 'ends'];
 
 // biome-ignore lint/suspicious/noExplicitAny: oxc's ESTree nodes, read structurally
 type Node = any;
@@ -84,14 +84,28 @@ function iface(decl: Node, doc: string): Iface {
   const last = fields[fields.length - 1];
   if (kind === undefined || last?.name !== 'lbl' || last.type.tag !== 'number')
     throw new Error(`ast.ts: ${name}: the last field is \`lbl: number\``);
-  const tags = new Set(TAGS.filter((t) => new RegExp(`^\\s*\\*?\\s*@${t}\\b`, 'm').test(doc)));
+  const tags = new Set<string>();
+  for (const m of doc.matchAll(/(?<![\w`])@(\w+)/g)) {
+    const tag = m[1] as string;
+    if (!TAGS.includes(tag))
+      throw new Error(
+        `ast.ts: ${name}: unknown tag @${tag} (the tags are ${TAGS.map((t) => `@${t}`).join(', ')})`,
+      );
+    tags.add(tag);
+  }
   return { name, kind, fields, tags };
 }
 
 /** The text of the block comment right before offset `at` (only blanks between), or ''. */
 function docBefore(source: string, comments: readonly Node[], at: number): string {
-  const c = comments.findLast((x) => x.end <= at);
-  return c && c.type === 'Block' && source.slice(c.end, at).trim() === '' ? c.value : '';
+  let end = at;
+  for (let k = comments.findLastIndex((x) => x.end <= at); k >= 0; k--) {
+    const c = comments[k];
+    if (source.slice(c.end, end).trim() !== '') return '';
+    if (c.type === 'Block') return c.value;
+    end = c.start; // a line comment (a biome-ignore, say) between the doc and the interface
+  }
+  return '';
 }
 
 /** The interfaces (in declaration order) and unions of ast.ts's source text. */
@@ -128,6 +142,17 @@ export function readAst(source: string): { ifaces: Iface[]; unions: Map<string, 
   for (const [u, members] of unions)
     for (const m of members)
       if (!ifaces.some((i) => i.name === m)) throw new Error(`ast.ts: ${u}: '${m}' is not an interface`);
+  const commands = unions.get('Cmd') ?? [];
+  for (const i of ifaces) {
+    if (i.tags.has('leaf') && !commands.includes(i.name))
+      throw new Error(`ast.ts: ${i.name}: @leaf is for members of the Cmd union`);
+    if (i.tags.has('leaf') && !leafShape(i))
+      throw new Error(
+        `ast.ts: ${i.name}: a @leaf's fields are scalars and expressions (Expr fields, then at most one List<Expr> or Option<Expr>)`,
+      );
+    if (i.tags.has('ends') && !i.tags.has('leaf'))
+      throw new Error(`ast.ts: ${i.name}: @ends is read on @leaf kinds only`);
+  }
   return { ifaces, unions };
 }
 
@@ -221,11 +246,10 @@ function sameTy(a: Ty, b: Ty): boolean {
 }
 
 /**
- * Whether `Cmd` member `i` is a leaf: not tagged `@assigns`, and its fields but `lbl` are scalars and
- * expressions — `Expr` fields, then at most one `List<Expr>` or `Option<Expr>` after them.
+ * Whether the fields of `i` but `lbl` are those of a leaf: scalars and expressions — `Expr` fields,
+ * then at most one `List<Expr>` or `Option<Expr>` after them (so that `leafWith` can put them back).
  */
-function isLeaf(i: Iface): boolean {
-  if (i.tags.has('assigns')) return false;
+function leafShape(i: Iface): boolean {
   let tail = false;
   for (const f of i.fields.slice(0, -1)) {
     const t = f.type;
@@ -280,14 +304,14 @@ const LEAF_HEADER = `/**
  * ast.ts run \`npm run gen:fields\` (tests/kernel/fields.test.ts fails while this file is stale).
  * SCF-lang (checked by \`scf check\` with the passes that import it); left out of the formatter.
  *
- * The *leaf* commands: the \`Cmd\` kinds without sub-commands that assign nothing themselves (no
- * \`@assigns\` tag in ast.ts), whose fields are scalars and expressions (\`Expr\` fields, then at most
- * one \`List<Expr>\` or \`Option<Expr>\`). Each SCF-lang pass reads such a command by its meaning
- * alone: it evaluates its expressions in field order (a call among them may store into the arrays
- * passed to it), then goes on to the next command, or, tagged \`@ends\`, leaves the function. The
- * passes' \`default\` case handles every leaf kind they give no case of their own, through
- * \`leafExprs\` (its expressions), \`leafWith\` (the command rebuilt with new expressions and label)
- * and \`leafEnds\`, so a new leaf kind needs no case in them.
+ * The *leaf* commands: the \`Cmd\` kinds ast.ts tags \`@leaf\` — no sub-command, fields that are
+ * scalars and expressions (\`Expr\` fields, then at most one \`List<Expr>\` or \`Option<Expr>\`),
+ * and a meaning the SCF-lang passes read from that alone: it evaluates its expressions in field
+ * order (a call among them may store into the arrays passed to it), assigns no variable or array
+ * itself, names none in a string field, then goes on to the next command or, tagged \`@ends\`,
+ * leaves the function. The passes' \`default\` case handles every leaf kind they give no case of
+ * their own, through \`leafExprs\` (its expressions), \`leafWith\` (the command rebuilt with new
+ * expressions and label) and \`leafEnds\`, so a new leaf kind needs no case in them.
  */
 `;
 
@@ -295,7 +319,7 @@ const LEAF_HEADER = `/**
 export function generateLeafCommands(source: string): string {
   const { ifaces, unions } = readAst(source);
   const members = (unions.get('Cmd') ?? []).map((m) => ifaces.find((i) => i.name === m) as Iface);
-  const leaves = members.filter(isLeaf);
+  const leaves = members.filter((i) => i.tags.has('leaf'));
   const out: string[] = [];
   out.push('/** The leaf command kinds. */');
   out.push(`export type LeafCmd = ${leaves.map((i) => i.name).join(' | ')};`);
@@ -306,7 +330,7 @@ export function generateLeafCommands(source: string): string {
   for (const i of leaves) out.push(`    case '${i.kind}':`, `      return ${exprsText(i)};`);
   out.push('  }', '}', '');
   out.push(
-    '/** `c` with its expressions taken in order from `es` (a field keeps its own when `es` runs out). */',
+    '/** `c` with its expressions from `es`, in order (an `Expr` field keeps its own when `es` runs out; a list takes the rest). */',
   );
   out.push('export function leafWith(c: LeafCmd, es: List<Expr>, lbl: number): Cmd {');
   out.push('  switch (c.kind) {');

@@ -8,6 +8,15 @@
  *   enums, optional fields or methods; kind strings are unique across the AST and avoid the prelude's
  *   'none'/'some'/'nil'/'cons' and the optimizers' 'const'/'nonConst'/'live'/'dead'.
  *
+ * Tags in a command kind's doc comment, read by `npm run gen:fields` (scripts/gen-kernel-fields.ts,
+ * which rejects any other and checks where they may stand):
+ * - `@leaf`: a command the SCF-lang passes read by its fields alone (src/optimizers/leaf.generated.ts):
+ *   no sub-command; fields that are scalars and expressions (`Expr` fields, then at most one
+ *   `List<Expr>` or `Option<Expr>`); it evaluates its expressions in field order, assigns no variable
+ *   or array itself (a call among its expressions may store into the arrays passed to it) and names
+ *   none in a string field. A leaf kind needs no case in the passes; any other kind needs one in each;
+ * - `@ends` (a leaf only): control does not go on after it (it leaves the function or the program).
+ *
  * Invariants of a program produced by `parseKernel` (and expected of every optimizer's output):
  * - `lbl` is unique within the program;
  * - the AST is *elaborated*: every implicit C conversion is an explicit `cast` node with `implicit: true`,
@@ -64,10 +73,7 @@ export interface Decl {
 
 export type Cmd = Assign | Store | Seq | If | While | Return | Skip | CallCmd | Soac | Hfused;
 
-/**
- * `name = rhs;` for a scalar variable (local or parameter).
- * @assigns
- */
+/** `name = rhs;` for a scalar variable (local or parameter). */
 export interface Assign {
   readonly kind: 'assign';
   readonly name: string;
@@ -75,10 +81,7 @@ export interface Assign {
   readonly lbl: number;
 }
 
-/**
- * `array[index] = rhs;`
- * @assigns
- */
+/** `array[index] = rhs;` */
 export interface Store {
   readonly kind: 'store';
   readonly array: string;
@@ -118,7 +121,7 @@ export interface While {
 
 /**
  * `return value;` (`none` in a void function).
- * @ends
+ * @leaf @ends
  */
 export interface Return {
   readonly kind: 'return';
@@ -126,13 +129,19 @@ export interface Return {
   readonly lbl: number;
 }
 
-/** The empty command. */
+/**
+ * The empty command.
+ * @leaf
+ */
 export interface Skip {
   readonly kind: 'skip';
   readonly lbl: number;
 }
 
-/** A call used as a statement (its result, if any, is discarded). */
+/**
+ * A call used as a statement (its result, if any, is discarded).
+ * @leaf
+ */
 export interface CallCmd {
   readonly kind: 'callCmd';
   readonly name: string;

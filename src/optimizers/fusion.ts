@@ -57,7 +57,15 @@ import {
   setHas,
 } from 'scf/prelude';
 import type { Bind, Cmd, Expr, Fun, If, Lam, Param, Soac, SoacArg } from '../kernel/ast.js';
-import { arraysPassed, maxLabelFun, mkSeq, modifiedNames, relabelLam, relabelSoac } from './kernel-walk.js';
+import {
+  arraysPassed,
+  asLeaf,
+  maxLabelFun,
+  mkSeq,
+  modifiedNames,
+  relabelLam,
+  relabelSoac,
+} from './kernel-walk.js';
 import { leafExprs } from './leaf.generated.js';
 
 /** How often each array name is used in the function, outside lambdas. */
@@ -183,8 +191,9 @@ function fuseCmd(c: Cmd, uses: Uses, n: number): [Cmd, number] {
     case 'store':
     case 'soac':
     case 'hfused':
-    default:
       return [c, n];
+    default:
+      return [asLeaf(c), n];
   }
 }
 
@@ -706,8 +715,9 @@ function horizontalCmd(c: Cmd, n: number): [Cmd, number] {
     case 'assign':
     case 'store':
     case 'hfused':
-    default:
       return [c, n];
+    default:
+      return [asLeaf(c), n];
   }
 }
 

@@ -29,7 +29,7 @@
  */
 import { type List, max, type Option, type PSet, setAdd } from 'scf/prelude';
 import type { Bind, Cmd, Decl, Expr, Fun, Lam, Param, Soac, SoacArg } from '../kernel/ast.js';
-import { leafExprs, leafWith } from './leaf.generated.js';
+import { type LeafCmd, leafExprs, leafWith } from './leaf.generated.js';
 
 /** Adds to `acc` the arrays passed by reference (`arrayRef`) to calls inside `e`. */
 export function arraysPassed(e: Expr, acc: PSet<string>): PSet<string> {
@@ -110,9 +110,23 @@ export function hasSoac(c: Cmd): boolean {
       return true;
     case 'assign':
     case 'store':
-    default:
       return false;
+    default:
+      return leafHasSoac(c);
   }
+}
+
+/** A leaf holds no combinator (typed, so that a kind that is no leaf needs a case in `hasSoac`). */
+function leafHasSoac(_c: LeafCmd): boolean {
+  return false;
+}
+
+/**
+ * `c` itself, typed as a leaf: a walk whose `default` passes leaves on unchanged returns
+ * `asLeaf(c)`, so that a kind that is no leaf needs a case of its own there (tsc says where).
+ */
+export function asLeaf(c: LeafCmd): Cmd {
+  return c;
 }
 
 /** Whether a combinator's result is a scalar (reduce/redomap) rather than a fresh array. */

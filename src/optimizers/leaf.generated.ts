@@ -3,14 +3,14 @@
  * ast.ts run `npm run gen:fields` (tests/kernel/fields.test.ts fails while this file is stale).
  * SCF-lang (checked by `scf check` with the passes that import it); left out of the formatter.
  *
- * The *leaf* commands: the `Cmd` kinds without sub-commands that assign nothing themselves (no
- * `@assigns` tag in ast.ts), whose fields are scalars and expressions (`Expr` fields, then at most
- * one `List<Expr>` or `Option<Expr>`). Each SCF-lang pass reads such a command by its meaning
- * alone: it evaluates its expressions in field order (a call among them may store into the arrays
- * passed to it), then goes on to the next command, or, tagged `@ends`, leaves the function. The
- * passes' `default` case handles every leaf kind they give no case of their own, through
- * `leafExprs` (its expressions), `leafWith` (the command rebuilt with new expressions and label)
- * and `leafEnds`, so a new leaf kind needs no case in them.
+ * The *leaf* commands: the `Cmd` kinds ast.ts tags `@leaf` — no sub-command, fields that are
+ * scalars and expressions (`Expr` fields, then at most one `List<Expr>` or `Option<Expr>`),
+ * and a meaning the SCF-lang passes read from that alone: it evaluates its expressions in field
+ * order (a call among them may store into the arrays passed to it), assigns no variable or array
+ * itself, names none in a string field, then goes on to the next command or, tagged `@ends`,
+ * leaves the function. The passes' `default` case handles every leaf kind they give no case of
+ * their own, through `leafExprs` (its expressions), `leafWith` (the command rebuilt with new
+ * expressions and label) and `leafEnds`, so a new leaf kind needs no case in them.
  */
 import type { List, Option } from 'scf/prelude';
 import type { CallCmd, Cmd, Expr, Return, Skip } from '../kernel/ast.js';
@@ -30,7 +30,7 @@ export function leafExprs(c: LeafCmd): List<Expr> {
   }
 }
 
-/** `c` with its expressions taken in order from `es` (a field keeps its own when `es` runs out). */
+/** `c` with its expressions from `es`, in order (an `Expr` field keeps its own when `es` runs out; a list takes the rest). */
 export function leafWith(c: LeafCmd, es: List<Expr>, lbl: number): Cmd {
   switch (c.kind) {
     case 'return':

@@ -20,6 +20,7 @@ import {
   generateKernelFields,
   generateLeafCommands,
   LEAF_FILE,
+  readAst,
 } from '../../scripts/gen-kernel-fields.js';
 import {
   type Cmd,
@@ -230,9 +231,11 @@ describe('the leaf commands (leaf.generated.ts) follow the table and the tags', 
   const samples = leaves.map((k) => sampleNode(k, 0, next) as unknown as LeafCmd);
   const voidReturn = { kind: 'return', value: { kind: 'none' }, lbl: 99 } as const;
   // the interfaces ast.ts tags `@ends`
-  const ends = [...AST.matchAll(/@ends\s*\*\/\s*export interface (\w+)/g)].map((m) => m[1]);
+  const ends = readAst(AST)
+    .ifaces.filter((i) => i.tags.has('ends'))
+    .map((i) => i.name);
 
-  it('include return, skip and callCmd, not assign and store (tagged @assigns) nor kinds with sub-commands', () => {
+  it('are the kinds tagged @leaf: return, skip and callCmd, not assign, store nor kinds with sub-commands', () => {
     expect(leaves.length).toBe(ifaces.length);
     for (const k of ['return', 'skip', 'callCmd']) expect(leaves).toContain(k);
     for (const k of ['assign', 'store', 'seq', 'if', 'while', 'soac', 'hfused'])
@@ -255,22 +258,50 @@ describe('the leaf commands (leaf.generated.ts) follow the table and the tags', 
     expect(samples.filter(leafEnds)).toEqual(tagged);
   });
 
-  it('the generator reads the tags and the field shapes', () => {
-    const src = [
-      'export type Cmd = A | B | C | D | E;',
+  it('the generator reads the tags and checks where they stand', () => {
+    const head = [
+      'export type Cmd = A | B | C | E;',
       'export type Expr = X | Y;',
       "export interface X { readonly kind: 'x'; readonly lbl: number }",
       "export interface Y { readonly kind: 'y'; readonly lbl: number }",
-      "/**\n * ends here\n * @ends\n */\nexport interface A { readonly kind: 'a'; readonly e: Expr; readonly lbl: number }",
-      "/** @assigns */\nexport interface B { readonly kind: 'b'; readonly name: string; readonly lbl: number }",
+      "export interface B { readonly kind: 'b'; readonly name: string; readonly e: Expr; readonly lbl: number }",
       "export interface C { readonly kind: 'c'; readonly body: Cmd; readonly lbl: number }",
-      "export interface D { readonly kind: 'd'; readonly es: List<Expr>; readonly e: Expr; readonly lbl: number }",
-      "export interface E { readonly kind: 'e'; readonly e: Expr; readonly o: Option<Expr>; readonly lbl: number }",
-    ].join('\n');
-    const out = generateLeafCommands(src);
+    ];
+    const a = "export interface A { readonly kind: 'a'; readonly e: Expr; readonly lbl: number }";
+    const e =
+      "export interface E { readonly kind: 'e'; readonly e: Expr; readonly o: Option<Expr>; readonly lbl: number }";
+    const src = (docA: string, docE = '/** @leaf */') =>
+      [...head, `${docA}\n${a}`, `${docE}\n${e}`].join('\n');
+    const out = generateLeafCommands(src('/**\n * ends here\n * @leaf\n * @ends\n */'));
     expect(out).toContain('export type LeafCmd = A | E;');
     expect(out).toMatch(/case 'a':\n\s+return true;/);
     expect(out).toMatch(/case 'e':\n\s+return false;/);
     expect(out).toContain("return { kind: 'e', e: headOr(es, c.e), o: firstOf(tailOf(es)), lbl };");
+    expect(out).toContain(
+      "return { kind: 'cons', head: c.e, tail: c.o.kind === 'some' ? { kind: 'cons', head: c.o.value, tail: { kind: 'nil' } } : { kind: 'nil' } };",
+    );
+    // tags on one line, and a line comment between the doc and the interface
+    expect(generateLeafCommands(src('/** `a`: @leaf @ends */\n// biome-ignore lint: a note'))).toMatch(
+      /case 'a':\n\s+return true;/,
+    );
+    // no tag: no leaf (B, with a string and an Expr, is no leaf either: it has no tag)
+    expect(generateLeafCommands(src('/** a */'))).toContain('export type LeafCmd = E;');
+    const wrong: [string, string, RegExp][] = [
+      ['/** @leaf @assigns */', '/** @leaf */', /A: unknown tag @assigns/],
+      ['/** @ends */', '/** @leaf */', /A: @ends is read on @leaf kinds only/],
+    ];
+    for (const [docA, docE, message] of wrong)
+      expect(() => generateLeafCommands(src(docA, docE))).toThrow(message);
+    const notCmd = [
+      ...head,
+      a,
+      e,
+      "/** @leaf */\nexport interface W { readonly kind: 'w'; readonly lbl: number }",
+    ];
+    expect(() => generateLeafCommands(notCmd.join('\n'))).toThrow(/W: @leaf is for members of the Cmd union/);
+    const badShape = [...head, a, e]
+      .join('\n')
+      .replace('export interface C {', '/** @leaf */\nexport interface C {');
+    expect(() => generateLeafCommands(badShape)).toThrow(/C: a @leaf's fields are scalars and expressions/);
   });
 });
