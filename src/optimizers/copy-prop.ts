@@ -10,8 +10,9 @@
  * - Stores and calls cannot change scalars (parameters are passed by value), so they keep facts.
  * - A combinator (`soac`, `hfused` members in order) has its atoms rewritten (its lambdas are
  *   closed) and kills the facts about its `dest`, the only name it assigns.
- * - `return` makes the state unreachable; the meet at a join is the intersection of the facts of
- *   the reachable predecessors.
+ * - `return` (any leaf tagged `@ends`; leaves go through one default case, leaf.generated.ts)
+ *   makes the state unreachable; the meet at a join is the intersection of the facts of the
+ *   reachable predecessors.
  * - Written to stage well: the facts map has one key per scalar of the function in every state
  *   (`x -> x` is "no fact"), so a partial evaluator holds it as a tuple of one value per variable
  *   even where the facts are late (keys that come and go made it a map of unknown keys, every

@@ -15,7 +15,9 @@
  *   atoms live and kill `dest`. A fused loop keeps the members left (one left is that combinator
  *   alone). A dead reduce's input array goes in the next run (`all` is computed before);
  * - stores are never removed (arrays are results); calls are kept; `return e` makes exactly the
- *   variables of `e` live (nothing after it runs); the function's exit has no live scalar.
+ *   variables of `e` live (nothing after it runs); the function's exit has no live scalar. Leaves
+ *   (`return`, `skip`, calls: leaf.generated.ts) share one default case: kept, their expressions'
+ *   variables live, with those live after them unless tagged `@ends`.
  * - `if`: the union of both branches' live sets plus the condition's variables; an `if` whose
  *   branches both became `skip` and whose condition has no call becomes `skip`.
  * - `while`: head = vars(cond) ∪ liveOut ∪ live-before(body, head), iterated upward from
