@@ -275,7 +275,10 @@ export function cpCmd(
     default: {
       // a leaf (`return`, `skip`, a call; leaf.generated.ts): the arrays its calls are passed lose
       // their contents, its expressions are folded, and after it comes the next command or nothing
+      // (one without expressions comes back as it is, with no walk over an empty list: fewer
+      // steps, natively and staged)
       const es = leafExprs(c);
+      if (es.kind === 'nil') return [c, leafEnds(c) ? unreachable(st.env) : st, n, spent];
       const env = killPassed(st.env, arraysPassedList(es, setEmpty()));
       const out: Cmd = build ? leafWith(c, cpExprs(es, env), c.lbl) : c;
       return [out, leafEnds(c) ? unreachable(env) : reachable(env), n, spent];

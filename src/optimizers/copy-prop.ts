@@ -186,8 +186,10 @@ export function cyCmd(c: Cmd, st: CyState, names: List<string>): [Cmd, CyState] 
     }
     default: {
       // a leaf (`return`, `skip`, a call; leaf.generated.ts): copies replace variables in its
-      // expressions; it assigns no scalar (calls get scalars by value), so the facts stay
-      const out = leafWith(c, cyExprs(leafExprs(c), copies), c.lbl);
+      // expressions; it assigns no scalar (calls get scalars by value), so the facts stay (one
+      // without expressions comes back as it is, with no walk over an empty list)
+      const es = leafExprs(c);
+      const out = es.kind === 'nil' ? c : leafWith(c, cyExprs(es, copies), c.lbl);
       return [out, leafEnds(c) ? unreachable(st) : st];
     }
   }

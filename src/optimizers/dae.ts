@@ -127,10 +127,15 @@ export function daeCmd(
       const fused = fusedOf(members, c.lbl);
       return [fused, before, kept(fused, build, names)];
     }
-    default:
+    default: {
       // a leaf (`return`, `skip`, a call; leaf.generated.ts): kept; live before it are the
-      // variables its expressions read, with those live after it unless control ends there
-      return [c, usesExprs(leafExprs(c), leafEnds(c) ? setEmpty() : live), kept(c, build, names)];
+      // variables its expressions read, with those live after it unless control ends there (one
+      // without expressions passes the live set on, with no walk over an empty list)
+      const es = leafExprs(c);
+      const after: LiveSet = leafEnds(c) ? setEmpty() : live;
+      if (es.kind === 'nil') return [c, after, names];
+      return [c, usesExprs(es, after), build ? namesExprs(es, names) : names];
+    }
   }
 }
 
@@ -253,8 +258,10 @@ export function mentionedCmd(c: Cmd, dests: boolean, acc: PSet<string>): PSet<st
       return namesSoac(c, dests, acc);
     case 'hfused':
       return namesSoacs(c.members, dests, acc);
-    default:
-      return namesExprs(leafExprs(c), acc);
+    default: {
+      const es = leafExprs(c);
+      return es.kind === 'nil' ? acc : namesExprs(es, acc);
+    }
   }
 }
 

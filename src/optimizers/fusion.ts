@@ -114,8 +114,10 @@ export function usesCmd(c: Cmd, acc: Uses): Uses {
       return usesSoac(c, acc);
     case 'hfused':
       return usesSoacs(c.members, acc);
-    default:
-      return usesExprs(leafExprs(c), acc);
+    default: {
+      const es = leafExprs(c);
+      return es.kind === 'nil' ? acc : usesExprs(es, acc);
+    }
   }
 }
 

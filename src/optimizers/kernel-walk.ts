@@ -81,8 +81,11 @@ export function modifiedNames(c: Cmd, acc: PSet<string>): PSet<string> {
       return setAdd(acc, c.dest);
     case 'hfused':
       return soacDests(c.members, acc);
-    default:
-      return arraysPassedList(leafExprs(c), acc);
+    default: {
+      // (a leaf without expressions: no walk over an empty list)
+      const es = leafExprs(c);
+      return es.kind === 'nil' ? acc : arraysPassedList(es, acc);
+    }
   }
 }
 
@@ -318,8 +321,11 @@ export function relabelCmd(c: Cmd, n: number): [Cmd, number] {
       return [{ kind: 'hfused', members, lbl: n }, n1];
     }
     default: {
-      const [es, n1] = relabelExprs(leafExprs(c), n + 1);
-      return [leafWith(c, es, n), n1];
+      // (a leaf without expressions: no walk over an empty list)
+      const es = leafExprs(c);
+      if (es.kind === 'nil') return [leafWith(c, es, n), n + 1];
+      const [out, n1] = relabelExprs(es, n + 1);
+      return [leafWith(c, out, n), n1];
     }
   }
 }

@@ -13,7 +13,11 @@
  *   - its binding's for a variable (a parameter's finiteness, a `let`'s shape);
  *   - a projection: that part of a tuple's shape, or the shape of a finite value;
  *   - a tuple: its parts' shapes; any other constructor application: `false` (it may build ever
- *     larger values);
+ *     larger values) — unless each argument is a literal, a constructor without fields or a
+ *     strict part of a whole finite value (a projection out of it): then `true`. Such values lie
+ *     one constructor above the sub-values of finite values, and a strict part of one of them is
+ *     again such a sub-value, so however often it is applied it yields finitely many (a chain
+ *     that grows, `cons(h, xs)` with `xs` itself or a value built here, does not qualify);
  *   - a set primitive (`set_add`, `set_union`, …) of finite arguments: `true` (its elements are
  *     theirs, and a finite set of elements has finitely many sets);
  *   - a call: the callee's result shape — computed for its parameters' finiteness, or, when
@@ -87,7 +91,8 @@ export function finitenessAnalysis(program: CoreProgram): Finiteness {
         return shapeOf(e.body, inner);
       }
       case 'con':
-        return tupleArity(e.ctor) !== undefined ? e.args.map((a) => shapeOf(a, env)) : false;
+        if (tupleArity(e.ctor) !== undefined) return e.args.map((a) => shapeOf(a, env));
+        return e.args.every((a) => oneLevel(a, (x) => shapeOf(x, env)));
       case 'call': {
         const all = e.args.every((a) => whole(shapeOf(a, env)));
         return (all ? resAll : res).get(e.fn) ?? false;
@@ -166,6 +171,18 @@ export function finitenessAnalysis(program: CoreProgram): Finiteness {
     }
   }
   return fin;
+}
+
+/**
+ * Whether `a`, an argument of a constructor, is a literal, a constructor without fields, or a
+ * strict part of a finite value (a projection out of a whole finite non-tuple value, by `shape`):
+ * such a constructor builds one level over sub-values of finite values (`cons(c.value, nil)`, a
+ * leaf command's expressions as a list), never a chain that grows (`cons(h, xs)` with `xs` itself).
+ */
+function oneLevel(a: CoreExpr, shape: (e: CoreExpr) => Shape): boolean {
+  if (a.kind === 'lit') return true;
+  if (a.kind === 'con') return a.args.length === 0 && tupleArity(a.ctor) === undefined;
+  return a.kind === 'proj' && tupleArity(a.ctor) === undefined && shape(a.arg) === true;
 }
 
 /** Whether every part of a value of this shape is finite. */

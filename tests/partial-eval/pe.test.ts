@@ -150,6 +150,34 @@ describe('partial evaluation', () => {
     expect(fin.get('t.walk')).toEqual([true, true]);
     expect(fin.get('t.use')).toEqual([false, true]);
   });
+  it('finiteness: a constructor over literals and strict parts of finite values is finite, over a value itself it is not', () => {
+    const q = compile(`
+      type L = { readonly kind: 'end' } | { readonly kind: 'c'; readonly h: number; readonly t: L };
+      export function main(l: L): number {
+        return len(first(l)) + grow(l, 3) + rot(l, 3);
+      }
+      // one level over a part of l (a leaf command's expressions as a list, say)
+      function first(l: L): L {
+        return l.kind === 'end' ? { kind: 'end' } : { kind: 'c', h: l.h, t: { kind: 'end' } };
+      }
+      function len(l: L): number {
+        return l.kind === 'end' ? 0 : 1 + len(l.t);
+      }
+      // a chain that grows: l itself under a new cell
+      function grow(l: L, n: number): number {
+        return n === 0 ? 0 : grow({ kind: 'c', h: n, t: l }, n - 1);
+      }
+      // parts of l recombined: every value is a cell over sub-values of the input
+      function rot(l: L, n: number): number {
+        if (n === 0 || l.kind === 'end' || l.t.kind === 'end') return 0;
+        return rot({ kind: 'c', h: l.t.h, t: l.t.t }, n - 1);
+      }
+    `);
+    const fin = finitenessAnalysis(q);
+    expect(fin.get('t.len')).toEqual([true]);
+    expect(fin.get('t.grow')).toEqual([false, false]);
+    expect(fin.get('t.rot')).toEqual([true, false]);
+  });
 });
 
 describe('narrowing on a boolean field test', () => {
