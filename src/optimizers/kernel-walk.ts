@@ -124,14 +124,6 @@ function leafHasSoac(_c: LeafCmd): boolean {
   return false;
 }
 
-/**
- * `c` itself, typed as a leaf: a walk whose `default` passes leaves on unchanged returns
- * `asLeaf(c)`, so that a kind that is no leaf needs a case of its own there (tsc says where).
- */
-export function asLeaf(c: LeafCmd): Cmd {
-  return c;
-}
-
 /** Whether a combinator's result is a scalar (reduce/redomap) rather than a fresh array. */
 export function isScalarSoac(s: Soac): boolean {
   return s.op === 'reduce' || s.op === 'redomap';
