@@ -14,10 +14,13 @@
  *   - a projection: that part of a tuple's shape, or the shape of a finite value;
  *   - a tuple: its parts' shapes; any other constructor application: `false` (it may build ever
  *     larger values) — unless each argument is a literal, a constructor without fields or a
- *     strict part of a whole finite value (a projection out of it): then `true`. Such values lie
- *     one constructor above the sub-values of finite values, and a strict part of one of them is
- *     again such a sub-value, so however often it is applied it yields finitely many (a chain
- *     that grows, `cons(h, xs)` with `xs` itself or a value built here, does not qualify);
+ *     strict part of a whole finite value (a projection out of it): then `true`. The reason is
+ *     depth: a projection takes at least one constructor off a value and such a constructor puts
+ *     exactly one on, so no finite value is deeper than the deepest entry input (or a literal
+ *     under one constructor), and its leaves come from finitely many (inputs, literals,
+ *     booleans, sets of those): bounded depth over finitely many leaves is finitely many values,
+ *     however often the constructor runs (a chain that grows, `cons(h, xs)` with `xs` itself or
+ *     a value built here, does not qualify);
  *   - a set primitive (`set_add`, `set_union`, …) of finite arguments: `true` (its elements are
  *     theirs, and a finite set of elements has finitely many sets);
  *   - a call: the callee's result shape — computed for its parameters' finiteness, or, when
@@ -33,9 +36,12 @@
  * program's constructor applications), so the rounds are bounded by `roundBound`, which the loop
  * asserts.
  *
- * Invariant. Soundness of using finite parameters in specialization keys does not depend on
- * this analysis alone: the call-chain bound k (context.ts) still limits recursion, so a wrongly
- * "finite" parameter costs size, never termination.
+ * Invariant. A parameter marked finite must be: the call-chain bound k (context.ts) only limits
+ * repeats of one key, and a parameter that receives ever new values makes a new key each time.
+ * What still stops the partial evaluator then is its specialization and visit budgets (pe.ts,
+ * `maxSpecs`), so a wrongly "finite" parameter costs size — but keys that deepen on every call
+ * can also exhaust the stack in the recursive walks over values before a budget is reached (a
+ * second review forced one: `fresh` overflowed), so the rules above must stay sound.
  */
 import { assertNever } from '../common/index.js';
 import { tupleArity } from '../abstract-values/index.js';
