@@ -262,7 +262,12 @@ function leafShape(i: Iface): boolean {
   return true;
 }
 
-/** The SCF-lang expression listing `i`'s expressions (of `c`), in field order. */
+/**
+ * The SCF-lang expression listing `i`'s expressions (of `c`), in field order. One cell over
+ * projections of `c` is finite to the partial evaluator (finiteness.ts); a leaf with two or more
+ * `Expr` fields gets nested cells, which it takes to be unbounded, so passes over such a kind
+ * would stage less precisely (no such kind today).
+ */
 function exprsText(i: Iface): string {
   const exprs = i.fields.filter((f) => sameTy(f.type, EXPR)).map((f) => `c.${f.name}`);
   const rest = i.fields.find((f) => f.type.tag === 'list' || f.type.tag === 'option');

@@ -15,8 +15,8 @@
  *   bindings;
  * - `hasSoac`: whether a command contains a combinator.
  *
- * Leaf commands (`return`, `skip`, calls, and any kind ast.ts adds that has no sub-command and
- * assigns nothing itself) go through each walk's `default` case by their expressions
+ * Leaf commands (the kinds ast.ts tags `@leaf`: `return`, `skip`, calls) go through each walk's
+ * `default` case by their expressions
  * (`leafExprs`/`leafWith` of leaf.generated.ts, generated from ast.ts), so a new leaf kind needs no
  * case here or in the passes.
  *

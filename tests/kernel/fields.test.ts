@@ -103,7 +103,7 @@ function sampleNode(kind: string, depth: number, next: { lbl: number; turn: Map<
   return out;
 }
 
-function isLeafKind(kind: string): boolean {
+function isChildlessKind(kind: string): boolean {
   const info = (KERNEL_NODES as Record<string, NodeInfo>)[kind] as NodeInfo;
   return info.fields.every(
     (f) => f.type.tag === 'number' || f.type.tag === 'string' || f.type.tag === 'boolean',
@@ -140,7 +140,8 @@ function sampleOf(t: FieldType, depth: number, next: { lbl: number; turn: Map<st
     }
     case 'node': {
       const kinds = kindsOf(t.name);
-      if (depth >= 3 && kinds.length > 1) return sampleNode(kinds.find(isLeafKind) as string, depth, next);
+      if (depth >= 3 && kinds.length > 1)
+        return sampleNode(kinds.find(isChildlessKind) as string, depth, next);
       const i = next.turn.get(t.name) ?? 0;
       next.turn.set(t.name, i + 1);
       return sampleNode(kinds[i % kinds.length] as string, depth, next);
