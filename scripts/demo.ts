@@ -26,11 +26,10 @@ import {
   convArgs,
   importStaged,
   maxAbsDiff,
-  replaceFun,
   sameFun,
   testImage,
 } from '../src/bench/kernel-latency.js';
-import { evaluate, listFromArray, printFun } from '../src/kernel/index.js';
+import { evaluate, listFromArray, printFun, programWith } from '../src/kernel/index.js';
 import { runPipeline } from '../src/optimizers/index.js';
 import { describeStages, loadConfig, stageConfig } from '../src/pipeline/index.js';
 import { compileKernelJs, GpuRuntime, planKernelWgsl } from '../src/target/index.js';
@@ -213,7 +212,7 @@ if (!sameFun(spec.fun, unstagedFun))
 console.log(
   `   staged pipeline: ${ms(specializeMs)} (first call); its output equals the unstaged pipeline's. The specialized kernel:\n`,
 );
-const specialized = replaceFun(program, spec.fun);
+const specialized = programWith(program, spec.fun);
 console.log(indent(printFun(spec.fun)));
 
 const img = testImage(size, size);

@@ -33,7 +33,7 @@ import {
   type ArgValue,
   type Fun,
   listFromArray,
-  listToArray,
+  programWith,
   type Program as KernelProgram,
 } from '../kernel/index.js';
 import { runPipeline } from '../optimizers/index.js';
@@ -92,11 +92,6 @@ export async function importStaged(staged: StagedConfig): Promise<{
     dispose();
     throw e;
   }
-}
-
-/** `program` with its function named like `fun` replaced by `fun`. */
-export function replaceFun(program: KernelProgram, fun: Fun): KernelProgram {
-  return listFromArray(listToArray(program).map((f) => (f.name === fun.name ? fun : f)));
 }
 
 /** The config's passes, as the unstaged pipeline runs them. */
@@ -336,7 +331,7 @@ export async function runKernelBench(opts: KernelBenchOptions = {}): Promise<Ker
     const program = staged.program;
     const passes = configPasses(config);
     const img = testImage(width, height);
-    const generic = replaceFun(program, runPipeline(program, fn, passes, {}).fun);
+    const generic = programWith(program, runPipeline(program, fn, passes, {}).fun);
 
     step('timing the pipelines side by side');
     const sample = coefValues(coefficientSets(1, 99)[0] as number[]);
@@ -479,7 +474,7 @@ async function latencySample(
   let td = tb;
   let result: unknown;
   if (fun) {
-    const prog = replaceFun(program, fun);
+    const prog = programWith(program, fun);
     if (gpu) {
       const plan: GpuPlan = planKernelWgsl(prog, fn);
       tc = performance.now();
@@ -543,7 +538,7 @@ async function measureRunTimes(setup: RunTimeSetup, g: GenericKernels): Promise<
   const { generic, uniformKernel, overrideKernel, genericJs } = g;
   const coef = coefficientSets(1, 7)[0] as number[];
   const args = convArgs(img, width, height, coef);
-  const specialized = replaceFun(program, stub.specialize(coefValues(coef)).fun);
+  const specialized = programWith(program, stub.specialize(coefValues(coef)).fun);
   const kernels: { kernel: RunTimeRow['kernel']; description: string; run: () => Promise<unknown> }[] = [];
   if (gpu) {
     const spec = await gpu.prepare(planKernelWgsl(specialized, fn));

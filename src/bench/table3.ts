@@ -31,10 +31,9 @@ import {
   astNodes,
   type Fun,
   listFromArray,
-  listToArray,
   loadKernelParser,
   printFun,
-  type Program as KernelProgram,
+  programWith,
 } from '../kernel/index.js';
 import { type AbsValue, size as absSize } from '../abstract-values/index.js';
 import { type Bindings, type LatticeVal, optimizerProgram } from '../optimizers/index.js';
@@ -232,7 +231,7 @@ async function benchConfig(
   const limitUs = medianTime(build, budgetMs / 3);
 
   const kernel = staged.program;
-  const optimizedKernel = replaceFun(kernel, outUnstaged);
+  const optimizedKernel = programWith(kernel, outUnstaged);
   const args = kernelArgs(staged.fun, (config.sample ?? {}) as Record<string, unknown>);
   const original = compileKernelJs(kernel, config.function);
   const optimized = compileKernelJs(optimizedKernel, config.function);
@@ -294,10 +293,6 @@ async function benchConfig(
 function round(x: number, digits = 2): number {
   const f = 10 ** digits;
   return Math.round(x * f) / f;
-}
-
-function replaceFun(program: KernelProgram, fun: Fun): KernelProgram {
-  return listFromArray(listToArray(program).map((f) => (f.name === fun.name ? fun : f)));
 }
 
 // ---- instruction counts -------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import {
   type Fun,
-  findFun,
+  withFns,
   listToArray,
   type ParseResult,
   parseKernel,
@@ -56,7 +56,7 @@ export async function loadKernelFunction(
       throw new UsageError(`${file} defines ${funs.length} functions; choose one with --function`);
     name = (funs[0] as Fun).name;
   }
-  const fun = findFun(program, name);
+  const fun = withFns(program, name);
   if (!fun) throw new UsageError(`${file} has no function '${name}'`);
   return { file, program, fnName: name, fun, spans: parsed.spans, source };
 }

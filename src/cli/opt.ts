@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { importStub } from '../pipeline/index.js';
-import { emptyRecord, type Fun, kernelPlace, printFun } from '../kernel/index.js';
+import { emptyRecord, kernelPlace, printOptimized } from '../kernel/index.js';
 import {
   allPasses,
   BindError,
@@ -75,11 +75,11 @@ async function run({ values, positionals }: CommandArgs<typeof OPT.flags>, io: C
   if (input === null) return EXIT_BAD_INPUT;
   if (values.staged !== undefined) {
     if (tooDeepTo('optimize', input, io)) return EXIT_BAD_INPUT;
-    return runStaged(values.staged, input.fun, passes, values.passes !== undefined, binds, io);
+    return runStaged(values.staged, input, passes, values.passes !== undefined, binds, io);
   }
   const optimized = optimizeUnstaged(input, passes, binds, 'scf opt', io);
   if (optimized === null) return EXIT_BAD_INPUT;
-  io.out(printFun(optimized.fun));
+  io.out(printOptimized(optimized.fun, input.program));
   return 0;
 }
 
@@ -121,12 +121,13 @@ export function optimizeUnstaged(
 /** Runs the stub `scf stage` wrote for this function; its embedded function must be this one. */
 async function runStaged(
   dir: string,
-  fun: Fun,
+  input: KernelInput,
   passes: readonly Pass[],
   passesGiven: boolean,
   binds: Record<string, BindValue>,
   io: { out: (s: string) => void; err: (s: string) => void },
 ): Promise<number> {
+  const fun = input.fun;
   const stubFile = path.resolve(dir, `${fun.name}.stub.mjs`);
   if (!existsSync(stubFile))
     throw new UsageError(
@@ -142,7 +143,7 @@ async function runStaged(
     );
   }
   const r = stub.specialize(binds, (m) => io.err(m));
-  io.out(printFun(r.fun));
+  io.out(printOptimized(r.fun, input.program));
   return 0;
 }
 

@@ -47,6 +47,12 @@ export interface Fun {
   readonly params: List<Param>;
   readonly locals: List<Decl>;
   readonly body: Cmd;
+  /**
+   * The functions its combinators apply and those these call (program order), when it is the
+   * function a pipeline optimizes (`withFns`); constant propagation appends its clones. Empty in a
+   * parsed program and for every function in `fns`: `programWith` makes a program of it again.
+   */
+  readonly fns: List<Fun>;
   readonly lbl: number;
 }
 

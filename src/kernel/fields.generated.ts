@@ -66,7 +66,7 @@ export type KernelNode =
 
 /** The node kinds with their interfaces, unions and fields, in declaration order. */
 export const KERNEL_NODES: NodeTable = {
-  fun: { iface: 'Fun', unions: [], fields: [{ name: 'name', type: { tag: 'string' } }, { name: 'ret', type: { tag: 'string' } }, { name: 'params', type: { tag: 'list', of: { tag: 'node', name: 'Param' } } }, { name: 'locals', type: { tag: 'list', of: { tag: 'node', name: 'Decl' } } }, { name: 'body', type: { tag: 'node', name: 'Cmd' } }, { name: 'lbl', type: { tag: 'number' } }] },
+  fun: { iface: 'Fun', unions: [], fields: [{ name: 'name', type: { tag: 'string' } }, { name: 'ret', type: { tag: 'string' } }, { name: 'params', type: { tag: 'list', of: { tag: 'node', name: 'Param' } } }, { name: 'locals', type: { tag: 'list', of: { tag: 'node', name: 'Decl' } } }, { name: 'body', type: { tag: 'node', name: 'Cmd' } }, { name: 'fns', type: { tag: 'list', of: { tag: 'node', name: 'Fun' } } }, { name: 'lbl', type: { tag: 'number' } }] },
   param: { iface: 'Param', unions: [], fields: [{ name: 'name', type: { tag: 'string' } }, { name: 'ty', type: { tag: 'string' } }, { name: 'isArray', type: { tag: 'boolean' } }, { name: 'isConst', type: { tag: 'boolean' } }, { name: 'lbl', type: { tag: 'number' } }] },
   decl: { iface: 'Decl', unions: [], fields: [{ name: 'name', type: { tag: 'string' } }, { name: 'ty', type: { tag: 'string' } }, { name: 'size', type: { tag: 'option', of: { tag: 'number' } } }, { name: 'lbl', type: { tag: 'number' } }] },
   assign: { iface: 'Assign', unions: ['Cmd'], fields: [{ name: 'name', type: { tag: 'string' } }, { name: 'rhs', type: { tag: 'node', name: 'Expr' } }, { name: 'lbl', type: { tag: 'number' } }] },

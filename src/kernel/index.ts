@@ -55,7 +55,7 @@ export {
 } from './fields.js';
 export { decimalToFloat32, float32Bits, float32FromBits, formatFloat32Magnitude } from './float.js';
 export { loadKernelParser, MAX_NESTING, type ParseResult, parseKernel, parseKernelSync } from './parse.js';
-export { printCmd, printExpr, printFun, printProgram } from './print.js';
+export { printCmd, printExpr, printFun, printOptimized, printProgram } from './print.js';
 export {
   ARRAY_OPS,
   FOLD_OPS,
@@ -72,6 +72,8 @@ export {
   emptyRecord,
   exprType,
   findFun,
+  programWith,
+  withFns,
   listFromArray,
   listToArray,
 } from './util.js';

@@ -455,6 +455,7 @@ function convertFun(ctx: Ctx, n: Node, sig: Sig): Fun | undefined {
     params: listFromArray(sig.params),
     locals: listFromArray(fx.locals.map((l) => l.decl)),
     body: seqOf(ctx, n, out),
+    fns: { kind: 'nil' },
     lbl,
   };
 }

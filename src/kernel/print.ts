@@ -74,6 +74,16 @@ export function printFun(f: Fun): string {
   return [...helpers, fun].map((g) => C.fun(g)).join('\n\n');
 }
 
+/**
+ * An optimized function's text, preceded by the functions of its `fns` that `program` (its input)
+ * lacks: constant propagation's clones, which its combinators call.
+ */
+export function printOptimized(f: Fun, program: Program): string {
+  const known = new Set(listToArray(program).map((g) => g.name));
+  const clones = listToArray(f.fns).filter((g) => !known.has(g.name));
+  return [...clones, f].map(printFun).join('\n\n');
+}
+
 /** Prints one command (for messages and tests), indented by `indent` levels. */
 export function printCmd(c: Cmd, indent = 0): string {
   const lines: string[] = [];
@@ -157,6 +167,7 @@ export function liftLambdas(f: Fun): { helpers: Fun[]; fun: Fun } {
       params: l.params,
       locals: listFromArray(locals),
       body,
+      fns: { kind: 'nil' },
       lbl: l.lbl,
     });
     const args = listToArray(l.params).map(

@@ -51,3 +51,61 @@ export function astNodes(x: unknown): number {
   for (const v of children(x)) n += astNodes(v);
   return n;
 }
+
+/**
+ * Function `name` of `program` with its callees attached (`Fun.fns`, program order): what a pipeline
+ * optimizes, so that constant propagation can specialize the functions its combinators apply. The
+ * callees are the functions its lambdas call and those these call, transitively, and every other
+ * function named like a clone of one of them (`g_…`), so that clone names can avoid them.
+ * Undefined when the program has no such function.
+ */
+export function withFns(program: Program, name: string): Fun | undefined {
+  const host = findFun(program, name);
+  if (!host) return undefined;
+  const reached = new Set<string>();
+  const pending: string[] = [];
+  // an explicit stack: a parsed body may be a seq chain 10^5 deep
+  const visit = (root: unknown, inLam: boolean): void => {
+    const stack: [unknown, boolean][] = [[root, inLam]];
+    for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+      const [node, within] = top;
+      if (typeof node !== 'object' || node === null) continue;
+      const n = node as { kind?: string; name?: string };
+      const lam = within || n.kind === 'lam';
+      if (lam && n.kind === 'call' && typeof n.name === 'string' && !reached.has(n.name)) {
+        reached.add(n.name);
+        pending.push(n.name);
+      }
+      for (const c of children(node)) stack.push([c, lam]);
+    }
+  };
+  visit(host.body, false);
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const callee = findFun(program, next);
+    if (callee && callee !== host) visit(callee.body, true);
+  }
+  if (reached.size === 0) return host;
+  const prefixes = [...reached].map((r) => `${r}_`);
+  const fns = listToArray(program).filter(
+    (g) => g !== host && (reached.has(g.name) || prefixes.some((p) => g.name.startsWith(p))),
+  );
+  return { ...host, fns: listFromArray(fns) };
+}
+
+/**
+ * `program` with the optimized `fun` in place of the function of its name (without its `fns`), and
+ * `fun`'s callees: those of the program's names replace them (a pass may have rewritten them), the
+ * others (constant propagation's clones) come just before `fun`, in order. What the back ends and
+ * the evaluator take.
+ */
+export function programWith(program: Program, fun: Fun): Program {
+  const extra = new Map(listToArray(fun.fns).map((g) => [g.name, g] as const));
+  const out: Fun[] = [];
+  const known = new Set(listToArray(program).map((g) => g.name));
+  const clones = listToArray(fun.fns).filter((g) => !known.has(g.name));
+  for (const g of listToArray(program)) {
+    if (g.name === fun.name) out.push(...clones, { ...fun, fns: { kind: 'nil' } });
+    else out.push(extra.get(g.name) ?? g);
+  }
+  return listFromArray(out);
+}

@@ -26,9 +26,18 @@
  * - `if` with a constant condition becomes its taken branch; a `while` whose condition is
  *   constant false is dropped;
  * - combinators (`soac`, `hfused` members in order): constants replace the variables among their
- *   atoms (`int n = 4; int ix[] = iota(n);` => `iota(4)`); lambdas are closed and not rewritten;
- *   the `dest` then becomes nonConst (a reduce's scalar is not folded, an array result has no
- *   known contents). A loop whose body has a combinator is never unrolled (see `cpWhile`);
+ *   atoms (`int n = 4; int ix[] = iota(n);` => `iota(4)`); the `dest` then becomes nonConst (a
+ *   reduce's scalar is not folded, an array result has no known contents). A loop whose body has
+ *   a combinator is never unrolled (see `cpWhile`);
+ * - specialization of the functions combinators apply (after the rewrite, `specCmd`): a lambda
+ *   `(p…) => g(e…)` some of whose arguments are known — a literal operand, a `const` array formal
+ *   bound to known contents passed whole — calls a clone of `g` (one of the function's `fns`, the
+ *   program's functions the pipeline attached) optimized by this same pass for those values:
+ *   loops over a known count unrolled (the limits below, per clone), branches on known values
+ *   taken, loads of known arrays folded; the known parameters it no longer names are dropped with
+ *   their operands (`map(g, xs, cs, 4)` => `map(g_1, xs)`). One clone per function and argument
+ *   values, named `g_1`, `g_2`, … (the first name no function of the program has), appended to
+ *   `fns` in the order made. Direct calls are not specialized, nor lambdas fusion composed;
  * - complete unrolling: a `while` is first simulated from the incoming state on states alone
  *   (`unrollState`): as long as its condition folds to a constant true, the state after one more
  *   run of the body. Only if the condition becomes constant false (or every path has returned)
@@ -55,14 +64,16 @@
  * An expression is replaced by a literal only when it has a constant value, which implies it has no
  * calls left to evaluate. Labels stay unique: rewritten nodes reuse the label of the node they
  * replace; unrolled copies are renumbered from a counter that starts above the input's largest
- * label and is threaded through the pass (only by building: simulation and fixpoints use none).
- * The output, labels included, is exactly that of the earlier formulation in which names without a
- * value were absent from the environment and every unrolling attempt built its copies
- * (tests/optimizers/const-prop-golden.test.ts).
+ * label (its `fns` included) and is threaded through the pass (only by building: simulation and
+ * fixpoints use none); each clone is renumbered whole from it, so labels are unique across the
+ * function, its callees and the clones. A clone computes what its original computes on the known
+ * values: it is this pass's output for them, and a parameter is dropped only when its body no
+ * longer names it. tests/optimizers/const-prop-golden.test.ts pins the output, labels included.
  */
 import {
   dropNumbers,
   type Env,
+  type EnvVal,
   isNaNNumber,
   type LatticeVal,
   lookup,
@@ -71,6 +82,7 @@ import {
   nonConst,
   sameEnv,
   sameNumber,
+  sameVal,
   undef,
 } from './lattice.js';
 import {
@@ -80,6 +92,7 @@ import {
   mapEmpty,
   mapInsert,
   none,
+  numToString,
   type Option,
   type PSet,
   setAdd,
@@ -88,7 +101,7 @@ import {
   some,
   trunc,
 } from 'scf/prelude';
-import type { Cmd, Decl, Expr, Fun, Param, Soac, SoacArg, While } from '../kernel/ast.js';
+import type { Cmd, Decl, Expr, Fun, Lam, Param, Soac, SoacArg, While } from '../kernel/ast.js';
 import { exprType } from '../kernel/expr-info.js';
 import {
   arraysPassed,
@@ -96,11 +109,14 @@ import {
   hasSoac,
   maxLabelFun,
   mkSeq,
+  exprNames,
   modifiedNames,
+  namesIn,
   relabelCmd,
+  relabelFun,
   reverseCmds,
 } from './kernel-walk.js';
-import { leafEnds, leafExprs, leafWith } from './leaf.generated.js';
+import { type LeafCmd, leafEnds, leafExprs, leafWith } from './leaf.generated.js';
 
 /** Most iterations a loop is completely unrolled to (DyC's default). */
 export const UNROLL_LIMIT = 64;
@@ -137,12 +153,40 @@ export interface CpState {
  */
 export type CpResult = [Cmd, CpState, number, number];
 
-/** `f` optimized, given the lattice values of its formals (in order; missing ones are nonConst). */
+/**
+ * `f` optimized, given the lattice values of its formals (in order; missing ones are nonConst); a
+ * function its combinators apply to known arguments is specialized in a clone (`specCmd`).
+ */
 export function optimize(f: Fun, formals: List<LatticeVal>): Fun {
   const names = setToList(modifiedNames(f.body, declared(f.params, f.locals, setEmpty())));
   const env = bindFormals(f.params, formals, undefAll(names, mapEmpty()));
-  const [body] = cpCmd(f.body, reachable(env), maxLabelFun(f) + 1, 0, names, true);
-  return { kind: 'fun', name: f.name, ret: f.ret, params: f.params, locals: f.locals, body, lbl: f.lbl };
+  const [body, , n] = cpCmd(f.body, reachable(env), maxLabelFun(f) + 1, 0, names, true);
+  // (decided on the input, which a partial evaluator knows early, not on the rewritten body)
+  // (the function is built here, not by a helper: a partial evaluator out of fuel still sees it)
+  if (f.fns.kind === 'nil' || !hasSoac(f.body))
+    return {
+      kind: 'fun',
+      name: f.name,
+      ret: f.ret,
+      params: f.params,
+      locals: f.locals,
+      body,
+      fns: f.fns,
+      lbl: f.lbl,
+    };
+  const arrays = knownArrays(f.params, formals, mapEmpty());
+  const [specialized, clones] = specCmd(body, arrays, f, { kind: 'nil' }, n);
+  const fns = appendFuns(f.fns, cloneFuns(clones, { kind: 'nil' }));
+  return {
+    kind: 'fun',
+    name: f.name,
+    ret: f.ret,
+    params: f.params,
+    locals: f.locals,
+    body: specialized,
+    fns,
+    lbl: f.lbl,
+  };
 }
 
 /** `acc` with the names of the formals and of the locals added (see `optimize` for the others). */
@@ -349,6 +393,299 @@ function cpAtom(e: Expr, env: Env): Expr {
   const v = lookup(env, e.name);
   if (v.kind === 'const') return literal(v.value, e.ty, e.lbl);
   return e;
+}
+
+// ---- specializing the functions combinators apply -------------------------------------------
+
+/**
+ * A function specialized for known arguments: the original's name, its arguments' lattice values
+ * (nonConst where unknown) and the clone.
+ */
+export interface Clone {
+  readonly kind: 'clone';
+  readonly of: string;
+  readonly args: List<LatticeVal>;
+  readonly fun: Fun;
+}
+
+/**
+ * The array formals whose contents are known at every combinator: `const` arrays (never written:
+ * the parser rejects stores into them and passing them where a callee could write) bound to a
+ * constArray.
+ */
+function knownArrays(ps: List<Param>, vals: List<LatticeVal>, acc: Env): Env {
+  if (ps.kind === 'nil') return acc;
+  const v: LatticeVal = vals.kind === 'cons' ? vals.head : nonConst();
+  const rest: List<LatticeVal> = vals.kind === 'cons' ? vals.tail : vals;
+  const p = ps.head;
+  const known = p.isArray && p.isConst && v.kind === 'constArray';
+  return knownArrays(ps.tail, rest, known ? mapInsert(acc, p.name, v) : acc);
+}
+
+/**
+ * After the rewrite, each combinator whose lambda calls a function `g` of the program with some
+ * arguments known — literals among its scalar operands, known const arrays passed whole — calls a
+ * clone of `g` instead: `g` optimized by `optimize` with those arguments' values, the known
+ * parameters it no longer names dropped (`map(g, xs, 4)`, `g(x, n)` => `g_1(x)` with n = 4 folded
+ * in: loops over n unrolled, branches on it taken, loads from a known array folded). Clones are
+ * made once per function and arguments (`findClone`, last made first in `clones`), named `g_1`,
+ * `g_2`, … (the first free name: `freshName`) and renumbered from `n`, above every label of `host`.
+ */
+function specCmd(c: Cmd, arrays: Env, host: Fun, clones: List<Clone>, n: number): [Cmd, List<Clone>, number] {
+  switch (c.kind) {
+    case 'seq': {
+      const [first, c1, n1] = specCmd(c.first, arrays, host, clones, n);
+      const [second, c2, n2] = specCmd(c.second, arrays, host, c1, n1);
+      return [{ kind: 'seq', first, second, lbl: c.lbl }, c2, n2];
+    }
+    case 'if': {
+      const [thenCmd, c1, n1] = specCmd(c.thenCmd, arrays, host, clones, n);
+      const [elseCmd, c2, n2] = specCmd(c.elseCmd, arrays, host, c1, n1);
+      return [{ kind: 'if', cond: c.cond, thenCmd, elseCmd, lbl: c.lbl }, c2, n2];
+    }
+    case 'while': {
+      if (!hasSoac(c.body)) return [c, clones, n];
+      const [body, c1, n1] = specCmd(c.body, arrays, host, clones, n);
+      return [{ kind: 'while', cond: c.cond, body, isFor: c.isFor, lbl: c.lbl }, c1, n1];
+    }
+    case 'soac':
+      return specSoac(c, arrays, host, clones, n);
+    case 'hfused': {
+      const [members, c1, n1] = specSoacs(c.members, arrays, host, clones, n);
+      return [{ kind: 'hfused', members, lbl: c.lbl }, c1, n1];
+    }
+    case 'assign':
+    case 'store':
+      return [c, clones, n];
+    default:
+      return [leafAsIs(c), clones, n];
+  }
+}
+
+/** A leaf holds no combinator (typed, so that a kind that is no leaf needs a case in `specCmd`). */
+function leafAsIs(c: LeafCmd): Cmd {
+  return c;
+}
+
+function specSoacs(
+  ss: List<Soac>,
+  arrays: Env,
+  host: Fun,
+  clones: List<Clone>,
+  n: number,
+): [List<Soac>, List<Clone>, number] {
+  if (ss.kind === 'nil') return [ss, clones, n];
+  const [head, c1, n1] = specSoac(ss.head, arrays, host, clones, n);
+  const [tail, c2, n2] = specSoacs(ss.tail, arrays, host, c1, n1);
+  return [{ kind: 'cons', head, tail }, c2, n2];
+}
+
+/** One combinator: its lambda `(p…) => g(e…)` calls a clone of `g` when some `e` is known. */
+function specSoac(
+  s: Soac,
+  arrays: Env,
+  host: Fun,
+  clones: List<Clone>,
+  n: number,
+): [Soac, List<Clone>, number] {
+  const lam = s.fn;
+  if (lam.binds.kind !== 'nil' || lam.result.kind !== 'call') return [s, clones, n];
+  const call = lam.result;
+  const found = findFn(host.fns, call.name);
+  if (found.kind === 'none') return [s, clones, n];
+  const g = found.value;
+  const operands = s.op === 'map' || s.op === 'filter' ? lam.params : dropParam(lam.params);
+  const vals = callVals(call.args, paramVals(operands, s.args, arrays, mapEmpty()));
+  if (!anyKnown(vals)) return [s, clones, n];
+  const [clone, c1, n1] = cloneFor(g, vals, host, clones, n);
+  const result: Expr = {
+    kind: 'call',
+    name: clone.name,
+    args: keptArgs(g.params, clone.params, call.args),
+    ty: call.ty,
+    lbl: call.lbl,
+  };
+  const mapped = s.op === 'map' || s.op === 'filter';
+  const [params, args] = mapped
+    ? pruneOperands(lam.params, s.args, result)
+    : pruneFoldOperands(lam.params, s.args, result);
+  const fn: Lam = { kind: 'lam', params, binds: lam.binds, result, ret: lam.ret, lbl: lam.lbl };
+  const out: Soac = {
+    kind: 'soac',
+    op: s.op,
+    dest: s.dest,
+    ty: s.ty,
+    fn,
+    comb: s.comb,
+    ne: s.ne,
+    args,
+    lbl: s.lbl,
+  };
+  return [out, c1, n1];
+}
+
+/** A fold's accumulator parameter stays; its other parameters are pruned as a map's. */
+function pruneFoldOperands(ps: List<Param>, as: List<SoacArg>, result: Expr): [List<Param>, List<SoacArg>] {
+  if (ps.kind === 'nil') return [ps, as];
+  const [params, args] = pruneOperands(ps.tail, as, result);
+  return [{ kind: 'cons', head: ps.head, tail: params }, args];
+}
+
+/**
+ * The lambda's parameters and the combinator's operands without those the new call no longer
+ * names, where the operand is passed whole (a scalar, or an array for an array parameter): the
+ * clone has the known values built in (`map(g_1 ∘ (x, cs, d) => g_1(x), xs, cs, 4)` =>
+ * `map((x) => g_1(x), xs)`). Mapped operands stay, so the combinator keeps its length.
+ */
+function pruneOperands(ps: List<Param>, as: List<SoacArg>, result: Expr): [List<Param>, List<SoacArg>] {
+  if (ps.kind === 'nil' || as.kind === 'nil') return [ps, as];
+  const [params, args] = pruneOperands(ps.tail, as.tail, result);
+  const a = as.head;
+  const whole = a.kind === 'argScalar' || (a.kind === 'argArray' && ps.head.isArray);
+  if (whole && !exprNames(result, ps.head.name)) return [params, args];
+  return [
+    { kind: 'cons', head: ps.head, tail: params },
+    { kind: 'cons', head: a, tail: args },
+  ];
+}
+
+function dropParam(ps: List<Param>): List<Param> {
+  return ps.kind === 'cons' ? ps.tail : ps;
+}
+
+/** The function of `fns` called `name`. */
+function findFn(fns: List<Fun>, name: string): Option<Fun> {
+  if (fns.kind === 'nil') return none();
+  if (fns.head.name === name) return some(fns.head);
+  return findFn(fns.tail, name);
+}
+
+/**
+ * What each lambda parameter is known to be, from the combinator's operands (in order): a literal
+ * scalar is a constant, a known array passed whole its contents; anything else (a mapped element,
+ * a variable) is left out (nonConst).
+ */
+function paramVals(ps: List<Param>, as: List<SoacArg>, arrays: Env, acc: Env): Env {
+  if (ps.kind === 'nil' || as.kind === 'nil') return acc;
+  const a = as.head;
+  const p = ps.head;
+  const v: EnvVal =
+    a.kind === 'argScalar'
+      ? literalVal(a.value)
+      : a.kind === 'argArray' && p.isArray
+        ? lookup(arrays, a.name)
+        : nonConst();
+  const known = v.kind === 'const' || v.kind === 'constArray';
+  return paramVals(ps.tail, as.tail, arrays, known ? mapInsert(acc, p.name, v) : acc);
+}
+
+/** A literal's value (`1.5f` => const 1.5 float); nonConst for anything else. */
+function literalVal(e: Expr): LatticeVal {
+  switch (e.kind) {
+    case 'intLit':
+      return mkConst(e.value, 'int');
+    case 'floatLit':
+      return mkConst(e.value, 'float');
+    case 'boolLit':
+      return mkConst(e.value ? 1 : 0, 'bool');
+    default:
+      return nonConst();
+  }
+}
+
+/** The values of a call's arguments: a lambda parameter's, a literal's, else nonConst. */
+function callVals(es: List<Expr>, params: Env): List<LatticeVal> {
+  if (es.kind === 'nil') return { kind: 'nil' };
+  const e = es.head;
+  const v: EnvVal = e.kind === 'var' || e.kind === 'arrayRef' ? lookup(params, e.name) : literalVal(e);
+  const head: LatticeVal = v.kind === 'undef' ? nonConst() : v;
+  return { kind: 'cons', head, tail: callVals(es.tail, params) };
+}
+
+function anyKnown(vs: List<LatticeVal>): boolean {
+  if (vs.kind === 'nil') return false;
+  return vs.head.kind !== 'nonConst' || anyKnown(vs.tail);
+}
+
+/** The clone of `g` for `vals`: one made before, or a new one (added to `clones`). */
+function cloneFor(
+  g: Fun,
+  vals: List<LatticeVal>,
+  host: Fun,
+  clones: List<Clone>,
+  n: number,
+): [Fun, List<Clone>, number] {
+  const old = findClone(clones, g.name, vals);
+  if (old.kind === 'some') return [old.value, clones, n];
+  const opt = optimize(g, vals);
+  const params = keptParams(g.params, vals, opt.body);
+  const name = freshName(g.name, 1, host, clones);
+  const renamed: Fun = {
+    kind: 'fun',
+    name,
+    ret: g.ret,
+    params,
+    locals: opt.locals,
+    body: opt.body,
+    fns: { kind: 'nil' },
+    lbl: g.lbl,
+  };
+  const [fun, n1] = relabelFun(renamed, n);
+  return [fun, { kind: 'cons', head: { kind: 'clone', of: g.name, args: vals, fun }, tail: clones }, n1];
+}
+
+function findClone(cs: List<Clone>, of: string, vals: List<LatticeVal>): Option<Fun> {
+  if (cs.kind === 'nil') return none();
+  if (cs.head.of === of && sameVals(cs.head.args, vals)) return some(cs.head.fun);
+  return findClone(cs.tail, of, vals);
+}
+
+function sameVals(a: List<LatticeVal>, b: List<LatticeVal>): boolean {
+  if (a.kind === 'nil') return b.kind === 'nil';
+  if (b.kind === 'nil') return false;
+  return sameVal(a.head, b.head) && sameVals(a.tail, b.tail);
+}
+
+/** The parameters a clone keeps: those not known, and known ones its body still names. */
+function keptParams(ps: List<Param>, vals: List<LatticeVal>, body: Cmd): List<Param> {
+  if (ps.kind === 'nil') return ps;
+  const v: LatticeVal = vals.kind === 'cons' ? vals.head : nonConst();
+  const rest: List<LatticeVal> = vals.kind === 'cons' ? vals.tail : vals;
+  const tail = keptParams(ps.tail, rest, body);
+  if (v.kind !== 'nonConst' && !namesIn(body, ps.head.name)) return tail;
+  return { kind: 'cons', head: ps.head, tail };
+}
+
+/** The arguments for the parameters `kept` keeps of `all` (a subsequence of it, by name). */
+function keptArgs(all: List<Param>, kept: List<Param>, es: List<Expr>): List<Expr> {
+  if (all.kind === 'nil' || es.kind === 'nil') return es;
+  if (kept.kind === 'cons' && kept.head.name === all.head.name)
+    return { kind: 'cons', head: es.head, tail: keptArgs(all.tail, kept.tail, es.tail) };
+  return keptArgs(all.tail, kept, es.tail);
+}
+
+/** `base_k`, or the first `base_j` (j > k) that names no function of `host`'s program nor a clone. */
+function freshName(base: string, k: number, host: Fun, clones: List<Clone>): string {
+  const name = `${base}_${numToString(k)}`;
+  if (name === host.name || findFn(host.fns, name).kind === 'some' || cloneNamed(clones, name))
+    return freshName(base, k + 1, host, clones);
+  return name;
+}
+
+function cloneNamed(cs: List<Clone>, name: string): boolean {
+  if (cs.kind === 'nil') return false;
+  return cs.head.fun.name === name || cloneNamed(cs.tail, name);
+}
+
+/** The clones' functions in the order they were made (`clones` has the last made first). */
+function cloneFuns(cs: List<Clone>, acc: List<Fun>): List<Fun> {
+  if (cs.kind === 'nil') return acc;
+  return cloneFuns(cs.tail, { kind: 'cons', head: cs.head.fun, tail: acc });
+}
+
+function appendFuns(a: List<Fun>, b: List<Fun>): List<Fun> {
+  if (a.kind === 'nil') return b;
+  return { kind: 'cons', head: a.head, tail: appendFuns(a.tail, b) };
 }
 
 // ---- loops ---------------------------------------------------------------------------------

@@ -58,7 +58,16 @@ export interface CyState {
 export function optimize(f: Fun): Fun {
   const names = scalarNames(f.params, f.locals);
   const [body] = cyCmd(f.body, reachable(noFacts(names, mapEmpty()), 0), names);
-  return { kind: 'fun', name: f.name, ret: f.ret, params: f.params, locals: f.locals, body, lbl: f.lbl };
+  return {
+    kind: 'fun',
+    name: f.name,
+    ret: f.ret,
+    params: f.params,
+    locals: f.locals,
+    body,
+    fns: f.fns,
+    lbl: f.lbl,
+  };
 }
 
 /** The scalar formals and locals (the only names copy facts are about), in order. */

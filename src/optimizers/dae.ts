@@ -58,6 +58,7 @@ export function optimize(f: Fun): Fun {
     params: f.params,
     locals: usedLocals(f.locals, used),
     body,
+    fns: f.fns,
     lbl: f.lbl,
   };
 }

@@ -87,6 +87,7 @@ export function optimize(f: Fun): Fun {
     params: f.params,
     locals: f.locals,
     body,
+    fns: f.fns,
     lbl: f.lbl,
   };
 }

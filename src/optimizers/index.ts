@@ -20,12 +20,13 @@ import path from 'node:path';
 import type { Fun, Program } from '../kernel/index.js';
 import {
   article,
-  findFun,
   formatProblems,
   listFromArray,
   listToArray,
+  programWith,
   repeatedLabels,
   validateFun,
+  withFns,
 } from '../kernel/index.js';
 import { SOURCE_ROOT } from '../common/index.js';
 import { optimize as constPropOptimize } from './const-prop.js';
@@ -170,20 +171,24 @@ function scalar(x: number | boolean, ty: string, what: string): number {
 }
 
 export interface PipelineResult {
-  /** The program with the function replaced by its optimized version. */
+  /** The program with the function replaced by its optimized version, and its clones added (`programWith`). */
   readonly program: Program;
-  /** The optimized function. */
+  /** The optimized function, the program's other functions and the clones in its `fns`. */
   readonly fun: Fun;
 }
 
-/** Runs `passes` in order over function `fnName` of `program`. Throws BindError for bad bindings. */
+/**
+ * Runs `passes` in order over function `fnName` of `program`, the program's other functions
+ * attached (`withFns`), so constant propagation may specialize them. Throws BindError for bad
+ * bindings.
+ */
 export function runPipeline(
   program: Program,
   fnName: string,
   passes: readonly Pass[] = defaultPipeline,
   binds: Bindings = {},
 ): PipelineResult {
-  const original = findFun(program, fnName);
+  const original = withFns(program, fnName);
   if (!original) throw new BindError(`no function named '${fnName}'`);
   const ctx: PassContext = { formals: formalsFromBindings(original, binds) };
   const debug = process.env.SCF_PASS_DEBUG === '1';
@@ -192,9 +197,7 @@ export function runPipeline(
     fun = pass.run(fun, ctx);
     if (debug) assertValid(fun, program, `pass '${pass.name}' broke '${fnName}'`);
   }
-  const optimized = fun;
-  const funs = listToArray(program).map((g) => (g === original ? optimized : g));
-  return { program: listFromArray(funs), fun: optimized };
+  return { program: programWith(program, fun), fun };
 }
 
 /**

@@ -148,9 +148,22 @@ export function reverseCmds(xs: List<Cmd>, acc: List<Cmd>): List<Cmd> {
 
 // ---- labels -----------------------------------------------------------------------------------
 
-/** The largest label anywhere in `f` (fresh labels start above it). */
+/** The largest label anywhere in `f`, its callees (`fns`) included (fresh labels start above it). */
 export function maxLabelFun(f: Fun): number {
-  return max(f.lbl, max(maxLabelParams(f.params, 0), max(maxLabelDecls(f.locals, 0), maxLabelCmd(f.body))));
+  const own = max(
+    f.lbl,
+    max(maxLabelParams(f.params, 0), max(maxLabelDecls(f.locals, 0), maxLabelCmd(f.body))),
+  );
+  return max(own, maxLabelFuns(f.fns, 0));
+}
+
+function maxLabelFuns(fs: List<Fun>, acc: number): number {
+  switch (fs.kind) {
+    case 'nil':
+      return acc;
+    case 'cons':
+      return maxLabelFuns(fs.tail, max(acc, maxLabelFun(fs.head)));
+  }
 }
 
 function maxLabelParams(ps: List<Param>, acc: number): number {
@@ -475,4 +488,96 @@ export function relabelExprs(es: List<Expr>, n: number): [List<Expr>, number] {
       return [{ kind: 'cons', head, tail }, n2];
     }
   }
+}
+
+/** A copy of `f` (parameters, locals, body and `fns`) whose labels are renumbered from `n`. */
+export function relabelFun(f: Fun, n: number): [Fun, number] {
+  const [params, n1] = relabelParams(f.params, n + 1);
+  const [locals, n2] = relabelDecls(f.locals, n1);
+  const [body, n3] = relabelCmd(f.body, n2);
+  return [{ kind: 'fun', name: f.name, ret: f.ret, params, locals, body, fns: f.fns, lbl: n }, n3];
+}
+
+function relabelDecls(ds: List<Decl>, n: number): [List<Decl>, number] {
+  switch (ds.kind) {
+    case 'nil':
+      return [ds, n];
+    case 'cons': {
+      const d = ds.head;
+      const head: Decl = { kind: 'decl', name: d.name, ty: d.ty, size: d.size, lbl: n };
+      const [tail, n1] = relabelDecls(ds.tail, n + 1);
+      return [{ kind: 'cons', head, tail }, n1];
+    }
+  }
+}
+
+// ---- names ------------------------------------------------------------------------------------
+
+/** Whether `c` names `x` anywhere: reads or writes it as a scalar, an array or a combinator's operand. */
+export function namesIn(c: Cmd, x: string): boolean {
+  switch (c.kind) {
+    case 'assign':
+      return c.name === x || exprNames(c.rhs, x);
+    case 'store':
+      return c.array === x || exprNames(c.index, x) || exprNames(c.rhs, x);
+    case 'seq':
+      return namesIn(c.first, x) || namesIn(c.second, x);
+    case 'if':
+      return exprNames(c.cond, x) || namesIn(c.thenCmd, x) || namesIn(c.elseCmd, x);
+    case 'while':
+      return exprNames(c.cond, x) || namesIn(c.body, x);
+    case 'soac':
+      return soacNames(c, x);
+    case 'hfused':
+      return soacsNames(c.members, x);
+    default:
+      return exprsNames(leafExprs(c), x);
+  }
+}
+
+function soacNames(s: Soac, x: string): boolean {
+  if (s.dest === x || argsNames(s.args, x)) return true;
+  return s.ne.kind === 'some' && exprNames(s.ne.value, x);
+}
+
+function soacsNames(ss: List<Soac>, x: string): boolean {
+  if (ss.kind === 'nil') return false;
+  return soacNames(ss.head, x) || soacsNames(ss.tail, x);
+}
+
+function argsNames(as: List<SoacArg>, x: string): boolean {
+  if (as.kind === 'nil') return false;
+  const a = as.head;
+  const here =
+    a.kind === 'argArray' ? a.name === x : a.kind === 'argIota' ? exprNames(a.len, x) : exprNames(a.value, x);
+  return here || argsNames(as.tail, x);
+}
+
+/** Whether `e` names `x` (a variable, a loaded or passed array). */
+export function exprNames(e: Expr, x: string): boolean {
+  switch (e.kind) {
+    case 'var':
+    case 'arrayRef':
+      return e.name === x;
+    case 'intLit':
+    case 'floatLit':
+    case 'boolLit':
+      return false;
+    case 'binary':
+      return exprNames(e.left, x) || exprNames(e.right, x);
+    case 'unary':
+    case 'cast':
+      return exprNames(e.arg, x);
+    case 'load':
+      return e.array === x || exprNames(e.index, x);
+    case 'call':
+      return exprsNames(e.args, x);
+    case 'ternary':
+      return exprNames(e.cond, x) || exprNames(e.thenExpr, x) || exprNames(e.elseExpr, x);
+  }
+}
+
+function exprsNames(es: List<Expr>, x: string): boolean {
+  if (es.kind === 'nil') return false;
+  return exprNames(es.head, x) || exprsNames(es.tail, x);
 }

@@ -46,7 +46,7 @@ import {
 import {
   emptyRecord,
   type Fun,
-  findFun,
+  withFns,
   type KernelCode,
   type KernelDiagnostic,
   listToArray,
@@ -590,7 +590,7 @@ export async function loadConfigInput(config: StageConfig): Promise<{ program: P
   const d = parsed.diagnostics[0];
   // the kernel's own diagnostic, at its position in the C file
   if (d !== undefined) throw kernelError(d, source);
-  const fun = findFun(parsed.program, config.function);
+  const fun = withFns(parsed.program, config.function);
   if (fun === undefined) {
     const names = listToArray(parsed.program).map((f) => f.name);
     throw configError(

@@ -199,6 +199,7 @@ function bindScalar(p: Param, x: Prim): number {
     params: listFromArray([only]),
     locals: { kind: 'nil' },
     body: { kind: 'skip', lbl: 0 },
+    fns: { kind: 'nil' },
     lbl: 0,
   };
   try {

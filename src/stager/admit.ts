@@ -980,7 +980,7 @@ class AdmissionEmitter {
     }
     if (g.consts.length > INLINE_CONSTS) {
       const k = this.helper('k');
-      this.decls.push(`const ${k}: ReadonlySet<unknown> = new Set([${g.consts.map(primJs).join(', ')}]);`);
+      this.decls.push(`const ${k} = new Set([${g.consts.map(primJs).join(', ')}]);`);
       // a Set is SameValueZero; a zero of the wrong sign must not pass
       const pos = g.consts.some((p) => Object.is(p, 0));
       const neg = g.consts.some((p) => Object.is(p, -0));
@@ -1019,7 +1019,7 @@ class AdmissionEmitter {
 
   private mustSet(keys: readonly Prim[]): string {
     const k = this.helper('m');
-    this.decls.push(`const ${k}: ReadonlySet<unknown> = new Set([${keys.map(primJs).join(', ')}]);`);
+    this.decls.push(`const ${k} = new Set([${keys.map(primJs).join(', ')}]);`);
     return k;
   }
 

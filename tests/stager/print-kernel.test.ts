@@ -82,6 +82,7 @@ function mulAdd(uRhs: unknown, wRhs: unknown): AbsValue {
     params: list(param('x'), param('y'), param('a')),
     locals: list(local('u'), local('w')),
     body: seq(assign('u', uRhs), assign('w', wRhs), ret(v('w'))),
+    fns: list(),
     lbl: L,
   });
 }
@@ -298,6 +299,7 @@ describe('sets of programs', () => {
       params: list(param('x')),
       locals: list(local('u')),
       body: holes.abs(c),
+      fns: list(),
       lbl: L,
     });
     const text = printAbstractFun(f, { maxNodes: 1_000 });

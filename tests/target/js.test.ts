@@ -467,6 +467,7 @@ describe('control flow and calls', () => {
         params: { kind: 'nil' },
         locals: { kind: 'nil' },
         body: { kind: 'return', value: { kind: 'some', value: neg }, lbl: 4 },
+        fns: { kind: 'nil' },
         lbl: 1,
       };
       const program = listFromArray([fun]);
