@@ -1,6 +1,6 @@
 /**
- * `npm run bench:kernel [-- --sets N] [--size N] [--runs N] [--backend auto|js] [--json] [--no-save]`:
- * the runtime benchmark of issue 8 (item 7) on the demo's convolution (configs/kernel/01-conv.json).
+ * `npm run bench:latency [-- --sets N] [--size N] [--runs N] [--backend auto|js] [--json] [--no-save]`:
+ * the latency benchmark on the demo's convolution (configs/kernel/01-conv.json).
  *
  * Latency from "coefficients known" to "kernel ready" (and to the first result) of: the staged
  * pipeline + WGSL codegen + pipeline creation, the same with the unstaged pipeline, a generic
@@ -17,7 +17,7 @@ import { type KernelBenchReport, runKernelBench } from '../src/bench/kernel-late
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SAVE = path.join(ROOT, 'docs/benchmarks/kernel.json');
 
-const HELP = `Usage: npm run bench:kernel [-- --sets N] [--size N] [--runs N] [--backend auto|js] [--json] [--no-save]
+const HELP = `Usage: npm run bench:latency [-- --sets N] [--size N] [--runs N] [--backend auto|js] [--json] [--no-save]
 
   --sets N      fresh coefficient sets per latency variant (default 20)
   --size N      the image is N x N (default 256)
@@ -30,7 +30,7 @@ function positiveInt(text: string | undefined, fallback: number, what: string): 
   if (text === undefined) return fallback;
   const n = Number(text);
   if (!Number.isInteger(n) || n < 1) {
-    console.error(`bench:kernel: ${what} must be a positive integer, not '${text}'\n\n${HELP}`);
+    console.error(`bench:latency: ${what} must be a positive integer, not '${text}'\n\n${HELP}`);
     process.exit(2);
   }
   return n;
@@ -40,7 +40,7 @@ let parsed: ReturnType<typeof parse>;
 try {
   parsed = parse();
 } catch (e) {
-  console.error(`bench:kernel: ${e instanceof Error ? e.message : String(e)}\n\n${HELP}`);
+  console.error(`bench:latency: ${e instanceof Error ? e.message : String(e)}\n\n${HELP}`);
   process.exit(2);
 }
 const v = parsed.values;
@@ -50,7 +50,7 @@ if (v.help) {
 }
 const backend = v.backend ?? 'auto';
 if (backend !== 'auto' && backend !== 'js') {
-  console.error(`bench:kernel: --backend must be auto or js, not '${backend}'`);
+  console.error(`bench:latency: --backend must be auto or js, not '${backend}'`);
   process.exit(2);
 }
 const size = positiveInt(v.size, 256, '--size');
@@ -76,7 +76,7 @@ if (!v['no-save']) {
 console.log(v.json ? JSON.stringify(report, null, 2) : formatReport(report));
 if (!v['no-save'] && !v.json) console.log(`\nwrote ${path.relative(process.cwd(), SAVE)}`);
 if (!(report.maxAbsDiff <= 1e-5)) {
-  console.error(`bench:kernel: an output differs from the original kernel's by ${report.maxAbsDiff}`);
+  console.error(`bench:latency: an output differs from the original kernel's by ${report.maxAbsDiff}`);
   process.exitCode = 1;
 }
 
@@ -108,7 +108,7 @@ function progressDisplay(): {
           .replace(/ (round \d+\/\d+|warm-up)/, '')
           .replace(/: [\w-]+$/, '')
           .replace(/:$/, '');
-        if (head !== last && head !== 'done') console.error(`bench:kernel: ${head} …`);
+        if (head !== last && head !== 'done') console.error(`bench:latency: ${head} …`);
         last = head;
       },
       stop: () => {},
@@ -116,7 +116,7 @@ function progressDisplay(): {
   }
   const bar = new cliProgress.SingleBar(
     {
-      format: 'bench:kernel [{bar}] {value}/{total} | {step}',
+      format: 'bench:latency [{bar}] {value}/{total} | {step}',
       stream: process.stderr,
       clearOnComplete: true,
     },

@@ -30,18 +30,34 @@ export {
   formalsFromBindings,
   type LatticeVal,
   loadUserPass,
+  type MathMode,
   OptimizerError,
   type Pass,
   PassError,
   type PipelineResult,
   resolvePass,
   runPipeline,
+  withMath,
 } from './optimizers/index.js';
 export { formatDiagnostic, scfVersion } from './common/index.js';
 export { registerScfResolver } from './runtime/resolver.js';
 export type { Specialized, StageManifest, Stub } from './runtime/stub.js';
 export { checkManifest } from './runtime/stub.js';
-export { type CompiledKernel, compileKernelJs, emitKernelJs, emitKernelWgsl } from './target/index.js';
+export {
+  type CompiledKernel,
+  compileKernelJs,
+  emitKernelJs,
+  emitKernelWgsl,
+  GpuRuntime,
+  type KernelBackend,
+  type KernelResult,
+  type NoAdapter,
+  programOf,
+  type TierOptions,
+  TieredKernel,
+  TieredKernels,
+  tieredKernels,
+} from './target/index.js';
 export { compileFile, formatDiagnostic as formatScfDiagnostic } from './scf-lang/index.js';
 export { InputNotAdmitted } from './stager/index.js';
 export {
@@ -62,3 +78,9 @@ export {
   type WrittenFiles,
   writeStaged,
 } from './pipeline/index.js';
+export {
+  type BackendReport,
+  type KernelConfigOptions,
+  type KernelConfigReport,
+  runKernelConfigBench,
+} from './bench/kernel-config.js';

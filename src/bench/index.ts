@@ -1,6 +1,15 @@
 /** The Table 3 benchmark: staged against unstaged pipelines (table3.ts), its table and targets (report.ts), chart (chart.ts) and the paper's figures (paper.ts). */
 export { speedupChartSvg } from './chart.js';
-export { kernelArgs } from './kernel-args.js';
+export { argValue, kernelArgs } from './kernel-args.js';
+export {
+  type BackendReport,
+  configArgs,
+  formatKernelConfigReport,
+  KERNEL_CONFIG_METHOD,
+  type KernelConfigOptions,
+  type KernelConfigReport,
+  runKernelConfigBench,
+} from './kernel-config.js';
 export { PAPER_TABLE3, type PaperRow } from './paper.js';
 export { checkTargets, formatTable, median, type TargetCheck } from './report.js';
 export {

@@ -6,6 +6,7 @@
  */
 import type { ArgValue, Fun } from '../kernel/index.js';
 import { listToArray } from '../kernel/index.js';
+import type { ArgSpec } from '../pipeline/index.js';
 
 /** mulberry32: a small deterministic generator of uint32s. */
 function rng(seed: number): () => number {
@@ -83,5 +84,20 @@ export function kernelArgs(
   }
   // dotproduct: v1 as long as the known size
   if (fun.name === 'dotproduct' && typeof out.s === 'number') out.v1 = ints(out.s);
+  return out;
+}
+
+/**
+ * The value a config's `args` entry stands for: a literal as it is; `{ random: N, seed: S }` N
+ * floats in [0, 1) (24 random bits each, exact in binary32), with `max: M` N ints in [0, M); the
+ * same on every machine.
+ */
+export function argValue(spec: ArgSpec): ArgValue {
+  if (typeof spec !== 'object' || Array.isArray(spec)) return spec as ArgValue;
+  const { random, seed, max } = spec as { random: number; seed: number; max?: number };
+  const next = rng(seed);
+  const out: number[] = new Array(random);
+  for (let i = 0; i < random; i++)
+    out[i] = max === undefined ? (next() >>> 8) / 16777216 : Math.floor((next() / 4294967296) * max);
   return out;
 }

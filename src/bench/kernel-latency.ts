@@ -1,5 +1,5 @@
 /**
- * The convolution pipeline of `npm run demo` and `npm run bench:kernel` (issue 8, items 6 and 7):
+ * The convolution pipeline of `npm run demo` and `npm run bench:latency` :
  * staging configs/kernel/01-conv.json, loading its staged modules in the same process, and
  * measuring the latency from "coefficients known" to "kernel ready" (and to the first result) of
  * four ways to get a kernel for new coefficients, plus the kernels' run times.
@@ -302,7 +302,7 @@ export const KERNEL_METHOD =
   'figures are medians over rounds; run times: the kernels run in rotating order, same values, 2 warm-up runs each, medians; ' +
   'outputs checked against the original kernel on the JS back end with the same values.';
 
-/** The benchmark of issue 8 item 7; see the header. */
+/** The convolution latency benchmark; see the header. */
 export async function runKernelBench(opts: KernelBenchOptions = {}): Promise<KernelBenchReport> {
   const sets = opts.sets ?? 20;
   const width = opts.width ?? 256;

@@ -5,28 +5,40 @@
  * SCF's figures with the targets met or missed — or, with `--json`, the machine-readable report.
  * Progress goes to stderr: a progress bar on a terminal, one line per step otherwise.
  */
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
 import {
   type BenchProgress,
+  formatKernelConfigReport,
   formatTable,
+  type KernelConfigReport,
   listConfigs,
   runBenchmarks,
+  runKernelConfigBench,
   speedupChartSvg,
 } from '../bench/index.js';
 import { ConfigError } from '../pipeline/index.js';
+import { GpuRuntime } from '../target/index.js';
 import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, UsageError } from './io.js';
 import { prepareOutFile } from './out-path.js';
 
 export const BENCH = {
   name: 'bench',
   usage:
-    'scf bench [--json] [--dir DIR] [--config N ...] [--budget MS] [--chart FILE.svg] [--save FILE.json]',
+    'scf bench [--json] [--dir DIR] [--config N ...] [--budget MS] [--chart FILE.svg] [--save FILE.json]\n' +
+    '       scf bench --kernel CONFIG.json|DIR ... [--json] [--backend auto|js] [--save FILE.json]',
   about: `Benchmarks staged against unstaged optimizer pipelines on the configurations of SCF Table 2
 (configs/table2, or the configurations in DIR, e.g. configs/fusion): compiler speed-up, instruction
 and map-operation reduction, size ratio, compiled-code speed-up, distance to the lower bound,
-break-even, and whether the outputs are equal.`,
+break-even, and whether the outputs are equal.
+
+With --kernel: the generic kernel against the kernel specialized for the config's late values
+('sample'), on the JS back end and on WebGPU when there is an adapter: the kernel's run time
+(on WebGPU with its data on the device), the round trip, values known → first result (generic,
+specialized, tiered) and the staged against the unstaged pipeline. The config gives every other
+argument of the kernel in 'args': a literal, or {"random": N, "seed": S} for N floats in [0, 1)
+({"random": N, "seed": S, "max": M} for N ints in [0, M)).`,
   flags: {
     json: { type: 'boolean', help: 'print the report as JSON instead of the table' },
     dir: {
@@ -53,6 +65,17 @@ break-even, and whether the outputs are equal.`,
 'vega' and 'vega-lite'; without them the chart is skipped with a note)`,
     },
     save: { type: 'string', value: 'FILE', help: 'also write the JSON report to FILE' },
+    kernel: {
+      type: 'string',
+      multiple: true,
+      value: 'CONFIG',
+      help: 'benchmark generic against specialized kernels for a kernel config (or every *.json in a folder)',
+    },
+    backend: {
+      type: 'string',
+      value: 'auto|js',
+      help: 'with --kernel: js skips WebGPU (default auto: WebGPU too when there is an adapter)',
+    },
   },
 } satisfies CommandSpec;
 
@@ -63,6 +86,8 @@ export const benchCommand = defineCommand(BENCH, run, [{ type: ConfigError, asIs
 
 async function run(args: CommandArgs<typeof BENCH.flags>, io: CliIo): Promise<number> {
   if (args.positionals.length > 0) throw new UsageError(`unexpected argument '${args.positionals[0]}'`, true);
+  if (args.values.kernel !== undefined) return runKernel(args, io);
+  if (args.values.backend !== undefined) throw new UsageError('--backend goes with --kernel');
   const dir = args.values.dir === undefined ? undefined : path.resolve(args.values.dir);
   if (dir !== undefined && !(existsSync(dir) && statSync(dir).isDirectory()))
     throw new UsageError(
@@ -109,6 +134,47 @@ async function run(args: CommandArgs<typeof BENCH.flags>, io: CliIo): Promise<nu
   }
   io.out(args.values.json ? JSON.stringify(report, null, 2) : formatTable(report));
   return 0;
+}
+
+/** `scf bench --kernel …`: each config (a folder's *.json in name order), one report each. */
+async function runKernel(args: CommandArgs<typeof BENCH.flags>, io: CliIo): Promise<number> {
+  for (const flag of ['dir', 'config', 'budget', 'chart'] as const)
+    if (args.values[flag] !== undefined) throw new UsageError(`--${flag} does not go with --kernel`);
+  const backend = args.values.backend ?? 'auto';
+  if (backend !== 'auto' && backend !== 'js')
+    throw new UsageError(`--backend must be auto or js, not '${backend}'`);
+  const files: string[] = [];
+  for (const given of args.values.kernel ?? []) {
+    if (!existsSync(given)) throw new UsageError(`--kernel ${given}: no such file or folder`);
+    if (statSync(given).isDirectory()) {
+      const found = readdirSync(given)
+        .filter((f) => f.endsWith('.json'))
+        .sort();
+      if (found.length === 0)
+        throw new UsageError(`--kernel ${given}: the folder has no configuration (*.json)`);
+      files.push(...found.map((f) => path.join(given, f)));
+    } else files.push(given);
+  }
+  if (args.values.save) prepareOutFile(args.values.save, '--save');
+  const gpu = backend === 'js' ? undefined : await GpuRuntime.open();
+  const reports: KernelConfigReport[] = [];
+  try {
+    for (const [i, file] of files.entries()) {
+      const report = await runKernelConfigBench(file, {
+        backend,
+        ...(gpu !== undefined ? { gpu } : {}),
+        onProgress: (step) => io.err(`[${i + 1}/${files.length}] ${file}: ${step} …`),
+      });
+      reports.push(report);
+      if (!args.values.json) io.out(formatKernelConfigReport(report));
+    }
+  } finally {
+    if (gpu instanceof GpuRuntime) gpu.destroy();
+  }
+  const json = reports.length === 1 ? reports[0] : reports;
+  if (args.values.save) writeFileSync(args.values.save, `${JSON.stringify(json, null, 2)}\n`);
+  if (args.values.json) io.out(JSON.stringify(json, null, 2));
+  return reports.every((r) => r.equal) ? 0 : 1;
 }
 
 interface Progress {

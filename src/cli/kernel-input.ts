@@ -14,7 +14,14 @@ import {
   type Program,
   treeDepthDiagnostic,
 } from '../kernel/index.js';
-import { defaultPipeline, isPassPath, type Pass, PassError, resolvePass } from '../optimizers/index.js';
+import {
+  defaultPipeline,
+  isPassPath,
+  type Pass,
+  PassError,
+  resolvePass,
+  withMath,
+} from '../optimizers/index.js';
 import { formatDiagnostic } from '../common/index.js';
 import { type CliIo, fileProblem, UsageError } from './io.js';
 
@@ -83,9 +90,11 @@ export function readProblem(e: unknown): string {
  * a user's SCF-lang optimizers (relative to the working directory). A pass that cannot be loaded
  * (unknown name, no such file, not valid SCF-lang: its diagnostics with FILE:LINE:COL) is bad input.
  */
-export function parsePasses(text: string | undefined): readonly Pass[] {
-  if (text === undefined) return defaultPipeline;
-  return text
+export function parsePasses(text: string | undefined, math?: string): readonly Pass[] {
+  if (math !== undefined && math !== 'exact' && math !== 'finite')
+    throw new UsageError(`--math must be exact or finite, not '${math}'`);
+  if (text === undefined) return withMath(defaultPipeline, math ?? 'exact');
+  const passes = text
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '')
@@ -99,6 +108,7 @@ export function parsePasses(text: string | undefined): readonly Pass[] {
         throw e;
       }
     });
+  return withMath(passes, math ?? 'exact');
 }
 
 function isDirectory(file: string): boolean {

@@ -47,7 +47,7 @@ import { optimizeUnstaged, parseBinds } from './opt.js';
 
 export const KERNEL = {
   name: 'kernel',
-  usage: `scf kernel FILE.c [--function F] [--bind NAME=VALUE ...] [--passes P1,P2,...]
+  usage: `scf kernel FILE.c [--function F] [--bind NAME=VALUE ...] [--passes P1,P2,...] [--math exact|finite]
                   --emit wgsl|js [--run [--args JSON] [--backend auto|webgpu|js]]`,
   about: `Generates code for kernel function F of FILE.c and prints it: with --emit wgsl the WGSL compute
 shaders of its combinators, with --emit js the JavaScript back end's source. With --run, runs the
@@ -68,6 +68,13 @@ function instead and prints {"backend": "webgpu"|"js", "result": ...}.`,
       help: `formal N is the constant V (repeatable), as in 'scf opt': an int or float
 literal, true/false, or an array [1,2,1]; the function is optimized first
 and a run takes V as N's argument`,
+    },
+    math: {
+      type: 'string',
+      value: 'exact|finite',
+      help: `finite: constant propagation folds x*0 => 0 and x+0 => x for floats, as if no operand were
+NaN or infinite and the sign of a zero did not matter (C's -ffinite-math-only -fno-signed-zeros;
+NaN and infinities in the inputs are then yours not to pass); default exact`,
     },
     passes: {
       type: 'string',
@@ -115,8 +122,8 @@ async function run({ values, positionals }: CommandArgs<typeof KERNEL.flags>, io
   if (emit === 'js' && backend !== undefined && backend !== 'js')
     throw new UsageError(`--emit js runs on the JS back end; --backend ${backend} needs --emit wgsl`, true);
 
-  const optimize = values.passes !== undefined || values.bind !== undefined;
-  const passes = parsePasses(values.passes);
+  const optimize = values.passes !== undefined || values.bind !== undefined || values.math !== undefined;
+  const passes = parsePasses(values.passes, values.math);
   const binds = parseBinds(values.bind);
   const input = await loadKernelFunction(file, values.function, io);
   if (input === null) return EXIT_BAD_INPUT;

@@ -24,7 +24,8 @@ import { equal } from '../scf-lang/prelude.js';
 
 export const OPT = {
   name: 'opt',
-  usage: 'scf opt FILE.c [--function F] [--bind NAME=VALUE ...] [--passes P1,P2,...] [--staged DIR]',
+  usage:
+    'scf opt FILE.c [--function F] [--bind NAME=VALUE ...] [--passes P1,P2,...] [--math exact|finite] [--staged DIR]',
   about: `Optimizes kernel function F of FILE.c with the unstaged pipeline (or, with --staged, with the
 staged pipeline that 'scf stage' wrote into DIR) and prints it as C.`,
   flags: {
@@ -41,6 +42,13 @@ staged pipeline that 'scf stage' wrote into DIR) and prints it as C.`,
       value: 'N=V',
       help: `formal N is the constant V (repeatable): an int or float literal
 (3, -2, 0.5, 1.5f), true/false, or an array [1,2,1] for an array formal`,
+    },
+    math: {
+      type: 'string',
+      value: 'exact|finite',
+      help: `finite: constant propagation folds x*0 => 0 and x+0 => x for floats, as if no operand were
+NaN or infinite and the sign of a zero did not matter (C's -ffinite-math-only -fno-signed-zeros;
+NaN and infinities in the inputs are then yours not to pass); default exact`,
     },
     passes: {
       type: 'string',
@@ -69,7 +77,7 @@ export const optCommand = defineCommand(OPT, run, [{ type: BindError }]);
 async function run({ values, positionals }: CommandArgs<typeof OPT.flags>, io: CliIo): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('expected exactly one FILE.c (see --help)');
   const file = positionals[0] as string;
-  const passes = parsePasses(values.passes);
+  const passes = parsePasses(values.passes, values.math);
   const binds = parseBinds(values.bind);
   const input = await loadKernelFunction(file, values.function, io);
   if (input === null) return EXIT_BAD_INPUT;

@@ -74,6 +74,7 @@ import {
   dropNumbers,
   type Env,
   type EnvVal,
+  FINITE_MATH,
   isNaNNumber,
   type LatticeVal,
   lookup,
@@ -102,7 +103,7 @@ import {
   trunc,
 } from 'scf/prelude';
 import type { Cmd, Decl, Expr, Fun, Lam, Param, Soac, SoacArg, While } from '../kernel/ast.js';
-import { exprType } from '../kernel/expr-info.js';
+import { exprType, hasCall } from '../kernel/expr-info.js';
 import {
   arraysPassed,
   arraysPassedList,
@@ -158,11 +159,13 @@ export type CpResult = [Cmd, CpState, number, number];
  * function its combinators apply to known arguments is specialized in a clone (`specCmd`).
  */
 export function optimize(f: Fun, formals: List<LatticeVal>): Fun {
+  // The entry points hold the pass's first steps themselves rather than calling one shared
+  // function: a partial evaluator that runs out of fuel inside `cpCmd` still sees the function
+  // built here, where behind one more call a long loop nest would stage to 'Any.
   const names = setToList(modifiedNames(f.body, declared(f.params, f.locals, setEmpty())));
   const env = bindFormals(f.params, formals, undefAll(names, mapEmpty()));
   const [body, , n] = cpCmd(f.body, reachable(env), maxLabelFun(f) + 1, 0, names, true);
   // (decided on the input, which a partial evaluator knows early, not on the rewritten body)
-  // (the function is built here, not by a helper: a partial evaluator out of fuel still sees it)
   if (f.fns.kind === 'nil' || !hasSoac(f.body))
     return {
       kind: 'fun',
@@ -174,7 +177,38 @@ export function optimize(f: Fun, formals: List<LatticeVal>): Fun {
       fns: f.fns,
       lbl: f.lbl,
     };
-  const arrays = knownArrays(f.params, formals, mapEmpty());
+  return withClones(f, body, knownArrays(f.params, formals, mapEmpty()), n);
+}
+
+/**
+ * `optimize` under finite math (config `"math": "finite"`, `--math finite`): float operands are
+ * taken to be finite and the sign of a zero not to matter, so `x * 0` => 0 (when `x` calls nothing),
+ * `x + 0` and `0 + x` => `x` too (see `cpBinary`). The mode is an option in the entry environment
+ * (`FINITE_MATH`): every rule that reads an environment sees it, the known arrays' environment
+ * starts from it too (so clones are made in the same mode), and the environments of an exact run
+ * bind no option at all.
+ */
+export function optimizeFinite(f: Fun, formals: List<LatticeVal>): Fun {
+  const opts: Env = mapInsert(mapEmpty(), FINITE_MATH, mkConst(1, 'int'));
+  const names = setToList(modifiedNames(f.body, declared(f.params, f.locals, setEmpty())));
+  const env = bindFormals(f.params, formals, undefAll(names, opts));
+  const [body, , n] = cpCmd(f.body, reachable(env), maxLabelFun(f) + 1, 0, names, true);
+  if (f.fns.kind === 'nil' || !hasSoac(f.body))
+    return {
+      kind: 'fun',
+      name: f.name,
+      ret: f.ret,
+      params: f.params,
+      locals: f.locals,
+      body,
+      fns: f.fns,
+      lbl: f.lbl,
+    };
+  return withClones(f, body, knownArrays(f.params, formals, opts), n);
+}
+
+/** `f` with the rewritten `body`, its combinators' functions specialized (`specCmd`, clones from `n`). */
+function withClones(f: Fun, body: Cmd, arrays: Env, n: number): Fun {
   const [specialized, clones] = specCmd(body, arrays, f, { kind: 'nil' }, n);
   const fns = appendFuns(f.fns, cloneFuns(clones, { kind: 'nil' }));
   return {
@@ -187,6 +221,11 @@ export function optimize(f: Fun, formals: List<LatticeVal>): Fun {
     fns,
     lbl: f.lbl,
   };
+}
+
+/** Optimizes a clone in the mode `opts` (the known arrays' environment) carries. */
+function optimizeIn(f: Fun, formals: List<LatticeVal>, opts: Env): Fun {
+  return finiteMath(opts) ? optimizeFinite(f, formals) : optimize(f, formals);
 }
 
 /** `acc` with the names of the formals and of the locals added (see `optimize` for the others). */
@@ -497,7 +536,7 @@ function specSoac(
   const operands = s.op === 'map' || s.op === 'filter' ? lam.params : dropParam(lam.params);
   const vals = callVals(call.args, paramVals(operands, s.args, arrays, mapEmpty()));
   if (!anyKnown(vals)) return [s, clones, n];
-  const [clone, c1, n1] = cloneFor(g, vals, host, clones, n);
+  const [clone, c1, n1] = cloneFor(g, vals, arrays, host, clones, n);
   const result: Expr = {
     kind: 'call',
     name: clone.name,
@@ -607,17 +646,21 @@ function anyKnown(vs: List<LatticeVal>): boolean {
   return vs.head.kind !== 'nonConst' || anyKnown(vs.tail);
 }
 
-/** The clone of `g` for `vals`: one made before, or a new one (added to `clones`). */
+/**
+ * The clone of `g` for `vals`: one made before, or a new one (added to `clones`), optimized with
+ * the options `arrays` carries.
+ */
 function cloneFor(
   g: Fun,
   vals: List<LatticeVal>,
+  arrays: Env,
   host: Fun,
   clones: List<Clone>,
   n: number,
 ): [Fun, List<Clone>, number] {
   const old = findClone(clones, g.name, vals);
   if (old.kind === 'some') return [old.value, clones, n];
-  const opt = optimize(g, vals);
+  const opt = optimizeIn(g, vals, arrays);
   const params = keptParams(g.params, vals, opt.body);
   const name = freshName(g.name, 1, host, clones);
   const renamed: Fun = {
@@ -632,6 +675,11 @@ function cloneFor(
   };
   const [fun, n1] = relabelFun(renamed, n);
   return [fun, { kind: 'cons', head: { kind: 'clone', of: g.name, args: vals, fun }, tail: clones }, n1];
+}
+
+/** Whether the pass runs under finite math (`optimizeFinite`). */
+function finiteMath(env: Env): boolean {
+  return lookup(env, FINITE_MATH).kind === 'const';
 }
 
 function findClone(cs: List<Clone>, of: string, vals: List<LatticeVal>): Option<Fun> {
@@ -907,6 +955,11 @@ function finish(rebuilt: Expr, folded: Option<number>, ty: string): [Expr, Latti
   return [rebuilt, nonConst()];
 }
 
+/** A constant +0 or -0 (finite math does not tell them apart). */
+function isZero(v: LatticeVal): boolean {
+  return v.kind === 'const' && v.value === 0;
+}
+
 function isConstNum(v: LatticeVal, k: number): boolean {
   return v.kind === 'const' && sameNumber(v.value, k);
 }
@@ -940,6 +993,15 @@ export function cpBinary(
     if (op === '*') {
       if (isConstNum(rv, 1)) return [l, lv]; // x * 1.0f => x
       if (isConstNum(lv, 1)) return [r, rv]; // 1.0f * x => x
+      // finite math: x * 0.0f => 0.0f, 0.0f * x => 0.0f (x calls nothing, so nothing is lost)
+      if (finiteMath(env) && isZero(rv) && !hasCall(l))
+        return [literal(0, 'float', lbl), mkConst(0, 'float')];
+      if (finiteMath(env) && isZero(lv) && !hasCall(r))
+        return [literal(0, 'float', lbl), mkConst(0, 'float')];
+    }
+    if (op === '+' && finiteMath(env)) {
+      if (isZero(rv)) return [l, lv]; // finite math: x + 0.0f => x
+      if (isZero(lv)) return [r, rv]; // finite math: 0.0f + x => x
     }
     if (op === '+') {
       if (isConstNum(rv, -0)) return [l, lv]; // x + -0.0f => x

@@ -29,7 +29,7 @@ import {
   withFns,
 } from '../kernel/index.js';
 import { SOURCE_ROOT } from '../common/index.js';
-import { optimize as constPropOptimize } from './const-prop.js';
+import { optimize as constPropOptimize, optimizeFinite as constPropFinite } from './const-prop.js';
 import { optimize as copyPropOptimize } from './copy-prop.js';
 import { optimize as daeOptimize } from './dae.js';
 import { optimize as fusionOptimize } from './fusion.js';
@@ -78,6 +78,35 @@ export const constProp: Pass = {
     'constant propagation and folding (C semantics), algebraic identities, known branches, complete unrolling of loops with a known trip count (at most 64)',
   run: (f, ctx) => constPropOptimize(f, listFromArray([...ctx.formals])),
 };
+
+/**
+ * Constant propagation under finite math (`"math": "finite"`, `--math finite`): what `withMath`
+ * puts in place of `constProp`. Same name (it is the same pass, for the user), its own entry.
+ */
+export const constPropFiniteMath: Pass = {
+  ...constProp,
+  entry: 'const-prop.optimizeFinite',
+  description: `${constProp.description}; under finite math also x*0 => 0 and x+0 => x for floats`,
+  run: (f, ctx) => constPropFinite(f, listFromArray([...ctx.formals])),
+};
+
+/** How float arithmetic may be folded: exactly (IEEE, the default) or as if operands were finite. */
+export type MathMode = 'exact' | 'finite';
+
+/**
+ * `passes` for `math`: under 'finite', constant propagation folds the float identities IEEE
+ * forbids in general (like C's -ffinite-math-only -fno-signed-zeros): `x * 0` => 0, `x + 0` => x.
+ * NaN and infinities among the inputs are the user's promise not to pass: with them the finite
+ * kernel may give 0 where the exact one gives NaN.
+ */
+export function withMath(passes: readonly Pass[], math: MathMode): Pass[] {
+  return passes.map((p) => (math === 'finite' && p === constProp ? constPropFiniteMath : p));
+}
+
+/** The built-in pass with this name and entry (a manifest's), if any. */
+export function findPassEntry(name: string, entry: string): Pass | undefined {
+  return [...allPasses, constPropFiniteMath].find((p) => p.name === name && p.entry === entry);
+}
 
 export const copyProp: Pass = {
   ...builtin('copy-prop', false),

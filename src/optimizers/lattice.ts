@@ -64,6 +64,13 @@ export type EnvVal = LatticeVal | Undef;
 
 export type Env = PMap<string, EnvVal>;
 
+/**
+ * The name an environment binds (to const 1) when constant propagation runs under finite math:
+ * not a C identifier, so no variable has it, and no `names` list holds it, so meets and
+ * comparisons never touch it; it stays as the entry environment set it.
+ */
+export const FINITE_MATH = '#finite';
+
 export function nonConst(): LatticeVal {
   return { kind: 'nonConst' };
 }

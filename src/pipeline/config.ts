@@ -61,6 +61,7 @@ import {
   type BindValue,
   formalsFromBindings,
   type LatticeVal,
+  type MathMode,
 } from '../optimizers/index.js';
 import {
   abstractPipelineInput,
@@ -98,6 +99,16 @@ export interface StageConfig {
    */
   readonly pe?: Readonly<{ growCap?: number; specFuel?: number; unfoldDepth?: number }>;
   /**
+   * The kernel's run-time arguments other than the staged formals (`scf bench --kernel`): literal
+   * values, or random arrays (`ArgSpec`).
+   */
+  readonly args?: Readonly<Record<string, ArgSpec>>;
+  /**
+   * 'finite': constant propagation folds float identities IEEE forbids in general (`x * 0` => 0,
+   * `x + 0` => x; `withMath`); absent or 'exact': it folds exactly.
+   */
+  readonly math?: MathMode;
+  /**
    * Where each value is written, by path: `input`, `function`, `pipeline[1]`, `bind`, `bind.a`
    * (the value), `bind.a:key` (the key), `sample`, `sample.a`, …; `''` is the whole object.
    */
@@ -131,6 +142,10 @@ export const CONFIG_CODES = {
   C1009: 'sample',
   /** 'pe': the partial evaluator's limits. */
   C1010: 'pe',
+  /** 'args': the kernel's run-time arguments for `scf bench --kernel`. */
+  C1011: 'args',
+  /** 'math': how float arithmetic may be folded. */
+  C1012: 'math',
 } as const;
 
 export type ConfigCode = keyof typeof CONFIG_CODES;
@@ -206,7 +221,18 @@ export function loadConfig(file: string): StageConfig {
   return parseConfig(text, file);
 }
 
-const KEYS = ['id', 'description', 'input', 'function', 'pipeline', 'bind', 'sample', 'pe'] as const;
+const KEYS = [
+  'id',
+  'description',
+  'input',
+  'function',
+  'pipeline',
+  'bind',
+  'sample',
+  'pe',
+  'args',
+  'math',
+] as const;
 const REQUIRED: readonly string[] = ['input', 'function', 'pipeline', 'bind'];
 
 const PARSE_MESSAGES: Readonly<Record<string, string>> = {
@@ -245,6 +271,12 @@ export function parseConfig(text: string, file: string): StageConfig {
   const sample = sampleNode === undefined ? undefined : r.sample(sampleNode, bind);
   const peNode = byKey.get('pe');
   const pe = peNode === undefined ? undefined : r.pe(peNode);
+  const mathNode = byKey.get('math');
+  if (mathNode !== undefined && mathNode.value !== 'exact' && mathNode.value !== 'finite')
+    r.fail(mathNode, 'C1012', `'math' is "exact" (the default) or "finite"`);
+  const math = mathNode?.value as MathMode | undefined;
+  const argsNode = byKey.get('args');
+  const args = argsNode === undefined ? undefined : r.args(argsNode, bind);
   return {
     file,
     ...(id !== undefined ? { id } : {}),
@@ -255,6 +287,8 @@ export function parseConfig(text: string, file: string): StageConfig {
     pipeline,
     bind: recordOf(bind),
     ...(sample !== undefined ? { sample: recordOf(sample) } : {}),
+    ...(args !== undefined ? { args: recordOf(args) } : {}),
+    ...(math !== undefined ? { math } : {}),
     positions: r.positions,
   };
 }
@@ -425,6 +459,21 @@ class ConfigReader {
     return sample;
   }
 
+  /** `args`: a literal or a random array for each run-time argument that is not a staged formal. */
+  args(node: Node, bind: readonly [string, Description][]): [string, ArgSpec][] {
+    if (node.type !== 'object')
+      this.fail(node, 'C1011', "'args' must be an object mapping the kernel's other formals to values");
+    const out: [string, ArgSpec][] = [];
+    for (const [name, k, v] of this.props(node)) {
+      if (bind.some(([b]) => b === name))
+        this.fail(k, 'C1011', `'${name}' is in 'bind': its run-time value is the 'sample' one`);
+      this.at(`args.${name}`, v);
+      this.at(`args.${name}:key`, k);
+      out.push([name, argSpec(v, (n, reason) => this.fail(n, 'C1011', reason))]);
+    }
+    return out;
+  }
+
   /** `pe`: partial-evaluator limits, each a bounded integer. */
   pe(node: Node): { growCap?: number; specFuel?: number; unfoldDepth?: number } {
     if (node.type !== 'object')
@@ -575,6 +624,38 @@ function sampleValue(node: Node, fail: (n: Node, reason: string) => never): Bind
   if (node.type === 'array') return (node.children ?? []).map(scalar);
   return scalar(node);
 }
+
+/** Largest random array an `args` entry may ask for (2^24 elements: 64 MB of floats). */
+export const MAX_RANDOM_ARG = 1 << 24;
+
+/**
+ * A run-time argument in a config's `args`: a literal (a number, a boolean, an array of them), or
+ * `{ "random": N, "seed": S }` for N floats in [0, 1) drawn from seed S, with `"max": M` for N
+ * ints in [0, M) (`argValue` in src/bench/kernel-args.ts draws them).
+ */
+export type ArgSpec = BindValue | { readonly random: number; readonly seed: number; readonly max?: number };
+
+function argSpec(node: Node, fail: (n: Node, reason: string) => never): ArgSpec {
+  if (node.type !== 'object') return sampleValue(node, (n) => fail(n, ARG_FORMS));
+  const spec: { random?: number; seed?: number; max?: number } = {};
+  for (const child of node.children ?? []) {
+    const [k, v] = child.children as [Node, Node];
+    const key = k.value as string;
+    if (key !== 'random' && key !== 'seed' && key !== 'max')
+      fail(k, `unknown key '${key}' in a random array (known: random, seed, max)`);
+    if (v.type !== 'number' || !Number.isInteger(v.value) || (v.value as number) < 0)
+      fail(v, `'${key}' must be a non-negative integer`);
+    spec[key] = v.value as number;
+  }
+  if (spec.random === undefined || spec.seed === undefined) fail(node, ARG_FORMS);
+  if (spec.random > MAX_RANDOM_ARG) fail(node, `a random array has at most ${MAX_RANDOM_ARG} elements`);
+  if (spec.max !== undefined && (spec.max < 1 || spec.max > 2 ** 31))
+    fail(node, "'max' must be between 1 and 2^31");
+  return { random: spec.random, seed: spec.seed, ...(spec.max !== undefined ? { max: spec.max } : {}) };
+}
+
+const ARG_FORMS =
+  'a run-time argument is a number, a boolean, an array of them, or {"random": N, "seed": S} (with "max": M for ints in [0, M))';
 
 // ---- checks against the kernel function --------------------------------------------------
 

@@ -7,6 +7,7 @@
  * notation (print-kernel.ts: the kernel's C printer, kernel/c-printer.ts, over abstract values).
  */
 export {
+  type ArgSpec,
   CONFIG_CODES,
   type ConfigCode,
   ConfigError,
@@ -15,6 +16,7 @@ export {
   KNOWN_PASSES,
   loadConfig,
   loadConfigInput,
+  MAX_RANDOM_ARG,
   type Position,
   parseConfig,
   type StageConfig,

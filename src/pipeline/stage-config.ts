@@ -7,7 +7,14 @@
 import type { AbsValue } from '../abstract-values/index.js';
 import { formatProblems, type Fun, type Program as KernelProgram, validateProgram } from '../kernel/index.js';
 import path from 'node:path';
-import { findPass, optimizerProgram, type Pass, PassError, resolvePass } from '../optimizers/index.js';
+import {
+  findPass,
+  optimizerProgram,
+  type Pass,
+  PassError,
+  resolvePass,
+  withMath,
+} from '../optimizers/index.js';
 import { configError, configPipelineInput, loadConfigInput, type StageConfig } from './config.js';
 import { type PipelineProgress, type PipelineStage, stagePipeline } from './pipeline.js';
 
@@ -65,10 +72,11 @@ export async function stageConfig(
 
 /**
  * The passes of a config's pipeline: built-in names, or paths of a user's optimizers relative to
- * the config's folder. A pass that cannot be loaded is a `ConfigError` at its entry.
+ * the config's folder, for the config's `math` (`withMath`). A pass that cannot be loaded is a
+ * `ConfigError` at its entry.
  */
 export function configPasses(config: StageConfig): Pass[] {
-  return config.pipeline.map((spec, i) => {
+  const passes = config.pipeline.map((spec, i) => {
     try {
       return resolvePass(spec, path.dirname(path.resolve(config.file)));
     } catch (e) {
@@ -76,4 +84,5 @@ export function configPasses(config: StageConfig): Pass[] {
       throw e;
     }
   });
+  return withMath(passes, config.math ?? 'exact');
 }

@@ -27,7 +27,7 @@ import { type Fun, listFromArray } from '../kernel/index.js';
 import {
   assertValid,
   type Bindings,
-  findPass,
+  findPassEntry,
   formalsFromBindings,
   type LatticeVal,
   loadUserPass,
@@ -151,7 +151,7 @@ export function makeStub(parts: StubParts): Stub {
   const current = (): Pass[] => {
     passes ??= manifest.passes.map((p) => {
       if (p.builtin) {
-        const b = findPass(p.name);
+        const b = findPassEntry(p.name, p.entry);
         if (!b) throw new Error(`scf ${scfVersion()} has no pass '${p.name}'`);
         return b;
       }

@@ -16,6 +16,18 @@ export {
 } from './plan.js';
 export { emitKernelWgsl, planKernelWgsl } from './wgsl.js';
 export {
+  compileFor,
+  type KernelBackend,
+  type KernelResult,
+  programOf,
+  type ReadyKernel,
+  type TierOptions,
+  type TierSource,
+  TieredKernel,
+  TieredKernels,
+  tieredKernels,
+} from './tiers.js';
+export {
   GpuRunError,
   type GpuKernel,
   GpuRuntime,

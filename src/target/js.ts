@@ -125,6 +125,11 @@ export interface CompiledKernel {
     result: number | number[] | undefined;
     outputs: Record<string, number[]>;
   };
+  /**
+   * The compiled function on `args`, converted once: calling the thunk runs the kernel alone (no
+   * conversion of arguments or results), what a benchmark times. Arrays it writes are reused.
+   */
+  bind(args: readonly ArgValue[] | Readonly<Record<string, ArgValue>>): () => unknown;
 }
 
 /**
@@ -159,6 +164,10 @@ export function compileKernelJs(
         throw call.error(e);
       }
       return call.finish(actuals, returned);
+    },
+    bind(args) {
+      const actuals = call.actuals(args);
+      return () => entry(...actuals);
     },
   };
 }

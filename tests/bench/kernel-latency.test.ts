@@ -1,5 +1,5 @@
 /**
- * `npm run bench:kernel` (src/bench/kernel-latency.ts) on a tiny image and few coefficient sets:
+ * `npm run bench:latency` (src/bench/kernel-latency.ts) on a tiny image and few coefficient sets:
  * every variant is measured, each specializing sample really created a pipeline (no cache hid
  * the work), the generic kernels none, and every output equals the original kernel's. Timings
  * are not asserted (DEVELOPERS: speed lives in benchmarks, not in tests).

@@ -460,6 +460,41 @@ describe('config errors: FILE:LINE:COL: error CODE: message', () => {
     expect(code({ ...GOOD, bind: { a: null } })).toBe('D1001');
     expect(code({ ...GOOD, sample: { zz: 1 } })).toBe('C1009');
     expect(code({ ...GOOD, pe: { growCap: 0 } })).toBe('C1010');
+    expect(code({ ...GOOD, args: { x: 'one' } })).toBe('C1011');
+    expect(code({ ...GOOD, math: 'fast' })).toBe('C1012');
+  });
+
+  it("run-time arguments ('args') and finite math ('math')", () => {
+    const c = parseConfig(
+      json({
+        ...GOOD,
+        args: { x: 3, y: { random: 4, seed: 1 }, z: { random: 2, seed: 5, max: 9 } },
+        math: 'finite',
+      }),
+      FILE,
+    );
+    expect(c.args).toEqual({ x: 3, y: { random: 4, seed: 1 }, z: { random: 2, seed: 5, max: 9 } });
+    expect(c.math).toBe('finite');
+    expect(parseConfig(json(GOOD), FILE).math).toBeUndefined();
+    expectError(json({ ...GOOD, args: [1] }), '[', /'args' must be an object/, 1);
+    expectError(json({ ...GOOD, args: { a: 1 } }), '"a"', /'a' is in 'bind'/, 2);
+    expectError(
+      json({ ...GOOD, args: { x: { random: 4 } } }),
+      '{\n      "random"',
+      /\{"random": N, "seed": S\}/,
+    );
+    expectError(
+      json({ ...GOOD, args: { x: { random: 4, seed: 1, size: 2 } } }),
+      '"size"',
+      /unknown key 'size'/,
+    );
+    expectError(json({ ...GOOD, args: { x: { random: -4, seed: 1 } } }), '-4', /non-negative integer/);
+    expectError(
+      json({ ...GOOD, args: { x: { random: 2 ** 30, seed: 1 } } }),
+      '{\n      "random"',
+      /at most 16777216/,
+    );
+    expectError(json({ ...GOOD, math: 'fast' }), '"fast"', /'math' is "exact" \(the default\) or "finite"/);
   });
 
   it('a good config parses, with positions of its values', () => {

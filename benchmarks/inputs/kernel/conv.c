@@ -1,14 +1,13 @@
 /*
- * The demo's image pipeline in combinators (`npm run demo`, `npm run bench:kernel`): a 3x3
+ * The demo's image pipeline in combinators (`npm run demo`, `npm run bench:latency`): a 3x3
  * convolution with clamped borders, a stencil over iota(w*h), then a clamp to [0, 1].
  *
- * The nine coefficients c0..c8 (row-major) are scalar operands of the stencil map, so constant
- * propagation, once it knows them, writes them into the map as literals, and the WGSL back end
- * writes literal operands into the shader text: the specialized kernel has its coefficients
- * built in. (Lambdas stay closed, so const-prop never enters conv_at; the operands are the way
- * in.) Fusion merges the two maps into one kernel. The coefficients are formals rather than a
- * `const float coef[]` whose loads become nine temporaries: the stager's partial evaluator widens
- * a straight-line host body of that length (docs/benchmarks.md, "Kernel latency").
+ * The nine coefficients c0..c8 (row-major) are scalar operands of the stencil map: once they are
+ * known, constant propagation specializes conv_at for them (a clone with the coefficients as
+ * literals and the nine parameters gone), and fusion merges the two maps into one kernel. They
+ * stay nine scalars rather than one `const float c[]` (which stages too, see conv-r.c for a late
+ * tap array) so that `npm run bench:latency` can also compare the generic kernel with WGSL
+ * `override` constants, which only scalars can be.
  */
 float conv_at(int k, const float img[], int w, int h, float c0, float c1, float c2, float c3, float c4,
               float c5, float c6, float c7, float c8) {

@@ -1,0 +1,389 @@
+/**
+ * `scf bench --kernel CONFIG` (`npm run bench:kernel` for configs/kernel): the generic kernel
+ * against the kernel specialized for the config's late values, on the JS back end and on WebGPU
+ * when there is an adapter, for any kernel config that gives its run-time arguments (`args`).
+ *
+ * What is measured, per back end (every figure a median; the order of the kernels rotated per
+ * round, after warm-up):
+ * - `runMs`: the kernel itself. On WebGPU with its inputs already on the device and its outputs
+ *   left there: a run whose elementwise launches are dispatched R times (`repeat`) against one
+ *   dispatched once, (T_R − T_1) / (R − 1), both waiting for the device to finish. On the JS back
+ *   end, the compiled function on arguments converted once (`CompiledKernel.bind`).
+ * - `roundTripMs`: one call as an application makes it: upload, dispatch, read back (JS: one call).
+ * - `firstResultMs`: late values known → first output, for fresh values each sample (the sample's
+ *   floats scaled by 1 + k·2⁻²⁰, so no cache keyed by shader text or values can hide work):
+ *   `generic` runs the generic kernel prepared beforehand; `specialized` runs the stub's
+ *   `specialize`, code generation, pipeline creation and the first run; `tiered` a `TieredKernels`
+ *   handle (src/target/tiers.ts) whose first run goes to the generic kernel.
+ * - `specializeUs`: the staged pipeline (the stub's `specialize`) against the unstaged one, side by
+ *   side, µs per call.
+ * - `equal`: every output of both kernels equal, element for element, to the reference
+ *   evaluator's on the original kernel with the same arguments (`maxAbsDiff` and `maxUlps` say by
+ *   how much where not). The report's `equal` asks that of the JS back end, and of a GPU only up
+ *   to GPU_ULPS ulps: a device may fuse a multiply and an add into one rounding.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type ArgValue, evaluate, listToArray, loadKernelParser } from '../kernel/index.js';
+import type { Bindings } from '../optimizers/index.js';
+import {
+  configError,
+  importStub,
+  type LoadedStub,
+  loadConfig,
+  type StageConfig,
+  stageConfig,
+  writeStaged,
+} from '../pipeline/index.js';
+import {
+  compileFor,
+  GpuRuntime,
+  type KernelBackend,
+  type KernelResult,
+  type NoAdapter,
+  programOf,
+  type ReadyKernel,
+  TieredKernels,
+} from '../target/index.js';
+import { argValue } from './kernel-args.js';
+import { alternate } from './kernel-latency.js';
+import { median } from './report.js';
+import { type MachineInfo, machineInfo } from './table3.js';
+
+export interface TierTimes {
+  readonly generic: number;
+  readonly specialized: number;
+}
+
+export interface BackendReport {
+  /** The adapter ("google swiftshader … (fallback adapter)") or "JS back end". */
+  readonly device: string;
+  readonly runMs: TierTimes;
+  readonly roundTripMs: TierTimes;
+  readonly firstResultMs: TierTimes & { readonly tiered: number };
+  /** generic ÷ specialized of runMs and roundTripMs. */
+  readonly speedup: { readonly run: number; readonly roundTrip: number };
+  /** Every output identical to the reference evaluator's, element for element. */
+  readonly equal: boolean;
+  readonly maxAbsDiff: number;
+  /**
+   * The largest distance in binary32 steps (units in the last place) from the reference: 0 when
+   * `equal`. A GPU may fuse a multiply and an add into one rounding (WGSL leaves that to the
+   * device): a few ulps there are the device's, not the optimizer's.
+   */
+  readonly maxUlps: number;
+}
+
+export interface KernelConfigReport {
+  readonly config: string;
+  readonly id?: number;
+  readonly function: string;
+  readonly stagingSeconds: number;
+  readonly backends: { readonly js: BackendReport; readonly webgpu?: BackendReport };
+  /** Why there is no `webgpu` entry. */
+  readonly noWebgpu?: string;
+  readonly specializeUs: { readonly staged: number; readonly unstaged: number };
+  /** The JS back end's outputs identical to the reference's, the GPU's within GPU_ULPS ulps. */
+  readonly equal: boolean;
+  readonly machine: MachineInfo;
+  readonly method: string;
+}
+
+export interface KernelConfigOptions {
+  /** 'js' skips WebGPU (default 'auto': WebGPU too when there is an adapter). */
+  readonly backend?: 'auto' | 'js';
+  /** A runtime to use (and keep open) instead of opening one. */
+  readonly gpu?: GpuRuntime | NoAdapter;
+  /** Timed rounds per comparison (default 15). */
+  readonly rounds?: number;
+  /** Fresh value sets for the first-result figures (default 7). */
+  readonly samples?: number;
+  /** R, the dispatches of one elementwise launch when timing `runMs` on WebGPU (default 20). */
+  readonly repeat?: number;
+  readonly onProgress?: (step: string) => void;
+}
+
+/** How many ulps a GPU's output may be from the reference for the report to count it equal. */
+export const GPU_ULPS = 4;
+
+export const KERNEL_CONFIG_METHOD =
+  'one process; the config staged once and its stub imported; medians over rounds, the kernels in rotating order after ' +
+  '2 warm-up runs each; runMs on the JS back end = the compiled function on arguments converted once (50 ms batches); on WebGPU = (T of a run whose elementwise launches dispatch R times − T of one) / (R − 1), ' +
+  'inputs on the device; roundTripMs = one call with upload and read back; firstResultMs with fresh values per sample ' +
+  "(the sample's floats scaled by 1 + k·2^-20); outputs compared with the reference evaluator's, element for element.";
+
+/** The arguments of every formal: the config's `args` and its `sample` (the late values). */
+export function configArgs(config: StageConfig, formals: readonly string[]): Record<string, ArgValue> {
+  if (config.sample === undefined)
+    throw configError(config, '', "a kernel benchmark needs 'sample': the late values to specialize for");
+  const out: Record<string, ArgValue> = {};
+  for (const [name, spec] of Object.entries(config.args ?? {})) {
+    if (!formals.includes(name))
+      throw configError(config, `args.${name}:key`, `'${config.function}' has no parameter '${name}'`);
+    out[name] = argValue(spec);
+  }
+  for (const [name, v] of Object.entries(config.sample)) out[name] = v as ArgValue;
+  const missing = formals.filter((f) => !Object.hasOwn(out, f));
+  if (missing.length > 0)
+    throw configError(
+      config,
+      config.args === undefined ? '' : 'args',
+      `'args' has no value for ${missing.map((m) => `'${m}'`).join(', ')} (a kernel benchmark runs the kernel on every formal)`,
+    );
+  return out;
+}
+
+/** The late values with their floats scaled by 1 + k·2⁻²⁰ (ints and bools kept). */
+export function freshValues(
+  values: Readonly<Record<string, ArgValue>>,
+  ints: ReadonlySet<string>,
+  k: number,
+) {
+  const f = 1 + k / 1048576;
+  const scale = (x: number | boolean) => (typeof x === 'number' ? Math.fround(x * f) : x);
+  return Object.fromEntries(
+    Object.entries(values).map(([name, v]) => [
+      name,
+      ints.has(name) ? v : Array.isArray(v) ? (v as (number | boolean)[]).map(scale) : scale(v as number),
+    ]),
+  ) as Record<string, ArgValue>;
+}
+
+/** `x` as an int whose order is that of the binary32 values (so ulp distances are differences). */
+function orderedBits(x: number): number {
+  const view = new DataView(new ArrayBuffer(4));
+  view.setFloat32(0, x);
+  const bits = view.getInt32(0);
+  return bits < 0 ? -2147483648 - bits : bits;
+}
+
+/**
+ * Largest |a − b| and ulp distance over a result and outputs (Infinity when shapes differ), and
+ * whether all are identical.
+ */
+function compare(a: KernelResult, b: KernelResult): { equal: boolean; diff: number; ulps: number } {
+  let equal = true;
+  let diff = 0;
+  let ulps = 0;
+  const one = (x: unknown, y: unknown) => {
+    const xs = ArrayBuffer.isView(x) || Array.isArray(x) ? Array.from(x as ArrayLike<number>) : [x];
+    const ys = ArrayBuffer.isView(y) || Array.isArray(y) ? Array.from(y as ArrayLike<number>) : [y];
+    if (xs.length !== ys.length) {
+      equal = false;
+      diff = Number.POSITIVE_INFINITY;
+      ulps = Number.POSITIVE_INFINITY;
+      return;
+    }
+    for (let i = 0; i < xs.length; i++) {
+      if (!Object.is(xs[i], ys[i])) {
+        equal = false;
+        const u = Math.abs(orderedBits(xs[i] as number) - orderedBits(ys[i] as number));
+        ulps = Math.max(ulps, Number.isNaN(u) ? Number.POSITIVE_INFINITY : u);
+      }
+      const d = Math.abs((xs[i] as number) - (ys[i] as number));
+      diff = Number.isNaN(d)
+        ? Object.is(xs[i], ys[i])
+          ? diff
+          : Number.POSITIVE_INFINITY
+        : Math.max(diff, d);
+    }
+  };
+  one(a.result, b.result);
+  for (const k of new Set([...Object.keys(a.outputs), ...Object.keys(b.outputs)]))
+    one(a.outputs[k], b.outputs[k]);
+  return { equal, diff, ulps };
+}
+
+/** Medians of async calls, `rounds` rounds in rotating order after 2 warm-up calls each (ms per call). */
+async function alternateAsync<K extends string>(
+  fns: Readonly<Record<K, () => Promise<unknown>>>,
+  rounds: number,
+): Promise<Record<K, number>> {
+  const keys = Object.keys(fns) as K[];
+  for (const k of keys) for (let w = 0; w < 2; w++) await fns[k]();
+  const times = keys.map((): number[] => []);
+  for (let r = 0; r < rounds; r++) {
+    for (let j = 0; j < keys.length; j++) {
+      const i = (j + r) % keys.length;
+      const t = performance.now();
+      await fns[keys[i] as K]();
+      (times[i] as number[]).push(performance.now() - t);
+    }
+  }
+  return Object.fromEntries(keys.map((k, i) => [k, median(times[i] as number[])])) as Record<K, number>;
+}
+
+const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : Number.POSITIVE_INFINITY);
+
+async function benchBackend(
+  backend: KernelBackend,
+  ctx: {
+    readonly stub: LoadedStub;
+    readonly args: Record<string, ArgValue>;
+    readonly values: Record<string, ArgValue>;
+    readonly ints: ReadonlySet<string>;
+    readonly reference: KernelResult;
+    readonly opts: KernelConfigOptions;
+  },
+): Promise<BackendReport> {
+  const { stub, args, values, ints, reference, opts } = ctx;
+  const rounds = opts.rounds ?? 15;
+  const name = backend === 'js' ? 'JS back end' : backend.adapterName;
+  opts.onProgress?.(`${name}: compiling the generic and the specialized kernel`);
+  const genericFun = stub.unstagedPipeline(stub.formalsOf({}));
+  const generic = await compileFor(genericFun, backend);
+  const specialized = await compileFor(stub.specialize(values as Bindings).fun, backend);
+  const outG = compare(await generic.run(args), reference);
+  const outS = compare(await specialized.run(args), reference);
+
+  opts.onProgress?.(`${name}: timing the round trip`);
+  const trip = await alternateAsync(
+    { generic: () => generic.run(args), specialized: () => specialized.run(args) },
+    rounds,
+  );
+  let run: TierTimes = trip;
+  if (generic.bind && specialized.bind) {
+    opts.onProgress?.(`${name}: timing the kernels alone`);
+    const us = alternate({ generic: generic.bind(args), specialized: specialized.bind(args) }, rounds, 50);
+    run = { generic: us.generic / 1000, specialized: us.specialized / 1000 };
+  } else {
+    opts.onProgress?.(`${name}: timing the kernels with their data on the device`);
+    const R = Math.max(2, opts.repeat ?? 20);
+    const t = await alternateAsync(
+      {
+        g1: () => generic.run(args),
+        gR: () => generic.run(args, { repeat: R }),
+        s1: () => specialized.run(args),
+        sR: () => specialized.run(args, { repeat: R }),
+      },
+      rounds,
+    );
+    run = {
+      generic: Math.max(0, (t.gR - t.g1) / (R - 1)),
+      specialized: Math.max(0, (t.sR - t.s1) / (R - 1)),
+    };
+  }
+
+  opts.onProgress?.(`${name}: values known → first result, fresh values per sample`);
+  const tiers = await TieredKernels.create(
+    { fun: stub.FUN, generic: genericFun, specialize: (v) => stub.specialize(v as Bindings).fun },
+    { backend },
+  );
+  const first = { generic: [] as number[], specialized: [] as number[], tiered: [] as number[] };
+  const samples = opts.samples ?? 7;
+  // values known → first output; the tiered handle's background work is awaited outside the timing
+  const firstResult = async (way: keyof typeof first, v: Record<string, ArgValue>): Promise<void> => {
+    if (way === 'generic') await generic.run({ ...args, ...v });
+    else if (way === 'specialized') {
+      const k: ReadyKernel = await compileFor(stub.specialize(v as Bindings).fun, backend);
+      await k.run({ ...args, ...v });
+    } else await tiers.forValues(v).run(args);
+  };
+  const order = Object.keys(first) as (keyof typeof first)[];
+  for (let k = 0; k < samples; k++) {
+    for (let j = 0; j < order.length; j++) {
+      const way = order[(j + k) % order.length] as keyof typeof first;
+      const v = freshValues(values, ints, 1 + k * order.length + j);
+      const t = performance.now();
+      await firstResult(way, v);
+      first[way].push(performance.now() - t);
+      if (way === 'tiered') await tiers.forValues(v).ready;
+    }
+  }
+  return {
+    device: name,
+    runMs: run,
+    roundTripMs: trip,
+    firstResultMs: {
+      generic: median(first.generic),
+      specialized: median(first.specialized),
+      tiered: median(first.tiered),
+    },
+    speedup: { run: ratio(run.generic, run.specialized), roundTrip: ratio(trip.generic, trip.specialized) },
+    equal: outG.equal && outS.equal,
+    maxAbsDiff: Math.max(outG.diff, outS.diff),
+    maxUlps: Math.max(outG.ulps, outS.ulps),
+  };
+}
+
+/** The kernel benchmark of one config; see the header. */
+export async function runKernelConfigBench(
+  file: string,
+  opts: KernelConfigOptions = {},
+): Promise<KernelConfigReport> {
+  await loadKernelParser();
+  const config = loadConfig(file);
+  opts.onProgress?.(`staging ${file}`);
+  const t0 = performance.now();
+  const staged = await stageConfig(config);
+  const stagingSeconds = (performance.now() - t0) / 1000;
+  const formals = listToArray(staged.fun.params);
+  const args = configArgs(
+    config,
+    formals.map((p) => p.name),
+  );
+  const values = Object.fromEntries(Object.keys(config.sample ?? {}).map((k) => [k, args[k] as ArgValue]));
+  const ints = new Set(formals.filter((p) => p.ty !== 'float').map((p) => p.name));
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'scf-bench-kernel-'));
+  let opened: GpuRuntime | NoAdapter | undefined;
+  try {
+    const written = writeStaged(staged.stages, { outDir: dir, fun: staged.fun, bind: config.bind });
+    const stub = await importStub(written.stub);
+    opts.onProgress?.('the reference evaluator on the original kernel');
+    const reference = evaluate(programOf(stub.FUN), config.function, args, { fuel: Number.MAX_SAFE_INTEGER });
+    const ctx = { stub, args, values, ints, reference, opts };
+    const js = await benchBackend('js', ctx);
+    let webgpu: BackendReport | undefined;
+    let noWebgpu: string | undefined;
+    if (opts.backend !== 'js') {
+      opened = opts.gpu ?? (await GpuRuntime.open());
+      if (opened instanceof GpuRuntime) webgpu = await benchBackend(opened, ctx);
+      else noWebgpu = `${opened.reason}; ${opened.install}`;
+    } else noWebgpu = 'skipped (--backend js)';
+    opts.onProgress?.('timing the staged and the unstaged pipeline side by side');
+    const formalsNow = stub.formalsOf(values as Bindings);
+    const pipe = alternate(
+      {
+        staged: () => stub.specialize(values as Bindings),
+        unstaged: () => stub.unstagedPipeline(formalsNow),
+      },
+      15,
+      20,
+    );
+    return {
+      config: file,
+      ...(config.id !== undefined ? { id: config.id } : {}),
+      function: config.function,
+      stagingSeconds: Math.round(stagingSeconds * 100) / 100,
+      backends: { js, ...(webgpu ? { webgpu } : {}) },
+      ...(noWebgpu !== undefined ? { noWebgpu } : {}),
+      specializeUs: { staged: pipe.staged, unstaged: pipe.unstaged },
+      equal: js.equal && (webgpu === undefined || webgpu.maxUlps <= GPU_ULPS),
+      machine: machineInfo(),
+      method: KERNEL_CONFIG_METHOD,
+    };
+  } finally {
+    if (opts.gpu === undefined && opened instanceof GpuRuntime) opened.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The report as text: one line per back end, speed-ups first. */
+export function formatKernelConfigReport(r: KernelConfigReport): string {
+  const f = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+  const lines = [`${r.config} (${r.function}): staged in ${r.stagingSeconds} s`];
+  for (const [name, b] of Object.entries(r.backends) as [string, BackendReport][]) {
+    lines.push(
+      `  ${name.padEnd(6)} run ${f(b.runMs.generic)} → ${f(b.runMs.specialized)} ms (${b.speedup.run}×), ` +
+        `round trip ${f(b.roundTripMs.generic)} → ${f(b.roundTripMs.specialized)} ms (${b.speedup.roundTrip}×), ` +
+        `first result generic ${f(b.firstResultMs.generic)} / specialized ${f(b.firstResultMs.specialized)} / tiered ${f(b.firstResultMs.tiered)} ms, ` +
+        `${b.equal ? 'outputs equal' : `outputs differ by up to ${b.maxUlps} ulp (${b.maxAbsDiff})`} [${b.device}]`,
+    );
+  }
+  if (r.noWebgpu) lines.push(`  webgpu: not measured: ${r.noWebgpu}`);
+  lines.push(
+    `  specialize: staged ${r.specializeUs.staged.toFixed(1)} µs, unstaged ${r.specializeUs.unstaged.toFixed(1)} µs (${ratio(r.specializeUs.unstaged, r.specializeUs.staged)}×)`,
+  );
+  return lines.join('\n');
+}

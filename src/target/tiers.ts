@@ -1,0 +1,200 @@
+/**
+ * Tiered kernels: a generic kernel answers at once, the kernel specialized for the late values
+ * takes over when it is ready (as Dolphin's ubershaders and V8's tiers do).
+ *
+ * Algorithm. `TieredKernels.create` compiles the generic kernel once: the pipeline's output with no
+ * late value known, whose late formals stay run-time arguments (scalars in the uniform buffer on
+ * WebGPU, so one pipeline serves every value). `forValues(values)` returns the handle for one set
+ * of late values: its specialized kernel — the source's `specialize(values)`, then code
+ * generation and, on WebGPU, pipeline creation (`createComputePipelineAsync`) — is made in the
+ * background once the first run has its result (or when `ready` is asked for), so the first
+ * result does not wait for it nor share the device with it. Until it is ready `run` calls the
+ * generic kernel with the late values added to the arguments; afterwards the specialized one. Handles are cached by values (least recently used
+ * first out, `cacheSize`), so a value set seen again finds its specialized kernel ready.
+ *
+ * Invariants. Both tiers compute the same outputs for the same arguments: the specialized kernel
+ * is the pipeline's output for these values (staged ≡ unstaged), the generic one its output with
+ * none known, and every pass preserves the reference evaluator's results. A specialization that
+ * fails (values the staged description does not admit are handled by the stub itself; a shader
+ * the device rejects, a kernel whose unrolled size is too large for it) leaves the handle on the
+ * generic tier: `ready` still resolves, and `failure` says why. `ready` never rejects.
+ */
+import { type ArgValue, type Fun, listFromArray, listToArray, type Program } from '../kernel/index.js';
+import type { Bindings } from '../optimizers/index.js';
+import type { LoadedStub } from '../pipeline/index.js';
+import { compileKernelJs } from './js.js';
+import type { GpuRuntime } from './webgpu.js';
+import { planKernelWgsl } from './wgsl.js';
+
+/** What a kernel run gives: the returned value and the arrays written through array formals. */
+export interface KernelResult {
+  readonly result: number | number[] | undefined;
+  readonly outputs: Record<string, number[]>;
+}
+
+/** A kernel ready to run with arguments by formal name. */
+export interface ReadyKernel {
+  /** `repeat`: on WebGPU, each elementwise launch dispatched that many times (`GpuKernel.run`). */
+  run(
+    args: Readonly<Record<string, ArgValue>>,
+    options?: { readonly repeat?: number },
+  ): Promise<KernelResult>;
+  /** On the JS back end: the kernel alone on arguments converted once (`CompiledKernel.bind`). */
+  readonly bind?: (args: Readonly<Record<string, ArgValue>>) => () => unknown;
+}
+
+/** Where kernels run: the JS back end, or a WebGPU device. */
+export type KernelBackend = 'js' | GpuRuntime;
+
+/** What tiers are made from: a staged stub (its `FUN` and `specialize`) and the generic function. */
+export interface TierSource {
+  /** The function as a pipeline gets it, its callees in `fns` (a stub's `FUN`). */
+  readonly fun: Fun;
+  /** The pipeline's output with no late value known (e.g. `stub.unstagedPipeline(stub.formalsOf({}))`). */
+  readonly generic: Fun;
+  /** The pipeline's output for late values (a stub's `specialize(values).fun`). */
+  specialize(values: Readonly<Record<string, ArgValue>>): Fun;
+}
+
+export interface TierOptions {
+  readonly backend: KernelBackend;
+  /** Specialized kernels kept, by late values (default 16). */
+  readonly cacheSize?: number;
+}
+
+/** A program of `fun` and its callees: what the back ends compile. */
+export function programOf(fun: Fun): Program {
+  const nil = { kind: 'nil' as const };
+  return listFromArray([...listToArray(fun.fns).map((g) => ({ ...g, fns: nil })), { ...fun, fns: nil }]);
+}
+
+/** `fun` (and its callees) compiled for `backend`. */
+export async function compileFor(fun: Fun, backend: KernelBackend): Promise<ReadyKernel> {
+  const program = programOf(fun);
+  if (backend === 'js') {
+    const k = compileKernelJs(program, fun.name);
+    return { run: async (args) => k.run(args), bind: (args) => k.bind(args) };
+  }
+  const k = await backend.prepare(planKernelWgsl(program, fun.name));
+  return { run: (args, options) => k.run(args, options) };
+}
+
+/** Late values as a cache key: JSON by sorted name, -0 kept apart from 0. */
+function valuesKey(values: Readonly<Record<string, ArgValue>>): string {
+  const entries = Object.keys(values)
+    .sort()
+    .map((k) => [k, values[k]]);
+  return JSON.stringify(entries, (_, v) => (typeof v === 'number' && Object.is(v, -0) ? '-0' : v));
+}
+
+/** One set of late values: generic until its specialized kernel is ready. */
+export class TieredKernel {
+  private specialized: ReadyKernel | undefined;
+  private making: Promise<void> | undefined;
+  /** Why the specialized tier could not be made (the handle then stays generic). */
+  failure: string | undefined;
+
+  constructor(
+    private readonly generic: ReadyKernel,
+    readonly values: Readonly<Record<string, ArgValue>>,
+    private readonly make: () => Promise<ReadyKernel>,
+  ) {}
+
+  /**
+   * Resolves when the specialized kernel is ready, or its making failed (`failure`); never
+   * rejects. Asking for it starts the making if no run has yet.
+   */
+  get ready(): Promise<void> {
+    return this.start();
+  }
+
+  /** Which kernel `run` uses now. */
+  get tier(): 'generic' | 'specialized' {
+    return this.specialized ? 'specialized' : 'generic';
+  }
+
+  /**
+   * Runs the kernel on `args` (the formals that are not late; the late ones are this handle's
+   * values). The first run goes to the generic kernel and starts making the specialized one once
+   * it has its result, so the two do not compete for the device (or, on a software driver, for
+   * the CPU) before the first result.
+   */
+  run(args: Readonly<Record<string, ArgValue>>): Promise<KernelResult> {
+    const all = { ...args, ...this.values };
+    if (this.specialized) return this.specialized.run(all);
+    const out = this.generic.run(all);
+    void out.then(
+      () => this.start(),
+      () => this.start(),
+    );
+    return out;
+  }
+
+  private start(): Promise<void> {
+    this.making ??= Promise.resolve()
+      .then(this.make)
+      .then(
+        (k) => {
+          this.specialized = k;
+        },
+        (e: unknown) => {
+          this.failure = e instanceof Error ? e.message : String(e);
+        },
+      );
+    return this.making;
+  }
+}
+
+/** The generic kernel of a staged function and its tiered handles, cached by late values. */
+export class TieredKernels {
+  private readonly cache = new Map<string, TieredKernel>();
+
+  private constructor(
+    private readonly source: TierSource,
+    private readonly options: TierOptions,
+    /** The generic kernel, compiled once. */
+    readonly generic: ReadyKernel,
+  ) {}
+
+  static async create(source: TierSource, options: TierOptions): Promise<TieredKernels> {
+    return new TieredKernels(source, options, await compileFor(source.generic, options.backend));
+  }
+
+  /** The handle for these late values (the cached one, if any). */
+  forValues(values: Readonly<Record<string, ArgValue>>): TieredKernel {
+    const key = valuesKey(values);
+    const hit = this.cache.get(key);
+    if (hit) {
+      this.cache.delete(key);
+      this.cache.set(key, hit);
+      return hit;
+    }
+    const frozen = Object.freeze({ ...values });
+    const handle = new TieredKernel(this.generic, frozen, () =>
+      compileFor(this.source.specialize(frozen), this.options.backend),
+    );
+    this.cache.set(key, handle);
+    const max = Math.max(1, this.options.cacheSize ?? 16);
+    while (this.cache.size > max) this.cache.delete(this.cache.keys().next().value as string);
+    return handle;
+  }
+}
+
+/**
+ * The tiered kernels of a staged stub (`importStub`, or the stub module itself): the generic
+ * kernel is the unstaged pipeline's output with no late value known, the specialized ones the
+ * stub's `specialize`.
+ */
+export function tieredKernels(
+  stub: Pick<LoadedStub, 'FUN' | 'formalsOf' | 'unstagedPipeline' | 'specialize'>,
+  options: TierOptions,
+): Promise<TieredKernels> {
+  return TieredKernels.create(
+    {
+      fun: stub.FUN,
+      generic: stub.unstagedPipeline(stub.formalsOf({})),
+      specialize: (values) => stub.specialize(values as Bindings).fun,
+    },
+    options,
+  );
+}
