@@ -85,6 +85,15 @@ export function readProblem(e: unknown): string {
   return code === 'ENOENT' || code === 'ENOTDIR' ? 'no such file' : fileProblem(e);
 }
 
+/** `--math exact|finite` of `scf opt` and `scf kernel` (`parsePasses` reads it). */
+export const MATH_FLAG = {
+  type: 'string',
+  value: 'exact|finite',
+  help: `finite: constant propagation folds x*0 => 0 and x+0 => x for floats, as if no operand were
+NaN or infinite and the sign of a zero did not matter (C's -ffinite-math-only -fno-signed-zeros;
+NaN and infinities in the inputs are then yours not to pass); default exact`,
+} as const;
+
 /**
  * A comma-separated pass list (default: the default pipeline): built-in pass names, or paths of
  * a user's SCF-lang optimizers (relative to the working directory). A pass that cannot be loaded

@@ -42,7 +42,7 @@ import {
 } from '../target/index.js';
 import { parseArgsJson, resultJson } from './eval.js';
 import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, EXIT_BAD_INPUT } from './io.js';
-import { loadKernelFunction, parsePasses, tooDeepTo, UsageError } from './kernel-input.js';
+import { loadKernelFunction, MATH_FLAG, parsePasses, tooDeepTo, UsageError } from './kernel-input.js';
 import { optimizeUnstaged, parseBinds } from './opt.js';
 
 export const KERNEL = {
@@ -69,13 +69,7 @@ function instead and prints {"backend": "webgpu"|"js", "result": ...}.`,
 literal, true/false, or an array [1,2,1]; the function is optimized first
 and a run takes V as N's argument`,
     },
-    math: {
-      type: 'string',
-      value: 'exact|finite',
-      help: `finite: constant propagation folds x*0 => 0 and x+0 => x for floats, as if no operand were
-NaN or infinite and the sign of a zero did not matter (C's -ffinite-math-only -fno-signed-zeros;
-NaN and infinities in the inputs are then yours not to pass); default exact`,
-    },
+    math: MATH_FLAG,
     passes: {
       type: 'string',
       short: 'p',

@@ -43,13 +43,7 @@ staged pipeline that 'scf stage' wrote into DIR) and prints it as C.`,
       help: `formal N is the constant V (repeatable): an int or float literal
 (3, -2, 0.5, 1.5f), true/false, or an array [1,2,1] for an array formal`,
     },
-    math: {
-      type: 'string',
-      value: 'exact|finite',
-      help: `finite: constant propagation folds x*0 => 0 and x+0 => x for floats, as if no operand were
-NaN or infinite and the sign of a zero did not matter (C's -ffinite-math-only -fno-signed-zeros;
-NaN and infinities in the inputs are then yours not to pass); default exact`,
-    },
+    math: MATH_FLAG,
     passes: {
       type: 'string',
       short: 'p',
@@ -70,7 +64,14 @@ ${allPasses.map((p) => `  ${p.name.padEnd(11)} ${p.description}`).join('\n')}`,
 } satisfies CommandSpec;
 
 import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, EXIT_BAD_INPUT } from './io.js';
-import { type KernelInput, loadKernelFunction, parsePasses, tooDeepTo, UsageError } from './kernel-input.js';
+import {
+  type KernelInput,
+  loadKernelFunction,
+  MATH_FLAG,
+  parsePasses,
+  tooDeepTo,
+  UsageError,
+} from './kernel-input.js';
 
 export const optCommand = defineCommand(OPT, run, [{ type: BindError }]);
 
