@@ -37,7 +37,10 @@
  *   taken, loads of known arrays folded; the known parameters it no longer names are dropped with
  *   their operands (`map(g, xs, cs, 4)` => `map(g_1, xs)`). One clone per function and argument
  *   values, named `g_1`, `g_2`, … (the first name no function of the program has), appended to
- *   `fns` in the order made. Direct calls are not specialized, nor lambdas fusion composed;
+ *   `fns` in the order made. Inside a clone, a call with known arguments calls a clone of its
+ *   function in turn (`callsCmd`), at most CLONE_DEPTH levels deep (so a recursive function is
+ *   cloned that far, then called as it is). Calls in the function itself are not specialized (it
+ *   is the host: its calls run on the CPU), nor lambdas fusion composed;
  * - complete unrolling: a `while` is first simulated from the incoming state on states alone
  *   (`unrollState`): as long as its condition folds to a constant true, the state after one more
  *   run of the body. Only if the condition becomes constant false (or every path has returned)
@@ -102,7 +105,7 @@ import {
   some,
   trunc,
 } from 'scf/prelude';
-import type { Cmd, Decl, Expr, Fun, Lam, Param, Soac, SoacArg, While } from '../kernel/ast.js';
+import type { Call, Cmd, Decl, Expr, Fun, Lam, Param, Soac, SoacArg, While } from '../kernel/ast.js';
 import { exprType, hasCall } from '../kernel/expr-info.js';
 import {
   arraysPassed,
@@ -536,7 +539,7 @@ function specSoac(
   const operands = s.op === 'map' || s.op === 'filter' ? lam.params : dropParam(lam.params);
   const vals = callVals(call.args, paramVals(operands, s.args, arrays, mapEmpty()));
   if (!anyKnown(vals)) return [s, clones, n];
-  const [clone, c1, n1] = cloneFor(g, vals, arrays, host, clones, n);
+  const [clone, c1, n1] = cloneFor(g, vals, arrays, host, clones, n, 0);
   const result: Expr = {
     kind: 'call',
     name: clone.name,
@@ -657,24 +660,193 @@ function cloneFor(
   host: Fun,
   clones: List<Clone>,
   n: number,
+  depth: number,
 ): [Fun, List<Clone>, number] {
   const old = findClone(clones, g.name, vals);
   if (old.kind === 'some') return [old.value, clones, n];
   const opt = optimizeIn(g, vals, arrays);
-  const params = keptParams(g.params, vals, opt.body);
-  const name = freshName(g.name, 1, host, clones);
+  // the calls it makes with known arguments call clones in turn, CLONE_DEPTH levels deep at most
+  // (a recursive function is cloned that far and then called as it is); decided on `g` itself,
+  // which a partial evaluator knows early
+  const [body, c1, n1] =
+    depth < CLONE_DEPTH && callsIn(g.body)
+      ? callsCmd(opt.body, knownArrays(g.params, vals, optionsOf(arrays)), host, clones, n, depth + 1)
+      : [opt.body, clones, n];
+  const params = keptParams(g.params, vals, body);
+  const name = freshName(g.name, 1, host, c1);
   const renamed: Fun = {
     kind: 'fun',
     name,
     ret: g.ret,
     params,
     locals: opt.locals,
-    body: opt.body,
+    body,
     fns: { kind: 'nil' },
     lbl: g.lbl,
   };
-  const [fun, n1] = relabelFun(renamed, n);
-  return [fun, { kind: 'cons', head: { kind: 'clone', of: g.name, args: vals, fun }, tail: clones }, n1];
+  const [fun, n2] = relabelFun(renamed, n1);
+  return [fun, { kind: 'cons', head: { kind: 'clone', of: g.name, args: vals, fun }, tail: c1 }, n2];
+}
+
+/** How deep clones of clones go: a call chain of known arguments through more functions is cut there. */
+export const CLONE_DEPTH = 4;
+
+/** The options `env` carries (`FINITE_MATH`), without its variables. */
+function optionsOf(env: Env): Env {
+  return finiteMath(env) ? mapInsert(mapEmpty(), FINITE_MATH, mkConst(1, 'int')) : mapEmpty();
+}
+
+/** Whether a command calls a function anywhere in its expressions. */
+function callsIn(c: Cmd): boolean {
+  switch (c.kind) {
+    case 'assign':
+      return hasCall(c.rhs);
+    case 'store':
+      return hasCall(c.index) || hasCall(c.rhs);
+    case 'seq':
+      return callsIn(c.first) || callsIn(c.second);
+    case 'if':
+      return hasCall(c.cond) || callsIn(c.thenCmd) || callsIn(c.elseCmd);
+    case 'while':
+      return hasCall(c.cond) || callsIn(c.body);
+    case 'soac':
+    case 'hfused':
+      return false;
+    default:
+      return leafCalls(leafExprs(c));
+  }
+}
+
+function leafCalls(es: List<Expr>): boolean {
+  if (es.kind === 'nil') return false;
+  return hasCall(es.head) || leafCalls(es.tail);
+}
+
+/**
+ * Inside a clone: every call `h(e…)` of a function of the program some of whose arguments are
+ * known (literals, known const arrays passed whole) calls a clone of `h` for them (`cloneFor`), as
+ * a combinator's lambda does. Combinators do not occur here (the functions combinators apply have
+ * none).
+ */
+function callsCmd(
+  c: Cmd,
+  arrays: Env,
+  host: Fun,
+  clones: List<Clone>,
+  n: number,
+  depth: number,
+): [Cmd, List<Clone>, number] {
+  switch (c.kind) {
+    case 'assign': {
+      const [rhs, c1, n1] = callsExpr(c.rhs, arrays, host, clones, n, depth);
+      return [{ kind: 'assign', name: c.name, rhs, lbl: c.lbl }, c1, n1];
+    }
+    case 'store': {
+      const [index, c1, n1] = callsExpr(c.index, arrays, host, clones, n, depth);
+      const [rhs, c2, n2] = callsExpr(c.rhs, arrays, host, c1, n1, depth);
+      return [{ kind: 'store', array: c.array, index, rhs, lbl: c.lbl }, c2, n2];
+    }
+    case 'seq': {
+      const [first, c1, n1] = callsCmd(c.first, arrays, host, clones, n, depth);
+      const [second, c2, n2] = callsCmd(c.second, arrays, host, c1, n1, depth);
+      return [{ kind: 'seq', first, second, lbl: c.lbl }, c2, n2];
+    }
+    case 'if': {
+      const [cond, c1, n1] = callsExpr(c.cond, arrays, host, clones, n, depth);
+      const [thenCmd, c2, n2] = callsCmd(c.thenCmd, arrays, host, c1, n1, depth);
+      const [elseCmd, c3, n3] = callsCmd(c.elseCmd, arrays, host, c2, n2, depth);
+      return [{ kind: 'if', cond, thenCmd, elseCmd, lbl: c.lbl }, c3, n3];
+    }
+    case 'while': {
+      const [cond, c1, n1] = callsExpr(c.cond, arrays, host, clones, n, depth);
+      const [body, c2, n2] = callsCmd(c.body, arrays, host, c1, n1, depth);
+      return [{ kind: 'while', cond, body, isFor: c.isFor, lbl: c.lbl }, c2, n2];
+    }
+    case 'soac':
+    case 'hfused':
+      return [c, clones, n];
+    default: {
+      const [es, c1, n1] = callsExprs(leafExprs(c), arrays, host, clones, n, depth);
+      return [leafWith(c, es, c.lbl), c1, n1];
+    }
+  }
+}
+
+function callsExprs(
+  es: List<Expr>,
+  arrays: Env,
+  host: Fun,
+  clones: List<Clone>,
+  n: number,
+  depth: number,
+): [List<Expr>, List<Clone>, number] {
+  if (es.kind === 'nil') return [es, clones, n];
+  const [head, c1, n1] = callsExpr(es.head, arrays, host, clones, n, depth);
+  const [tail, c2, n2] = callsExprs(es.tail, arrays, host, c1, n1, depth);
+  return [{ kind: 'cons', head, tail }, c2, n2];
+}
+
+function callsExpr(
+  e: Expr,
+  arrays: Env,
+  host: Fun,
+  clones: List<Clone>,
+  n: number,
+  depth: number,
+): [Expr, List<Clone>, number] {
+  if (!hasCall(e)) return [e, clones, n];
+  switch (e.kind) {
+    case 'binary': {
+      const [left, c1, n1] = callsExpr(e.left, arrays, host, clones, n, depth);
+      const [right, c2, n2] = callsExpr(e.right, arrays, host, c1, n1, depth);
+      return [{ kind: 'binary', op: e.op, ty: e.ty, left, right, lbl: e.lbl }, c2, n2];
+    }
+    case 'unary': {
+      const [arg, c1, n1] = callsExpr(e.arg, arrays, host, clones, n, depth);
+      return [{ kind: 'unary', op: e.op, ty: e.ty, arg, lbl: e.lbl }, c1, n1];
+    }
+    case 'cast': {
+      const [arg, c1, n1] = callsExpr(e.arg, arrays, host, clones, n, depth);
+      return [{ kind: 'cast', ty: e.ty, arg, implicit: e.implicit, lbl: e.lbl }, c1, n1];
+    }
+    case 'load': {
+      const [index, c1, n1] = callsExpr(e.index, arrays, host, clones, n, depth);
+      return [{ kind: 'load', array: e.array, index, ty: e.ty, lbl: e.lbl }, c1, n1];
+    }
+    case 'ternary': {
+      const [cond, c1, n1] = callsExpr(e.cond, arrays, host, clones, n, depth);
+      const [thenExpr, c2, n2] = callsExpr(e.thenExpr, arrays, host, c1, n1, depth);
+      const [elseExpr, c3, n3] = callsExpr(e.elseExpr, arrays, host, c2, n2, depth);
+      return [{ kind: 'ternary', cond, thenExpr, elseExpr, ty: e.ty, lbl: e.lbl }, c3, n3];
+    }
+    case 'call':
+      return callClone(e, arrays, host, clones, n, depth);
+    default:
+      return [e, clones, n];
+  }
+}
+
+/** One call: its arguments first, then a clone of its function when some argument is known. */
+function callClone(
+  e: Call,
+  arrays: Env,
+  host: Fun,
+  clones: List<Clone>,
+  n: number,
+  depth: number,
+): [Expr, List<Clone>, number] {
+  const [args, c1, n1] = callsExprs(e.args, arrays, host, clones, n, depth);
+  const found = findFn(host.fns, e.name);
+  if (found.kind === 'none') return [{ kind: 'call', name: e.name, args, ty: e.ty, lbl: e.lbl }, c1, n1];
+  const vals = callVals(args, arrays);
+  if (!anyKnown(vals)) return [{ kind: 'call', name: e.name, args, ty: e.ty, lbl: e.lbl }, c1, n1];
+  const h = found.value;
+  const [clone, c2, n2] = cloneFor(h, vals, arrays, host, c1, n1, depth);
+  return [
+    { kind: 'call', name: clone.name, args: keptArgs(h.params, clone.params, args), ty: e.ty, lbl: e.lbl },
+    c2,
+    n2,
+  ];
 }
 
 /** Whether the pass runs under finite math (`optimizeFinite`). */

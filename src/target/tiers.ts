@@ -9,8 +9,9 @@
  * generation and, on WebGPU, pipeline creation (`createComputePipelineAsync`) — is made in the
  * background once the first run has its result (or when `ready` is asked for), so the first
  * result does not wait for it nor share the device with it. Until it is ready `run` calls the
- * generic kernel with the late values added to the arguments; afterwards the specialized one. Handles are cached by values (least recently used
- * first out, `cacheSize`), so a value set seen again finds its specialized kernel ready.
+ * generic kernel with the late values added to the arguments; afterwards the specialized one.
+ * Handles are cached by values (least recently used first out, `cacheSize`), so a value set seen
+ * again finds its specialized kernel ready.
  *
  * Invariants. Both tiers compute the same outputs for the same arguments: the specialized kernel
  * is the pipeline's output for these values (staged ≡ unstaged), the generic one its output with

@@ -4,12 +4,16 @@
  * - one-line rules: loops over a known count unrolled, branches on known op codes taken, loads of
  *   known arrays folded, the parameters that became known dropped with their operands; one clone
  *   per function and arguments, fresh deterministic names, nothing cloned without known arguments;
+ *   calls with known arguments inside a clone call clones in turn, to a bounded depth; staged ≡
+ *   unstaged on such a kernel;
  * - differential: on the shipped suite kernels (benchmarks/inputs/kernel) the reference evaluator
  *   gives the same results before and after the whole pipeline, for random bindings and arguments,
  *   and labels stay unique across the function, its callees and the clones.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -25,6 +29,7 @@ import {
   printProgram,
 } from '../../src/kernel/index.js';
 import { type Bindings, runPipeline, validateLabels } from '../../src/optimizers/index.js';
+import { importStub, loadConfig, stageConfig, writeStaged } from '../../src/pipeline/index.js';
 import { INPUTS, optimizeC, parseC, passes, tryEval } from './helpers.js';
 
 beforeAll(loadKernelParser);
@@ -103,6 +108,91 @@ describe('clones of mapped functions', () => {
     expect(listToArray((findFun(out.program, 'g_1') as Fun).params).map((p) => p.name)).toEqual(['x', 'n']);
     expect(printOptimized(out.fun, parseC(src))).toContain('map(g_1, xs, 3)');
   });
+});
+
+describe('clones of the functions clones call', () => {
+  const NESTED = `
+    float horner(float x, const float cs[], int deg) {
+      float acc = 0.0f;
+      for (int i = 0; i <= deg; i++) acc = acc * x + cs[deg - i];
+      return acc;
+    }
+    float clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
+    float tone(float v, const float cs[], int deg, float hi) { return clampf(horner(v, cs, deg), 0.0f, hi); }
+    float *toned(const float xs[], const float cs[], int deg, float hi) { float ys[] = map(tone, xs, cs, deg, hi); return ys; }`;
+
+  it('a call with known arguments inside a clone calls a clone too, callees first', () => {
+    const out = optimizeC(PIPELINE, NESTED, { cs: [1, 2, 3], deg: 2, hi: 4 });
+    expect(names(out.program)).toEqual([
+      'horner',
+      'clampf',
+      'tone',
+      'horner_1',
+      'clampf_1',
+      'tone_1',
+      'toned',
+    ]);
+    expect(printFun(findFun(out.program, 'tone_1') as Fun)).toContain('return clampf_1(horner_1(v));');
+    expect(printFun(findFun(out.program, 'horner_1') as Fun)).not.toContain('for (');
+    expect(validateLabels(out.fun)).toBeUndefined();
+  });
+
+  it('a recursive function is cloned CLONE_DEPTH levels deep, then called as it is', () => {
+    const src = `
+      int down(int x, int n) { return n <= 0 ? x : down(x + 1, n - 1); }
+      int *f(const int xs[], int n) { int ys[] = map(down, xs, n); return ys; }`;
+    const program = parseC(src);
+    const out = runPipeline(program, 'f', passes('const-prop'), { n: 9 });
+    // the lambda's clone and CLONE_DEPTH (4) levels below it, the deepest made (and named) first
+    expect(names(out.program)).toEqual(['down', 'down_1', 'down_2', 'down_3', 'down_4', 'down_5', 'f']);
+    expect(printFun(findFun(out.program, 'down_1') as Fun)).toContain('return down(x + 1, 4);');
+    for (const xs of [[0, 5, -3]]) {
+      expect(tryEval(out.program, 'f', { xs, n: 9 })?.result).toEqual(
+        tryEval(program, 'f', { xs, n: 9 })?.result,
+      );
+    }
+  });
+
+  it('staged ≡ unstaged on random late values (a stub staged from the kernel)', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'scf-clones-'));
+    try {
+      const input = path.join(dir, 'nested.c');
+      writeFileSync(input, NESTED);
+      const file = path.join(dir, 'nested.json');
+      const bind = { cs: "'Array", deg: '0|1|2|3|4', hi: "'Float" };
+      writeFileSync(
+        file,
+        JSON.stringify({ input: 'nested.c', function: 'toned', pipeline: PIPELINE.split(','), bind }),
+      );
+      const config = loadConfig(file);
+      const staged = await stageConfig(config);
+      const written = writeStaged(staged.stages, {
+        outDir: path.join(dir, 'out'),
+        fun: staged.fun,
+        bind: config.bind,
+      });
+      const stub = await importStub(written.stub);
+      const float = fc.float({ noNaN: true, noDefaultInfinity: true, min: -4, max: 4 });
+      fc.assert(
+        fc.property(
+          fc.record({
+            cs: fc.array(float, { maxLength: 6 }),
+            deg: fc.integer({ min: 0, max: 4 }),
+            hi: float,
+          }),
+          (values) => {
+            const formals = stub.formalsOf(values);
+            expect(isDeepStrictEqual(stub.stagedPipeline(formals), stub.unstagedPipeline(formals))).toBe(
+              true,
+            );
+          },
+        ),
+        { numRuns: 200 },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 // ---- differential -------------------------------------------------------------------------------
