@@ -132,16 +132,16 @@ export class TieredKernel {
   }
 
   private start(): Promise<void> {
-    this.making ??= Promise.resolve()
-      .then(this.make)
-      .then(
-        (k) => {
-          this.specialized = k;
-        },
-        (e: unknown) => {
-          this.failure = e instanceof Error ? e.message : String(e);
-        },
-      );
+    // on a later turn of the event loop: code generation is synchronous work, and the caller
+    // that awaited the first result must get it first
+    this.making ??= new Promise<void>((resolve) => setTimeout(resolve, 0)).then(this.make).then(
+      (k) => {
+        this.specialized = k;
+      },
+      (e: unknown) => {
+        this.failure = e instanceof Error ? e.message : String(e);
+      },
+    );
     return this.making;
   }
 }
@@ -158,7 +158,12 @@ export class TieredKernels {
   ) {}
 
   static async create(source: TierSource, options: TierOptions): Promise<TieredKernels> {
-    return new TieredKernels(source, options, await compileFor(source.generic, options.backend));
+    return TieredKernels.withGeneric(source, options, await compileFor(source.generic, options.backend));
+  }
+
+  /** The same with the generic kernel already compiled (`compileFor(source.generic, backend)`). */
+  static withGeneric(source: TierSource, options: TierOptions, generic: ReadyKernel): TieredKernels {
+    return new TieredKernels(source, options, generic);
   }
 
   /** The handle for these late values (the cached one, if any). */
