@@ -26,7 +26,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type ArgValue, evaluate, listToArray, loadKernelParser } from '../kernel/index.js';
-import type { Bindings } from '../optimizers/index.js';
+import { type Bindings, specializationNotes } from '../optimizers/index.js';
 import {
   configError,
   importStub,
@@ -86,6 +86,8 @@ export interface KernelConfigReport {
   readonly specializeUs: { readonly staged: number; readonly unstaged: number };
   /** The JS back end's outputs identical to the reference's, the GPU's within GPU_ULPS ulps. */
   readonly equal: boolean;
+  /** What the sample's specialization left generic (`specializationNotes`). */
+  readonly notes: readonly string[];
   readonly machine: MachineInfo;
   readonly method: string;
 }
@@ -362,6 +364,7 @@ export async function runKernelConfigBench(
       ...(noWebgpu !== undefined ? { noWebgpu } : {}),
       specializeUs: { staged: pipe.staged, unstaged: pipe.unstaged },
       equal: js.equal && (webgpu === undefined || webgpu.maxUlps <= GPU_ULPS),
+      notes: specializationNotes(stub.specialize(values as Bindings).fun, programOf(stub.FUN)),
       machine: machineInfo(),
       method: KERNEL_CONFIG_METHOD,
     };
@@ -384,6 +387,7 @@ export function formatKernelConfigReport(r: KernelConfigReport): string {
     );
   }
   if (r.noWebgpu) lines.push(`  webgpu: not measured: ${r.noWebgpu}`);
+  for (const note of r.notes) lines.push(`  note: ${note}`);
   lines.push(
     `  specialize: staged ${r.specializeUs.staged.toFixed(1)} µs, unstaged ${r.specializeUs.unstaged.toFixed(1)} µs (${ratio(r.specializeUs.unstaged, r.specializeUs.staged)}×)`,
   );

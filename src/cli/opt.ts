@@ -19,6 +19,7 @@ import {
   type Pass,
   type PipelineResult,
   runPipeline,
+  specializationNotes,
 } from '../optimizers/index.js';
 import { equal } from '../scf-lang/prelude.js';
 
@@ -89,6 +90,7 @@ async function run({ values, positionals }: CommandArgs<typeof OPT.flags>, io: C
   const optimized = optimizeUnstaged(input, passes, binds, 'scf opt', io);
   if (optimized === null) return EXIT_BAD_INPUT;
   io.out(printOptimized(optimized.fun, input.program));
+  for (const note of specializationNotes(optimized.fun, input.program)) io.err(`scf opt: note: ${note}`);
   return 0;
 }
 
@@ -153,6 +155,7 @@ async function runStaged(
   }
   const r = stub.specialize(binds, (m) => io.err(m));
   io.out(printOptimized(r.fun, input.program));
+  for (const note of specializationNotes(r.fun, input.program)) io.err(`scf opt: note: ${note}`);
   return 0;
 }
 

@@ -17,7 +17,7 @@
  * invariants ast.ts states; an internal error names the pass that broke it).
  */
 import path from 'node:path';
-import type { Fun, Program } from '../kernel/index.js';
+import type { Cmd, Fun, Program } from '../kernel/index.js';
 import {
   article,
   formatProblems,
@@ -29,7 +29,12 @@ import {
   withFns,
 } from '../kernel/index.js';
 import { SOURCE_ROOT } from '../common/index.js';
-import { optimize as constPropOptimize, optimizeFinite as constPropFinite } from './const-prop.js';
+import {
+  optimize as constPropOptimize,
+  optimizeFinite as constPropFinite,
+  UNROLL_BUDGET,
+  UNROLL_LIMIT,
+} from './const-prop.js';
 import { optimize as copyPropOptimize } from './copy-prop.js';
 import { optimize as daeOptimize } from './dae.js';
 import { optimize as fusionOptimize } from './fusion.js';
@@ -243,4 +248,42 @@ export function assertValid(f: Fun, program: Program | undefined, what: string):
 export function validateLabels(f: Fun): string | undefined {
   const dup = repeatedLabels(f)[0];
   return dup === undefined ? undefined : `label ${dup} occurs twice`;
+}
+
+/**
+ * What a specialization left generic: for each clone constant propagation made (a function of
+ * `fun.fns` that `program`, the input, lacks) that still has loops, a note naming it, the
+ * function it was cloned from and why a loop can stay (the late values do not fix its trip count,
+ * or unrolling it would pass UNROLL_LIMIT iterations or the UNROLL_BUDGET). The kernel is correct
+ * either way; the note says where it is less specialized than it might look.
+ */
+export function specializationNotes(fun: Fun, program: Program): string[] {
+  const known = new Set(listToArray(program).map((g) => g.name));
+  const notes: string[] = [];
+  for (const g of listToArray(fun.fns)) {
+    if (known.has(g.name)) continue;
+    const loops = countLoops(g.body);
+    if (loops === 0) continue;
+    const origin = g.name.replace(/_\d+$/, '');
+    notes.push(
+      `${g.name}, the clone of ${origin} for the known values, keeps ${loops} loop${loops === 1 ? '' : 's'}: ` +
+        `the values do not fix ${loops === 1 ? 'its' : 'their'} trip count, or unrolling would pass ${UNROLL_LIMIT} ` +
+        `iterations or the unrolling budget (${UNROLL_BUDGET} nodes); the kernel is correct, only less specialized`,
+    );
+  }
+  return notes;
+}
+
+/** The `while` commands of a command (an explicit stack: a body may be a long seq chain). */
+function countLoops(root: Cmd): number {
+  let n = 0;
+  const stack: Cmd[] = [root];
+  for (let c = stack.pop(); c !== undefined; c = stack.pop()) {
+    if (c.kind === 'while') {
+      n++;
+      stack.push(c.body);
+    } else if (c.kind === 'seq') stack.push(c.first, c.second);
+    else if (c.kind === 'if') stack.push(c.thenCmd, c.elseCmd);
+  }
+  return n;
 }

@@ -21,7 +21,7 @@
  * generic tier: `ready` still resolves, and `failure` says why. `ready` never rejects.
  */
 import { type ArgValue, type Fun, listFromArray, listToArray, type Program } from '../kernel/index.js';
-import type { Bindings } from '../optimizers/index.js';
+import { type Bindings, specializationNotes } from '../optimizers/index.js';
 import type { LoadedStub } from '../pipeline/index.js';
 import { compileKernelJs } from './js.js';
 import type { GpuRuntime } from './webgpu.js';
@@ -94,11 +94,13 @@ export class TieredKernel {
   private making: Promise<void> | undefined;
   /** Why the specialized tier could not be made (the handle then stays generic). */
   failure: string | undefined;
+  /** What the specialized kernel left generic (`specializationNotes`), once it is made. */
+  notes: readonly string[] = [];
 
   constructor(
     private readonly generic: ReadyKernel,
     readonly values: Readonly<Record<string, ArgValue>>,
-    private readonly make: () => Promise<ReadyKernel>,
+    private readonly make: () => Promise<[ReadyKernel, string[]]>,
   ) {}
 
   /**
@@ -135,8 +137,9 @@ export class TieredKernel {
     // on a later turn of the event loop: code generation is synchronous work, and the caller
     // that awaited the first result must get it first
     this.making ??= new Promise<void>((resolve) => setTimeout(resolve, 0)).then(this.make).then(
-      (k) => {
+      ([k, notes]) => {
         this.specialized = k;
+        this.notes = notes;
       },
       (e: unknown) => {
         this.failure = e instanceof Error ? e.message : String(e);
@@ -176,9 +179,11 @@ export class TieredKernels {
       return hit;
     }
     const frozen = Object.freeze({ ...values });
-    const handle = new TieredKernel(this.generic, frozen, () =>
-      compileFor(this.source.specialize(frozen), this.options.backend),
-    );
+    const handle = new TieredKernel(this.generic, frozen, async () => {
+      const fun = this.source.specialize(frozen);
+      const notes = specializationNotes(fun, programOf(this.source.fun));
+      return [await compileFor(fun, this.options.backend), notes];
+    });
     this.cache.set(key, handle);
     const max = Math.max(1, this.options.cacheSize ?? 16);
     while (this.cache.size > max) this.cache.delete(this.cache.keys().next().value as string);

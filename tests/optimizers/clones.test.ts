@@ -28,8 +28,14 @@ import {
   printOptimized,
   printProgram,
 } from '../../src/kernel/index.js';
-import { type Bindings, runPipeline, validateLabels } from '../../src/optimizers/index.js';
+import {
+  type Bindings,
+  runPipeline,
+  specializationNotes,
+  validateLabels,
+} from '../../src/optimizers/index.js';
 import { importStub, loadConfig, stageConfig, writeStaged } from '../../src/pipeline/index.js';
+import { cli } from '../cli/helpers.js';
 import { INPUTS, optimizeC, parseC, passes, tryEval } from './helpers.js';
 
 beforeAll(loadKernelParser);
@@ -193,6 +199,40 @@ describe('clones of the functions clones call', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe('what a specialization leaves generic', () => {
+  const curve = () => parseC(readFileSync(path.join(INPUTS, 'kernel/curve.c'), 'utf8'), 'curve.c');
+  const coefs = (n: number) => Array.from({ length: n }, (_, i) => i / 100);
+
+  it('a clone that keeps a loop is named in a note: past UNROLL_LIMIT iterations here', () => {
+    const program = curve();
+    const long = runPipeline(program, 'curve', passes(PIPELINE), { cs: coefs(101), deg: 100 });
+    const notes = specializationNotes(long.fun, program);
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(
+      /^curve_at_1, the clone of curve_at for the known values, keeps 1 loop: .* 64 iterations/,
+    );
+    const short = runPipeline(program, 'curve', passes(PIPELINE), { cs: coefs(5), deg: 4 });
+    expect(specializationNotes(short.fun, program)).toEqual([]);
+  });
+
+  it('scf opt prints the note on stderr and the kernel on stdout, exit 0', async () => {
+    const file = path.join(INPUTS, 'kernel/curve.c');
+    const r = await cli(
+      'opt',
+      file,
+      '--function',
+      'curve',
+      '--bind',
+      `cs=[${coefs(101).join(',')}]`,
+      '--bind',
+      'deg=100',
+    );
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('float curve_at_1(');
+    expect(r.err).toMatch(/^scf opt: note: curve_at_1, the clone of curve_at .* keeps 1 loop/);
+  });
 });
 
 // ---- differential -------------------------------------------------------------------------------

@@ -123,6 +123,30 @@ describe('tiered kernels on bad input', () => {
     expect(warned.join('\n')).toMatch(/not admitted|running the unstaged pipeline/);
   });
 
+  it('a program too long to unroll: the specialized kernel keeps its loop, says so, and gives the same outputs', async () => {
+    const kernels = await tieredKernels(stub, { backend: 'js' });
+    const n = 70; // past UNROLL_LIMIT (64), and outside the staged description: the unstaged pipeline runs
+    const values = {
+      ops: Array.from({ length: n }, (_, i) => i % 4),
+      ps: Array.from({ length: n }, () => 1.001),
+      nops: n,
+    };
+    const original = console.warn;
+    console.warn = () => {};
+    try {
+      const h = kernels.forValues(values);
+      await h.run({ img: IMG });
+      await h.ready;
+      expect(h.tier).toBe('specialized');
+      expect(h.notes.join('\n')).toMatch(
+        /run_ops_1, the clone of run_ops for the known values, keeps 1 loop/,
+      );
+      expect(Array.from((await h.run({ img: IMG })).result as number[])).toEqual(reference(values));
+    } finally {
+      console.warn = original;
+    }
+  });
+
   it('an op-code array shorter than its length: both tiers report the out-of-bounds load, never a result', async () => {
     const kernels = await tieredKernels(stub, { backend: 'js' });
     const h = kernels.forValues({ ops: [1, 0], ps: [2, 0.5], nops: 3 });
