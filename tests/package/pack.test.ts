@@ -1,7 +1,8 @@
 /**
  * scf as a user gets it: the package is packed (`npm pack`, which builds dist/), installed from
  * the tarball into a temporary app outside the repository, and used there under plain node — the
- * CLI, the API, a staged Table 2 config, and a user's own optimizer, staged and made stale.
+ * CLI, the API, a staged Table 2 config, a user's own optimizer, staged and made stale, and a
+ * kernel config benchmarked and run in tiers.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
@@ -229,5 +230,52 @@ describe('the packed package, installed in an app', () => {
     expect(start.out).toContain('int dotproduct(');
     // v1 = [1, 2, 3]: 1*2 + 2*0 + 3*5
     expect(start.out.trim().split('\n').at(-1)).toBe(JSON.stringify({ v1: [1, 2, 3], result: 17 }));
+  });
+
+  it('a kernel config with late taps: scf bench --kernel, and tiered kernels from its staged stub', () => {
+    copyFileSync(path.join(ROOT, 'benchmarks/inputs/kernel/curve.c'), path.join(APP, 'curve.c'));
+    writeFileSync(
+      path.join(APP, 'curve.json'),
+      JSON.stringify({
+        input: './curve.c',
+        function: 'curve',
+        pipeline: ['const-prop', 'copy-prop', 'dae', 'fusion'],
+        bind: { cs: "'Array", deg: '0|1|2|3' },
+        sample: { cs: [0.5, -1, 0.25], deg: 2 },
+        args: { xs: { random: 256, seed: 1 } },
+      }),
+    );
+    const bench = scf('bench', '--kernel', 'curve.json', '--json', '--backend', 'js');
+    expect(bench.code, bench.err).toBe(0);
+    const report = JSON.parse(bench.out);
+    expect(report.backends.js.equal).toBe(true);
+    expect(report.backends.js.runMs.specialized).toBeGreaterThan(0);
+    expect(scf('stage', 'curve.json', '--out', 'staged-curve', '-q').code).toBe(0);
+    const main = path.join(APP, 'tiers.mjs');
+    writeFileSync(
+      main,
+      [
+        "import { tieredKernels } from 'scf';",
+        "import * as stub from './staged-curve/curve.stub.mjs';",
+        "const kernels = await tieredKernels(stub, { backend: 'js' });",
+        'const k = kernels.forValues({ cs: [0.5, -1, 0.25], deg: 2 });',
+        'const xs = [0, 0.5, 1, 2];',
+        'const first = await k.run({ xs });',
+        'const tier = k.tier;',
+        'await k.ready;',
+        'const next = await k.run({ xs });',
+        'console.log(JSON.stringify({ tier, now: k.tier, first: first.result, next: next.result }));',
+      ].join('\n'),
+    );
+    const r = node(main);
+    expect(r.code, r.err).toBe(0);
+    // 0.5 - x + 0.25 x^2
+    const expected = [0.5, 0.0625, -0.25, -0.5];
+    expect(JSON.parse(r.out)).toEqual({
+      tier: 'generic',
+      now: 'specialized',
+      first: expected,
+      next: expected,
+    });
   });
 });
