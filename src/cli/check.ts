@@ -5,6 +5,10 @@
  * program; `--json` prints `{ files: [{ file, ok, diagnostics: [{ code, message, file, line, col,
  * severity }] }] }` instead.
  *
+ * A module that exports `optimize` and uses the kernel AST's `Fun` is a pass: its `optimize` is
+ * also checked against the pass contract (SCF3017, src/scf-lang/contract.ts), as `scf opt` and
+ * `scf stage` check a pass they load. Helper modules, and optimizers over another AST, are not.
+ *
  * Exit status: 0 every file is in the subset; 1 some file has an error; 2 bad input — a bad flag,
  * no file, or a file that cannot be read (missing, a folder, no permission), reported before
  * anything is checked as `scf check: cannot read 'F': no such file`.
@@ -29,7 +33,10 @@ SCF-lang module they import. Prints diagnostics as FILE:LINE:COL: error SCFnnnn:
 "line", "col", "severity"}]}]} instead (line and col 1-based, null when unknown)`,
     },
   },
-  notes: `Exit status: 0 when every file is in the subset, 1 on any error, 2 on bad input (a bad flag,
+  notes: `A file that exports optimize and uses the kernel AST's Fun is a pass: its optimize must be
+optimize(f: Fun): Fun or optimize(f: Fun, formals: List<LatticeVal>): Fun (else error SCF3017).
+
+Exit status: 0 when every file is in the subset, 1 on any error, 2 on bad input (a bad flag,
 a file that cannot be read).`,
 } satisfies CommandSpec;
 

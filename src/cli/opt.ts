@@ -5,18 +5,22 @@
  * A binding gives a formal a constant: an int or float literal (`a=3`, `s=0.5`, `s=1.5f`), `true` /
  * `false`, or an array (`k=[1,2,1]`) for an array formal. Every failure (unreadable file, parse
  * errors, unknown function or pass, bad binding) is one line on `io.err` — `FILE:LINE:COL: error: …`
- * where the position is known, else `scf opt: …` — with exit code 2; never a stack trace.
+ * where the position is known, else `scf opt: …` — with exit code 2; never a stack trace. So is
+ * a user's pass that fails as it runs (a `PassError` from user.ts: out of fuel, out of stack, a
+ * result that is no `Fun`): `scf opt: pass 'FILE' …`, exit 2, like a pass that cannot be loaded.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { importStub } from '../pipeline/index.js';
+import { importStub, type LoadedStub } from '../pipeline/index.js';
 import { emptyRecord, kernelPlace, printOptimized } from '../kernel/index.js';
 import {
   allPasses,
   BindError,
   type BindValue,
+  DEFAULT_PASS_FUEL,
   defaultPipeline,
   type Pass,
+  PassError,
   type PipelineResult,
   runPipeline,
   specializationNotes,
@@ -61,7 +65,11 @@ its early description fall back to the unstaged pipeline with a warning`,
     },
   },
   notes: `Passes:
-${allPasses.map((p) => `  ${p.name.padEnd(11)} ${p.description}`).join('\n')}`,
+${allPasses.map((p) => `  ${p.name.padEnd(11)} ${p.description}`).join('\n')}
+
+A pass of your own runs with bounds: ${DEFAULT_PASS_FUEL} calls of fuel per run (SCF_PASS_FUEL sets
+another budget) and the JavaScript stack. One that runs out of either, or returns no Fun, fails as
+'scf opt: pass FILE ...' with exit status 2, as a pass that cannot be loaded does.`,
 } satisfies CommandSpec;
 
 import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, EXIT_BAD_INPUT } from './io.js';
@@ -74,7 +82,11 @@ import {
   UsageError,
 } from './kernel-input.js';
 
-export const optCommand = defineCommand(OPT, run, [{ type: BindError }]);
+export const optCommand = defineCommand(OPT, run, [
+  { type: BindError },
+  // a user's pass that failed as it ran (the staged pipeline's fallback runs it too)
+  { type: PassError },
+]);
 
 async function run({ values, positionals }: CommandArgs<typeof OPT.flags>, io: CliIo): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('expected exactly one FILE.c (see --help)');
@@ -108,7 +120,8 @@ export function parseBinds(options: readonly string[] | undefined): Record<strin
 
 /**
  * Runs the unstaged pipeline over `input`'s function with `binds`. A binding that does not fit the
- * function's formals is printed on `io.err` (at the function, else as `COMMAND: …`) and gives null.
+ * function's formals is printed on `io.err` (at the function, else as `COMMAND: …`) and gives null;
+ * so does a user's pass that fails as it runs (`COMMAND: pass 'FILE' …`).
  */
 export function optimizeUnstaged(
   input: KernelInput,
@@ -121,6 +134,11 @@ export function optimizeUnstaged(
   try {
     return runPipeline(input.program, input.fnName, passes, binds);
   } catch (e) {
+    if (e instanceof PassError) {
+      // a user's pass failed as it ran: the message names the pass
+      io.err(`${command}: ${e.message}`);
+      return null;
+    }
     if (!(e instanceof BindError)) throw e;
     // Bindings are checked against the function's formals: point at the function.
     const span = input.spans.get(input.fun.lbl);
@@ -153,10 +171,32 @@ async function runStaged(
       `--passes ${passes.map((p) => p.name).join(',')} differs from the staged pipeline ${stub.PIPELINE.join(',')}`,
     );
   }
-  const r = stub.specialize(binds, (m) => io.err(m));
+  let r: ReturnType<typeof stub.specialize>;
+  try {
+    r = stub.specialize(binds, (m) => io.err(m));
+  } catch (e) {
+    throw stagedStackError(stub, dir, e) ?? e;
+  }
   io.out(printOptimized(r.fun, input.program));
   for (const note of specializationNotes(r.fun, input.program)) io.err(`scf opt: note: ${note}`);
   return 0;
+}
+
+/**
+ * The user's error that `e`, thrown by the staged pipeline of `dir`, is, if it is one: the
+ * JavaScript stack exhausted where the pipeline has passes of the user's (their staged code keeps
+ * their recursion, and carries no bound of its own, so that it runs at full speed) is a
+ * `PassError` naming them. Otherwise it stays what it is.
+ */
+function stagedStackError(stub: LoadedStub, dir: string, e: unknown): PassError | undefined {
+  if (!(e instanceof RangeError && /call stack/i.test(e.message))) return undefined;
+  const mine = stub.MANIFEST.passes
+    .filter((p) => !p.builtin)
+    .map((p) => `'${path.relative(process.cwd(), path.resolve(dir, p.files[0]?.path ?? p.name))}'`);
+  if (mine.length === 0) return undefined;
+  return new PassError(
+    `the staged pipeline of '${dir}' exhausted the JavaScript stack in a pass of yours (${mine.join(', ')}): its recursion, kept in the staged code, goes deeper than the stack allows; recurse over the kernel's tree, whose depth scf bounds`,
+  );
 }
 
 const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[fF]?$/;

@@ -8,7 +8,8 @@
  * `optimize`, `takesFormals` whether `optimize` also takes the formals' lattice values, and `run`
  * the pass itself. The built-in optimizers (const-prop.ts, copy-prop.ts, dae.ts, fusion.ts) run
  * natively; a user's optimizer, named by a path (`./passes/strength.ts`), is checked against the
- * subset and compiled to JavaScript by the stager's code emitter (user.ts). The pass name doubles as the `--passes`
+ * subset and compiled to JavaScript by the stager's code emitter (user.ts), and runs with fuel and
+ * a stack bound, its failures a `PassError` naming it. The pass name doubles as the `--passes`
  * value of `scf opt`. `runPipeline` runs a list of passes over one function of a program; the
  * bindings (constants for scalar formals, constant arrays for array formals) become the formals'
  * lattice values given to constant propagation, as in SCF §2.2.1.
@@ -41,7 +42,13 @@ import { optimize as fusionOptimize } from './fusion.js';
 import type { LatticeVal } from './lattice.js';
 import { isPassPath, loadUserPass, PassError } from './user.js';
 
-export { isPassPath, loadUserPass, PassError, userPassProgram } from './user.js';
+export {
+  DEFAULT_PASS_FUEL,
+  isPassPath,
+  loadUserPass,
+  PassError,
+  userPassProgram,
+} from './user.js';
 export { OptimizerError, optimizerProgram, optimizerSources } from './programs.js';
 
 export type { LatticeVal } from './lattice.js';

@@ -2,12 +2,24 @@
  * A compiler writer's own optimizer as a pass: an SCF-lang module, named by a path, whose exported
  * `optimize(f: Fun): Fun` — or `optimize(f: Fun, formals: List<LatticeVal>): Fun` — is the pass.
  *
- * The module is checked against the subset (the same front end as `scf check`; its diagnostics,
- * with FILE:LINE:COL, make a `PassError`), desugared to Core, and compiled to JavaScript by the
- * stager's code emitter (`emitModule`, function form) — so it runs natively, at the speed of
- * the staged code's own emitted JavaScript, under plain node with no TypeScript loader (emitted
- * code ≡ the Core interpreter ≡ the native optimizer is what tests/stager/emit.test.ts checks).
- * The stager specializes the same source (`Pass.file`), exactly as it does the built-in passes.
+ * The module is checked against the subset and the pass contract (the same front end as `scf
+ * check`, `passCheck: 'pass'`; its diagnostics, with FILE:LINE:COL, make a `PassError`), desugared
+ * to Core, and compiled to JavaScript by the stager's code emitter (`emitModule`, function form) —
+ * so it runs natively, at the speed of the staged code's own emitted JavaScript, under plain node
+ * with no TypeScript loader (emitted code ≡ the Core interpreter ≡ the native optimizer is what
+ * tests/stager/emit.test.ts checks). The stager specializes the same source (`Pass.file`), exactly
+ * as it does the built-in passes.
+ *
+ * Bounds. The pass is the user's code run inside scf, so how it fails is the user's to hear, as a
+ * `PassError` naming the pass — never an internal error:
+ * - fuel: every function of the emitted code counts its calls against a budget set at each run
+ *   (`passFuel`: SCF_PASS_FUEL, default `DEFAULT_PASS_FUEL` calls). Core has no loops, so a run
+ *   that never ends either recurses without bound (and meets the stack) or spends calls without
+ *   end (and meets the fuel); work, not time, so the same run stops at the same place everywhere.
+ *   The counter is one decrement and test per call, added here to the emitted text (a line after
+ *   each `function NAME(…) {`), so the built-in passes and the staged modules carry none;
+ * - stack: a RangeError for an exhausted JavaScript stack, caught at the pass boundary;
+ * - result: what `optimize` returns must be a `Fun` (its kind is checked, not the whole tree).
  */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -19,7 +31,10 @@ import { emitModule } from '../stager/emit.js';
 import * as stagedRuntime from '../stager/runtime.js';
 import type { Pass } from './index.js';
 
-/** A pass named on the command line or in a config could not be loaded. */
+/**
+ * A user's pass named on the command line or in a config could not be loaded, or failed as it ran
+ * (out of fuel, out of stack, a result that is no `Fun`): the user's error, naming the pass.
+ */
 export class PassError extends Error {
   override readonly name = 'PassError';
 }
@@ -36,6 +51,19 @@ export function userPassProgram(pass: Pass): CoreProgram | undefined {
   return loaded.get(pass.file)?.program;
 }
 
+/** Calls a user's pass may make in one run, unless SCF_PASS_FUEL says otherwise. */
+export const DEFAULT_PASS_FUEL = 100_000_000;
+
+/** The fuel of one run of a user's pass: SCF_PASS_FUEL when set (a positive integer), else the default. */
+export function passFuel(): number {
+  const env = process.env.SCF_PASS_FUEL;
+  if (env === undefined || env.trim() === '') return DEFAULT_PASS_FUEL;
+  const n = Number(env);
+  if (!Number.isSafeInteger(n) || n <= 0)
+    throw new PassError(`SCF_PASS_FUEL must be a positive integer (calls a pass may make), not '${env}'`);
+  return n;
+}
+
 /**
  * Loads (once per process) the user's optimizer at `file` as a pass; throws `PassError`, with
  * paths shown relative to `cwd`.
@@ -44,43 +72,125 @@ export function loadUserPass(file: string, cwd: string = process.cwd()): Pass {
   const abs = path.resolve(cwd, file);
   const known = loaded.get(abs);
   if (known) return known.pass;
-  if (!existsSync(abs) || !statSync(abs).isFile()) throw new PassError(`${file}: no such file`);
-  const r = compileFile(abs, { cwd });
+  const shown = path.relative(cwd, abs) || abs;
+  if (!existsSync(abs) || !statSync(abs).isFile()) throw new PassError(`${shown}: no such file`);
+  const r = compileFile(abs, { cwd, passCheck: 'pass' });
   if (!r.program) {
     throw new PassError(
-      `${file}: not a valid SCF-lang optimizer\n${r.diagnostics.map((d) => formatDiagnostic(d, r.sources)).join('\n')}`,
+      `${shown}: not a valid SCF-lang optimizer\n${r.diagnostics.map((d) => formatDiagnostic(d, r.sources)).join('\n')}`,
     );
   }
   const entry = r.entries.get('optimize');
   const def = entry === undefined ? undefined : r.program.funs.get(entry);
   if (entry === undefined || def === undefined) {
-    throw new PassError(`${file}: exports no function 'optimize' (the pass's entry: optimize(f: Fun): Fun)`);
-  }
-  if (def.params.length !== 1 && def.params.length !== 2) {
-    throw new PassError(
-      `${file}: 'optimize' takes ${def.params.length} parameters; a pass is optimize(f: Fun) or optimize(f: Fun, formals: List<LatticeVal>)`,
-    );
+    throw new PassError(`${shown}: exports no function 'optimize' (the pass's entry: optimize(f: Fun): Fun)`);
   }
   const program = r.program;
+  // (the contract holds: one parameter, or two with the formals)
   const takesFormals = def.params.length === 2;
+  const native = compileCounted(program, entry);
+  const pass: Pass = {
+    name: path.basename(abs).replace(/\.[cm]?ts$/, ''),
+    description: `${shown} (a user's optimizer)`,
+    file: abs,
+    entry,
+    takesFormals,
+    builtin: false,
+    run: (f, ctx) => runBounded(shown, native, takesFormals ? [f, listFromArray([...ctx.formals])] : [f]),
+  };
+  loaded.set(abs, { pass, program });
+  return pass;
+}
+
+/** A pass compiled with its fuel counter: runs the entry on `args` with `fuel` calls to spend. */
+type CountedEntry = (fuel: number, args: readonly unknown[]) => unknown;
+
+/** What the counter throws when the fuel runs out (caught in `runBounded`, never seen outside). */
+const OUT_OF_FUEL: unique symbol = Symbol('out of fuel');
+
+/** A function of the emitted code, as `emitModule` writes it: its own line, at column 0. */
+const FUNCTION_LINE = /^function [A-Za-z_$][\w$]*\(.*\) \{$/;
+
+/**
+ * The entry of `program` compiled to JavaScript (the emitter's function form) with a fuel counter:
+ * the first statement of every function takes one unit and throws OUT_OF_FUEL past the last.
+ * The counter is a variable of the closure around the emitted functions, named apart from every
+ * name in their text.
+ */
+function compileCounted(program: CoreProgram, entry: string): CountedEntry {
   const body = emitModule(program, {
     entry,
     exportName: 'optimize',
     imports: { prelude: 'scf/runtime', runtime: 'scf/runtime' },
     form: 'function',
   });
-  const native = new Function('$scf', body)({ ...prelude, ...stagedRuntime }) as (
-    ...args: unknown[]
-  ) => unknown;
-  const pass: Pass = {
-    name: path.basename(abs).replace(/\.[cm]?ts$/, ''),
-    description: `${path.relative(cwd, abs) || abs} (a user's optimizer)`,
-    file: abs,
-    entry,
-    takesFormals,
-    builtin: false,
-    run: (f, ctx) => (takesFormals ? native(f, listFromArray([...ctx.formals])) : native(f)) as Fun,
+  const fresh = (base: string): string => {
+    let n = base;
+    while (body.includes(n)) n = `${n}_`;
+    return n;
   };
-  loaded.set(abs, { pass, program });
-  return pass;
+  const left = fresh('scf$fuel');
+  const spent = fresh('scf$outOfFuel');
+  const main = fresh('scf$entry');
+  // lines split at '\n' only: the emitter ends lines with it, and string literals hold none
+  const lines = body.split('\n');
+  const instrumented: string[] = [];
+  let counted = 0;
+  let misplaced = false;
+  for (const line of lines) {
+    instrumented.push(line);
+    if (!line.startsWith('function ')) continue;
+    misplaced ||= !FUNCTION_LINE.test(line);
+    counted++;
+    instrumented.push(`  if (--${left} < 0) ${spent}();`);
+  }
+  if (counted === 0 || misplaced) {
+    throw new Error("internal error: the emitter's functions are not where the fuel counter expects them");
+  }
+  const source = [
+    `let ${left} = 0;`,
+    `const ${spent} = () => { throw $outOfFuel; };`,
+    `const ${main} = (() => {\n${instrumented.join('\n')}})();`,
+    `return (fuel, args) => { ${left} = fuel; return ${main}(...args); };`,
+  ].join('\n');
+  return new Function('$scf', '$outOfFuel', source)(
+    { ...prelude, ...stagedRuntime },
+    OUT_OF_FUEL,
+  ) as CountedEntry;
+}
+
+/**
+ * One run of a user's pass (`shown`: its path as the user named it) within its fuel; running out
+ * of fuel or of stack, or returning something other than a `Fun`, is a `PassError` naming the pass.
+ */
+function runBounded(shown: string, native: CountedEntry, args: readonly unknown[]): Fun {
+  const fuel = passFuel();
+  let out: unknown;
+  try {
+    out = native(fuel, args);
+  } catch (e) {
+    if (e === OUT_OF_FUEL)
+      throw new PassError(
+        `pass '${shown}' did not terminate within ${fuel} calls of fuel (SCF_PASS_FUEL, default ${DEFAULT_PASS_FUEL}, sets how many a run may make)`,
+      );
+    if (e instanceof RangeError && /call stack/i.test(e.message))
+      throw new PassError(
+        `pass '${shown}' recursed deeper than the JavaScript stack allows (some thousands of nested calls): a recursion without end, or one call deep per step of a long count or list; recurse over the kernel's tree, whose depth scf bounds`,
+      );
+    throw e;
+  }
+  if (typeof out !== 'object' || out === null || (out as { kind?: unknown }).kind !== 'fun')
+    throw new PassError(`pass '${shown}' returned ${describe(out)}, not a Fun`);
+  return out as Fun;
+}
+
+/** What a value that is not a `Fun` is, in a few words (without walking it). */
+function describe(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'null';
+  if (typeof v === 'number' || typeof v === 'boolean') return `the ${typeof v} ${String(v)}`;
+  if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? `${v.slice(0, 39)}…` : v)}`;
+  if (Array.isArray(v)) return `a tuple of ${v.length}`;
+  const kind = typeof v === 'object' ? (v as { kind?: unknown }).kind : undefined;
+  return typeof kind === 'string' ? `a value of kind '${kind}'` : `a ${typeof v}`;
 }

@@ -1,7 +1,9 @@
 /**
  * Staging a JSON config (config.ts) end to end: load its kernel, build the abstract pipeline
  * input from its descriptions and stage the pipeline (pipeline.ts), reporting progress per pass. With
- * `SCF_PASS_DEBUG=1` the loaded kernel is validated (src/kernel/validate.ts) before staging.
+ * `SCF_PASS_DEBUG=1` the loaded kernel is validated (src/kernel/validate.ts) before staging. A
+ * user's pass whose partial evaluation exhausts the JavaScript stack is the user's error, a
+ * `ConfigError` at its pipeline entry naming it (`userStagingError`), not an internal one.
  * Shared by `scf stage`, `npm run stage`, the benchmarks and the tests.
  */
 import type { AbsValue } from '../abstract-values/index.js';
@@ -15,7 +17,13 @@ import {
   resolvePass,
   withMath,
 } from '../optimizers/index.js';
-import { configError, configPipelineInput, loadConfigInput, type StageConfig } from './config.js';
+import {
+  type ConfigError,
+  configError,
+  configPipelineInput,
+  loadConfigInput,
+  type StageConfig,
+} from './config.js';
 import { type PipelineProgress, type PipelineStage, stagePipeline } from './pipeline.js';
 
 export interface StagedConfig {
@@ -52,21 +60,28 @@ export async function stageConfig(
   const formalPass = passes.find((p) => p.takesFormals) ?? (findPass('const-prop') as Pass);
   const formalCtors = optimizerProgram(formalPass).ctors;
   const [funAbs, formalsAbs] = configPipelineInput(config, fun, ctors, formalCtors) as [AbsValue, AbsValue];
-  const stages = stagePipeline(funAbs, formalsAbs, passes, {
-    pe: { k: opts.k ?? 2, ...config.pe },
-    onProgress: (p) => {
-      opts.onProgress?.(p);
-      if (p.phase === 'start') {
-        opts.onStage?.(`[${p.index + 1}/${p.total}] staging ${p.pass} …`);
-      } else if (p.result) {
-        const r = p.result;
-        opts.onStage?.(
-          `[${p.index + 1}/${p.total}] ${p.pass}: ${(r.ms.pe + r.ms.dae).toFixed(0)} ms, ${r.peStats.residualFuns} residual functions, ` +
-            `${r.sizes.original} → ${r.sizes.residual} → ${r.sizes.staged} Core nodes (optimizer → residual → after DAE), stop: ${r.stop}`,
-        );
-      }
-    },
-  });
+  let staging = -1;
+  let stages: PipelineStage[];
+  try {
+    stages = stagePipeline(funAbs, formalsAbs, passes, {
+      pe: { k: opts.k ?? 2, ...config.pe },
+      onProgress: (p) => {
+        opts.onProgress?.(p);
+        if (p.phase === 'start') {
+          staging = p.index;
+          opts.onStage?.(`[${p.index + 1}/${p.total}] staging ${p.pass} …`);
+        } else if (p.result) {
+          const r = p.result;
+          opts.onStage?.(
+            `[${p.index + 1}/${p.total}] ${p.pass}: ${(r.ms.pe + r.ms.dae).toFixed(0)} ms, ${r.peStats.residualFuns} residual functions, ` +
+              `${r.sizes.original} → ${r.sizes.residual} → ${r.sizes.staged} Core nodes (optimizer → residual → after DAE), stop: ${r.stop}`,
+          );
+        }
+      },
+    });
+  } catch (e) {
+    throw userStagingError(config, passes[staging], staging, e) ?? e;
+  }
   return { config, program, fun, stages };
 }
 
@@ -85,4 +100,26 @@ export function configPasses(config: StageConfig): Pass[] {
     }
   });
   return withMath(passes, config.math ?? 'exact');
+}
+
+/**
+ * The user's error that `e`, thrown while staging `pass` (entry `index` of the config's pipeline),
+ * is, if it is one: the JavaScript stack exhausted by the partial evaluator following a user's
+ * pass (a recursion without end, or one call per step of a long count or list, that the
+ * evaluator's fuel and call-chain bounds did not cut first) is a `ConfigError` at the pass's
+ * entry naming it. In a built-in pass it stays what it is, an internal error.
+ */
+function userStagingError(
+  config: StageConfig,
+  pass: Pass | undefined,
+  index: number,
+  e: unknown,
+): ConfigError | undefined {
+  if (pass === undefined || pass.builtin) return undefined;
+  if (!(e instanceof RangeError && /call stack/i.test(e.message))) return undefined;
+  return configError(
+    config,
+    `pipeline[${index}]`,
+    `staging pass '${config.pipeline[index]}' exhausted the JavaScript stack: the partial evaluator followed its recursion too deep (a recursion without end, or one call per step of a long count or list); recurse over the kernel's tree, whose depth scf bounds`,
+  );
 }

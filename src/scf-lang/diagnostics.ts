@@ -5,7 +5,7 @@
  * They are collected in a log, never thrown, so one run reports every error in a file.
  *
  * Code ranges: SCF1xxx files, syntax and modules; SCF2xxx constructs outside the subset;
- * SCF3xxx typing.
+ * SCF3xxx typing (SCF3017: an exported `optimize` that breaks the pass contract, contract.ts).
  */
 import {
   type Diagnostic as CommonDiagnostic,
@@ -72,6 +72,8 @@ export const MESSAGES = {
   SCF3014: (op: string, t: string) => `operator '${op}' cannot be applied to ${t}`,
   SCF3015: () => "'absurd' is reachable here: the value it is given is not of type never",
   SCF3016: () => "'return' needs a value: every SCF-lang function returns one",
+  SCF3017: (what: string) =>
+    `'optimize' does not have the signature of a pass: ${what} (a pass is optimize(f: Fun): Fun, or optimize(f: Fun, formals: List<LatticeVal>): Fun)`,
 } as const;
 
 export type DiagCode = keyof typeof MESSAGES;

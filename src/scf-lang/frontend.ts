@@ -1,13 +1,15 @@
 /**
  * The SCF-lang front end's entry: load an optimizer's modules, check them against the subset
  * and desugar them to a Core program (`declarations.ts`, then `elaborate.ts` per function).
- * A program is returned only when there were no diagnostics; the Core validator runs on it
- * before it is handed out, so a front-end bug surfaces as an internal error, not as a wrong
- * optimizer.
+ * The entry module's `optimize`, when it is a pass's, is checked against the pass contract
+ * (`contract.ts`). A program is returned only when there were no diagnostics; the Core validator
+ * runs on it before it is handed out, so a front-end bug surfaces as an internal error, not as a
+ * wrong optimizer.
  */
 import path from 'node:path';
 import type { CtorDecl, FunDef, Program } from './core.js';
 import { forEachExpr, tupleCtor } from './core.js';
+import { checkPassContract, type PassCheck } from './contract.js';
 import { Declarations, type SourceReader } from './declarations.js';
 import { type Diagnostic, DiagnosticLog } from './diagnostics.js';
 import { FunctionElaborator } from './elaborate.js';
@@ -19,6 +21,12 @@ export interface CompileOptions {
   readonly readFile?: SourceReader;
   /** Paths in diagnostics are shown relative to this directory (default: the working directory). */
   readonly cwd?: string;
+  /**
+   * Whether the entry module's exported `optimize` is held to the pass contract (contract.ts):
+   * `'pass'` for a module run as a pass; `'auto'` (default) when it exports `optimize` and the
+   * program has the kernel AST's `Fun`.
+   */
+  readonly passCheck?: PassCheck;
 }
 
 export interface CompileResult {
@@ -46,6 +54,7 @@ export function compileFile(entry: string, options: CompileOptions = {}): Compil
   }
   decls.resolveFieldTypes();
   decls.resolveSignatures();
+  if (entryModule) checkPassContract(decls, entryModule, options.passCheck ?? 'auto', log);
 
   const labels = { next: 0 };
   const funs = new Map<string, FunDef>();

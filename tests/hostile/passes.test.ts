@@ -1,0 +1,272 @@
+/**
+ * Hostile passes of a user's: a pass is the user's code run inside scf, so how it fails is the
+ * user's to hear — exit 2 and a message naming the pass, never an internal error (exit 3).
+ *
+ * - Bounds (src/optimizers/user.ts): a recursion without end, and a recursion 100,000 calls deep
+ *   (a `while` loop written as recursion), exhaust the JavaScript stack; an exponential one spends
+ *   its fuel (SCF_PASS_FUEL, made small here so that it stops at once). Through `scf opt`,
+ *   `scf kernel`, the staged pipeline's `scf opt --staged`, and staging itself (run in a process
+ *   with a small stack, so that the partial evaluator is the one to exhaust it).
+ * - The pass contract (src/scf-lang/contract.ts): an `optimize` whose signature is not
+ *   `(f: Fun) => Fun` or `(f: Fun, formals: List<LatticeVal>) => Fun` is SCF3017 at FILE:LINE:COL
+ *   for `scf check` (exit 1, as every other diagnostic), and refused by `scf opt` and `scf stage`
+ *   (exit 2); a result that is no `Fun` at run time is a user error too.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Fun } from '../../src/kernel/index.js';
+import { DEFAULT_PASS_FUEL, loadUserPass, PassError } from '../../src/optimizers/index.js';
+import { cli } from '../cli/helpers.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const BIN = path.join(ROOT, 'bin/scf.js');
+const TMP = mkdtempSync(path.join(tmpdir(), 'scf-hostile-passes-'));
+afterAll(() => rmSync(TMP, { recursive: true, force: true }));
+
+function file(name: string, source: string): string {
+  const f = path.join(TMP, name);
+  writeFileSync(f, source);
+  return f;
+}
+
+type Run = { code: number; out: string; err: string };
+
+/** Never an internal error, never a stack trace. */
+function clean(r: Run): Run {
+  expect(r.err).not.toMatch(/internal error|\n\s+at \S+ \(|RangeError|TypeError|Maximum call stack/);
+  expect(r.code).not.toBe(3);
+  return r;
+}
+
+const KERNEL = file('k.c', 'int f(int x, int a) {\n  int y;\n  y = x + a;\n  return y;\n}\n');
+
+/** A pass whose result depends on `test(f)`: it keeps `f` when the test is 0, else relabels it. */
+function pass(name: string, helpers: string, test: string): string {
+  return file(
+    name,
+    `import type { Fun } from 'scf/kernel';
+
+${helpers}
+
+export function optimize(f: Fun): Fun {
+  if (${test} === 0) return f;
+  return { kind: 'fun', name: f.name, ret: f.ret, params: f.params, locals: f.locals, body: f.body, fns: f.fns, lbl: f.lbl + 1 };
+}
+`,
+  );
+}
+
+const FOREVER = pass(
+  'forever.ts',
+  'function spin(n: number): number {\n  return spin(n + 1);\n}',
+  'spin(f.lbl)',
+);
+const DEEP = pass(
+  'deep.ts',
+  'function count(n: number, acc: number): number {\n  if (n === 0) return acc;\n  return count(n - 1, acc + 1);\n}',
+  'count(100000 + f.lbl, 0)',
+);
+const EXPONENTIAL = pass(
+  'fib.ts',
+  'function fib(n: number): number {\n  if (n < 2) return n;\n  return fib(n - 1) + fib(n - 2);\n}',
+  'fib(60 + f.lbl)',
+);
+
+function config(name: string, passFile: string): string {
+  return file(
+    name,
+    JSON.stringify({
+      input: './k.c',
+      function: 'f',
+      pipeline: [`./${path.basename(passFile)}`, 'dae'],
+      bind: { a: "'Int" },
+    }),
+  );
+}
+
+const rel = (f: string): string => path.relative(process.cwd(), f);
+
+describe("a user's pass runs with bounds", () => {
+  it('a recursion without end: scf opt and scf kernel say the pass recursed too deeply, exit 2', async () => {
+    for (const cmd of [
+      ['opt', KERNEL, '--passes', FOREVER],
+      ['kernel', KERNEL, '--passes', FOREVER, '--emit', 'js'],
+    ]) {
+      const r = clean(await cli(...cmd));
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(
+        `scf ${cmd[0]}: pass '${rel(FOREVER)}' recursed deeper than the JavaScript stack allows (some thousands of nested calls): a recursion without end, or one call deep per step of a long count or list; recurse over the kernel's tree, whose depth scf bounds`,
+      );
+    }
+  });
+
+  it('a recursion 100,000 calls deep is the same user error', async () => {
+    const r = clean(await cli('opt', KERNEL, '--passes', `${DEEP},dae`));
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(
+      new RegExp(`^scf opt: pass '${rel(DEEP)}' recursed deeper than the JavaScript stack`),
+    );
+  });
+
+  it('an exponential recursion runs out of fuel (SCF_PASS_FUEL), in work, and says so', async () => {
+    const saved = process.env.SCF_PASS_FUEL;
+    try {
+      process.env.SCF_PASS_FUEL = '100000';
+      const start = performance.now();
+      const r = clean(await cli('opt', KERNEL, '--passes', EXPONENTIAL));
+      expect(performance.now() - start).toBeLessThan(5000);
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(
+        `scf opt: pass '${rel(EXPONENTIAL)}' did not terminate within 100000 calls of fuel (SCF_PASS_FUEL, default ${DEFAULT_PASS_FUEL}, sets how many a run may make)`,
+      );
+      process.env.SCF_PASS_FUEL = 'lots';
+      const bad = clean(await cli('opt', KERNEL, '--passes', EXPONENTIAL));
+      expect([bad.code, bad.err]).toEqual([
+        2,
+        "scf opt: SCF_PASS_FUEL must be a positive integer (calls a pass may make), not 'lots'",
+      ]);
+    } finally {
+      if (saved === undefined) delete process.env.SCF_PASS_FUEL;
+      else process.env.SCF_PASS_FUEL = saved;
+    }
+  });
+
+  it('the fuel is generous: a terminating pass that makes many calls runs', async () => {
+    const busy = pass(
+      'busy.ts',
+      'function fib(n: number): number {\n  if (n < 2) return n;\n  return fib(n - 1) + fib(n - 2);\n}',
+      '(fib(20) - 6765) * f.lbl',
+    );
+    const r = clean(await cli('opt', KERNEL, '--passes', busy));
+    expect([r.code, r.out]).toEqual([0, 'int f(int x, int a) {\n  int y;\n  y = x + a;\n  return y;\n}']);
+  });
+
+  it('a result that is no Fun is a PassError naming the pass', () => {
+    const id = loadUserPass(
+      file(
+        'id.ts',
+        "import type { Fun } from 'scf/kernel';\nexport function optimize(f: Fun): Fun {\n  return f;\n}\n",
+      ),
+    );
+    const notFun = { kind: 'seq' } as unknown as Fun;
+    expect(() => id.run(notFun, { formals: [] })).toThrow(PassError);
+    expect(() => id.run(notFun, { formals: [] })).toThrow(
+      `pass '${rel(path.join(TMP, 'id.ts'))}' returned a value of kind 'seq', not a Fun`,
+    );
+  });
+
+  it("the staged pipeline keeps the pass's deep recursion: scf opt --staged names the pass, exit 2", async () => {
+    const out = path.join(TMP, 'deep-out');
+    const s = clean(await cli('stage', config('deep.json', DEEP), '--out', out, '--quiet'));
+    expect(s.code).toBe(0);
+    const r = clean(await cli('opt', KERNEL, '--staged', out, '--bind', 'a=1'));
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(
+      new RegExp(
+        `^scf opt: the staged pipeline of '.*' exhausted the JavaScript stack in a pass of yours \\('${rel(DEEP)}'\\)`,
+      ),
+    );
+  });
+
+  it('staging a pass whose partial evaluation exhausts the stack is an error at its pipeline entry, exit 2', () => {
+    // A small stack (in KiB), so the partial evaluator exhausts it following the deep recursion;
+    // the first size at which staging gets that far decides (smaller ones stop earlier, in scf).
+    const cfg = config('deep-stage.json', DEEP);
+    const tried: string[] = [];
+    for (const kib of [100, 120, 90, 150, 80]) {
+      const r = spawnSync(
+        process.execPath,
+        [`--stack-size=${kib}`, BIN, 'stage', cfg, '--out', path.join(TMP, `s${kib}`), '-q'],
+        {
+          encoding: 'utf8',
+          timeout: 120_000,
+        },
+      );
+      tried.push(`${kib}: exit ${r.status}: ${r.stderr.split('\n').slice(-3).join(' | ')}`);
+      if (r.status !== 2) continue;
+      expect(r.stderr).toContain(`${cfg}:1:`);
+      expect(r.stderr).toMatch(
+        /error C1007: staging pass '\.\/deep\.ts' exhausted the JavaScript stack: the partial evaluator followed its recursion too deep/,
+      );
+      expect(r.stderr).not.toMatch(/internal error|RangeError/);
+      return;
+    }
+    expect.fail(`no stack size reached the partial evaluator:\n${tried.join('\n')}`);
+  }, 300_000);
+});
+
+describe('an optimize that breaks the pass contract', () => {
+  const bad: Record<string, [string, string]> = {
+    'takes a number': [
+      'export function optimize(f: number): Fun {\n  return optimize(f);\n}',
+      "its first parameter 'f' is 'number', not Fun",
+    ],
+    'returns a number': [
+      'export function optimize(f: Fun): number {\n  return f.lbl;\n}',
+      "it returns 'number', not Fun",
+    ],
+    'takes three': [
+      'export function optimize(f: Fun, x: Fun, y: number): Fun {\n  return y > 0 ? x : f;\n}',
+      'it takes 3 parameters',
+    ],
+    'takes none': ['export function optimize(): Fun {\n  return optimize();\n}', 'it takes 0 parameters'],
+    'takes other formals': [
+      'export function optimize(f: Fun, formals: List<number>): Fun {\n  return f;\n}',
+      "its second parameter 'formals' is 'List<number>', not List<LatticeVal>",
+    ],
+  };
+  let n = 0;
+  for (const [what, [source, why]] of Object.entries(bad)) {
+    it(`${what}: scf check is SCF3017 at FILE:LINE:COL (exit 1); scf opt and scf stage refuse it (exit 2)`, async () => {
+      const name = `bad${n++}.ts`;
+      const f = file(
+        name,
+        `import type { Fun } from 'scf/kernel';\nimport type { List } from 'scf/prelude';\n\n${source}\n`,
+      );
+      const c = clean(await cli('check', '--no-frame', f));
+      expect(c.code).toBe(1);
+      expect(c.err).toMatch(
+        new RegExp(
+          `^${reEscape(rel(f))}:4:\\d+: error SCF3017: 'optimize' does not have the signature of a pass: ${reEscape(why)} \\(a pass is optimize\\(f: Fun\\): Fun, or optimize\\(f: Fun, formals: List<LatticeVal>\\): Fun\\)$`,
+          'm',
+        ),
+      );
+      const o = clean(await cli('opt', KERNEL, '--passes', f));
+      expect(o.code).toBe(2);
+      expect(o.err).toContain(`scf opt: ${rel(f)}: not a valid SCF-lang optimizer`);
+      expect(o.err).toContain('error SCF3017');
+      const s = clean(await cli('stage', config(`${name}.json`, f), '--out', path.join(TMP, `${name}-out`)));
+      expect(s.code).toBe(2);
+      expect(s.err).toMatch(/error C1007: .*not a valid SCF-lang optimizer/);
+      expect(s.err).toContain('error SCF3017');
+    });
+  }
+
+  it('both forms of the contract check, and a module that is no pass is not held to it', async () => {
+    const one = file(
+      'one.ts',
+      "import type { Fun } from 'scf/kernel';\nexport function optimize(f: Fun): Fun {\n  return f;\n}\n",
+    );
+    const two = file(
+      'two.ts',
+      "import type { Fun, LatticeVal } from 'scf/kernel';\nimport type { List } from 'scf/prelude';\nexport function optimize(f: Fun, formals: List<LatticeVal>): Fun {\n  return f;\n}\n",
+    );
+    const helper = file('helper.ts', 'export function optimize(x: number): number {\n  return x + 1;\n}\n');
+    for (const f of [one, two, helper]) expect(clean(await cli('check', f)).code).toBe(0);
+    const o = clean(await cli('opt', KERNEL, '--passes', `${two},${one}`, '--bind', 'a=2'));
+    expect(o.code).toBe(0);
+    // run as a pass, the module that does not use the kernel AST is held to the contract after all
+    const h = clean(await cli('opt', KERNEL, '--passes', helper));
+    expect(h.code).toBe(2);
+    expect(h.err).toContain(
+      "error SCF3017: 'optimize' does not have the signature of a pass: its first parameter 'x' is 'number', not Fun",
+    );
+  });
+});
+
+function reEscape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
