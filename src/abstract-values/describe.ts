@@ -20,8 +20,10 @@
  *         | '#{' d ['?'], … '}'                        set: constants certain, others (and `d?`) may
  *
  * Arrays are abstract over their representation (`ArrayRepr`); the default is the prelude's
- * cons list. Errors (`DescriptionError`) name the position: a path such as `$.body.e[1]` for
- * `toAbsValue`, `line:col` for text.
+ * cons list. A description states at most `MAX_DESCRIBED_LENGTH` elements of an array (`'Array[n]`,
+ * `[d, …]`, `holes.array(d, n)`): each is a node, so a length such as 10^9 would exhaust memory
+ * rather than fail. Errors (`DescriptionError`) name the position: a path such as `$.body.e[1]`
+ * for `toAbsValue`, `line:col` for text.
  */
 import { Map as IMap, Set as ISet } from 'immutable';
 import { lineCol } from '../common/index.js';
@@ -52,6 +54,13 @@ export interface ArrayRepr {
   /** Arrays whose every element is in `elem`, of length `length` (any length when undefined). */
   of(elem: AbsValue, length?: number): AbsValue;
 }
+
+/**
+ * The most elements a description states of one array: a length `'Array[n]` or
+ * `holes.array(d, n)` gives, or the elements a `[d, …]` lists (2^16). Longer arrays are
+ * described by `'Array`, of any length.
+ */
+export const MAX_DESCRIBED_LENGTH = 2 ** 16;
 
 /** Arrays as the prelude's cons lists (`List<T>`): the default. */
 export const LIST_ARRAYS: ArrayRepr = {
@@ -134,7 +143,15 @@ export const holes = {
     hole((o, path) => union(xs.map((x, i) => describeValue(x, o, `${path}<${i}>`)))),
   /** An array whose elements are described by `elem`, of length `length` (any when omitted). */
   array: (elem: unknown = ANY, length?: number): Hole =>
-    hole((o, path) => o.arrays.of(describeValue(elem, o, `${path}[*]`), length)),
+    hole((o, path) => {
+      if (length !== undefined && length > MAX_DESCRIBED_LENGTH) {
+        throw new DescriptionError(
+          `an array of ${length} elements is more than a description states (MAX_DESCRIBED_LENGTH = ${MAX_DESCRIBED_LENGTH}); leave the length out for any length`,
+          path,
+        );
+      }
+      return o.arrays.of(describeValue(elem, o, `${path}[*]`), length);
+    }),
   /** An array with exactly these elements (each possibly a hole). */
   arrayOf: (...elems: unknown[]): Hole =>
     hole((o, path) => o.arrays.exactly(elems.map((e, i) => describeValue(e, o, `${path}[${i}]`)))),
@@ -151,7 +168,77 @@ export function toAbsValue(x: unknown, opts: DescribeOptions = {}): AbsValue {
   return describeValue(x, { ctors: withPrelude(opts.ctors), arrays: opts.arrays ?? LIST_ARRAYS }, '$');
 }
 
-function describeValue(x: unknown, o: Required<DescribeOptions>, path: string): AbsValue {
+/**
+ * The walk of `toAbsValue`. A constructor's last field (a list's tail) is followed by a loop, not
+ * a call, so a long list takes no stack; nodes are built in the order a recursive walk builds
+ * them (each field before the node, left to right).
+ */
+function describeValue(x0: unknown, o: Required<DescribeOptions>, path0: string): AbsValue {
+  // the constructors along the last fields from `x0`, with their other fields described
+  const spine: { readonly ctor: string; readonly init: readonly AbsValue[] }[] = [];
+  let x = x0;
+  let path = path0;
+  let out: AbsValue;
+  for (;;) {
+    if (
+      typeof x === 'object' &&
+      x !== null &&
+      !isHole(x) &&
+      !Array.isArray(x) &&
+      !IMap.isMap(x) &&
+      !ISet.isSet(x)
+    ) {
+      if (typeof (x as { kind?: unknown }).kind === 'string') {
+        const obj = x as { readonly kind: string; readonly [f: string]: unknown };
+        const fields = ctorFieldsOf(obj, o, path);
+        if (fields.length > 0) {
+          const init: AbsValue[] = [];
+          for (const f of fields.slice(0, -1)) init.push(describeValue(obj[f], o, `${path}.${f}`));
+          spine.push({ ctor: obj.kind, init });
+          const last = fields[fields.length - 1] as string;
+          x = obj[last];
+          path = `${path}.${last}`;
+          continue;
+        }
+        out = con(obj.kind, []);
+        break;
+      }
+    }
+    out = describeLeaf(x, o, path);
+    break;
+  }
+  for (let i = spine.length - 1; i >= 0; i--) {
+    const s = spine[i] as { readonly ctor: string; readonly init: readonly AbsValue[] };
+    out = con(s.ctor, [...s.init, out]);
+  }
+  return out;
+}
+
+/** The fields of constructor object `obj`, checked against the table. */
+function ctorFieldsOf(
+  obj: { readonly kind: string; readonly [f: string]: unknown },
+  o: Required<DescribeOptions>,
+  path: string,
+): readonly string[] {
+  const fields = fieldsOf(obj.kind, o.ctors);
+  if (fields === undefined) throw new DescriptionError(`unknown constructor '${obj.kind}'`, path);
+  const given = Object.keys(obj).filter((k) => k !== 'kind');
+  const missing = fields.filter((f) => !given.includes(f));
+  const extra = given.filter((f) => !fields.includes(f));
+  if (missing.length > 0 || extra.length > 0) {
+    throw new DescriptionError(
+      `constructor '${obj.kind}' has ${fields.length} field(s) (${fields.join(', ') || 'none'}), ` +
+        `got ${given.length} (${given.join(', ') || 'none'})` +
+        (missing.length > 0 ? `; missing ${missing.join(', ')}` : '') +
+        (extra.length > 0 ? `; unexpected ${extra.join(', ')}` : ''),
+      path,
+    );
+  }
+  return fields;
+}
+
+/** `describeValue` of anything but a constructor object. */
+function describeLeaf(x: unknown, o: Required<DescribeOptions>, path: string): AbsValue {
   if (isHole(x)) return x[HOLE](o, path);
   if (isPrimValue(x)) return constant(x);
   if (Array.isArray(x))
@@ -177,27 +264,6 @@ function describeValue(x: unknown, o: Required<DescribeOptions>, path: string): 
       else may.push(describeValue(y, o, `${path}{elem}`));
     }
     return absSet(must, union(may));
-  }
-  if (typeof x === 'object' && x !== null && typeof (x as { kind?: unknown }).kind === 'string') {
-    const obj = x as { readonly kind: string; readonly [f: string]: unknown };
-    const fields = fieldsOf(obj.kind, o.ctors);
-    if (fields === undefined) throw new DescriptionError(`unknown constructor '${obj.kind}'`, path);
-    const given = Object.keys(obj).filter((k) => k !== 'kind');
-    const missing = fields.filter((f) => !given.includes(f));
-    const extra = given.filter((f) => !fields.includes(f));
-    if (missing.length > 0 || extra.length > 0) {
-      throw new DescriptionError(
-        `constructor '${obj.kind}' has ${fields.length} field(s) (${fields.join(', ') || 'none'}), ` +
-          `got ${given.length} (${given.join(', ') || 'none'})` +
-          (missing.length > 0 ? `; missing ${missing.join(', ')}` : '') +
-          (extra.length > 0 ? `; unexpected ${extra.join(', ')}` : ''),
-        path,
-      );
-    }
-    return con(
-      obj.kind,
-      fields.map((f) => describeValue(obj[f], o, `${path}.${f}`)),
-    );
   }
   throw new DescriptionError(`not a describable value: ${String(x)}`, path);
 }
@@ -271,9 +337,14 @@ function lex(text: string): Tok[] {
   return out;
 }
 
-function posError(text: string, at: number, message: string): DescriptionError {
+function posError(
+  text: string,
+  at: number,
+  message: string,
+  code: DescriptionCode = 'D1001',
+): DescriptionError {
   const { line, col } = lineCol(text, Math.min(at, text.length));
-  return new DescriptionError(message, `${line}:${col}`, 'D1001');
+  return new DescriptionError(message, `${line}:${col}`, code);
 }
 
 /** Parses the textual description syntax (see the module comment) into an abstract value. */
@@ -310,8 +381,8 @@ class DescriptionParser {
     return this.toks[this.pos++] as Tok;
   }
 
-  private err(tok: Tok, m: string): DescriptionError {
-    return posError(this.text, tok.at, m);
+  private err(tok: Tok, m: string, code: DescriptionCode = 'D1001'): DescriptionError {
+    return posError(this.text, tok.at, m, code);
   }
 
   private isP(v: string) {
@@ -407,6 +478,13 @@ class DescriptionParser {
           const n = this.next();
           if (n.t !== 'num' || !Number.isInteger(n.v) || n.v < 0)
             throw this.err(n, 'expected an array length');
+          if (n.v > MAX_DESCRIBED_LENGTH) {
+            throw this.err(
+              n,
+              `the array length ${n.v} is more than a description states (MAX_DESCRIBED_LENGTH = ${MAX_DESCRIBED_LENGTH}); 'Array without a length is an array of any length`,
+              'D1002',
+            );
+          }
           length = n.v;
           this.expect(']');
         }
@@ -466,6 +544,13 @@ class DescriptionParser {
       case '[': {
         const items: AbsValue[] = [];
         this.list(']', () => items.push(this.parseUnion()));
+        if (items.length > MAX_DESCRIBED_LENGTH) {
+          throw this.err(
+            t,
+            `an array of ${items.length} elements is more than a description states (MAX_DESCRIBED_LENGTH = ${MAX_DESCRIBED_LENGTH}); 'Array is an array of any length`,
+            'D1002',
+          );
+        }
         return this.arrays.exactly(items);
       }
       case '{': {

@@ -20,6 +20,7 @@ export {
   type Hole,
   holes,
   LIST_ARRAYS,
+  MAX_DESCRIBED_LENGTH,
   parseDescription,
   toAbsValue,
 } from './describe.js';

@@ -6,7 +6,8 @@
  * - `leq(a, b)` true ⇒ γ(a) ⊆ γ(b). Recursive values are compared by unfolding `fix` nodes,
  *   with a coinductive assumption set keyed by structural equality (finitely many distinct
  *   unfoldings of a regular tree, so it terminates); assumptions made on a failed branch are
- *   rolled back.
+ *   rolled back. Its last step in each case (a list's tail) is a loop, so long lists take no
+ *   stack.
  * - `join(a, b)` ⊇ γ(a) ∪ γ(b), reports `changed` = "not known to be ⊆ γ(a)"; when unchanged the
  *   result has `a`'s structure (tags agreed per `agreeTags`), so fixpoint loops stabilise.
  * - `widen(a, b)` ⊇ γ(a) ∪ γ(b) with bounded height, after Aiken & Murphy's heuristics:
@@ -124,41 +125,72 @@ function tryBranch(asm: Assumptions, f: () => boolean): boolean {
   return false;
 }
 
-function leqA(a: AbsValue, b: AbsValue, asm: Assumptions): boolean {
-  if (a === b || a.kind === 'bottom' || b.kind === 'top') return true;
-  if (a.kind === 'top' || b.kind === 'bottom') return false;
-  if (a.kind === 'fix' || b.kind === 'fix') {
-    if (asm.has(a, b)) return true;
-    asm.add(a, b);
-    return leqA(a.kind === 'fix' ? unfold(a) : a, b.kind === 'fix' ? unfold(b) : b, asm);
-  }
-  if (a.kind === 'union') return a.alts.every((x) => leqA(x, b, asm));
-  if (b.kind === 'union') {
-    if (a.kind === 'consts') return a.values.every((p) => primMember(p, b));
-    if (a.kind === 'base') return flatAlts(b).some((y) => y.kind === 'base' && baseLeq(a, y));
-    if (equals(a, b)) return true;
-    return b.alts.some((y) => tryBranch(asm, () => leqA(a, y, asm)));
-  }
-  switch (a.kind) {
-    case 'consts':
-      return a.values.every((p) => primMember(p, b));
-    case 'base':
-      return b.kind === 'base' && baseLeq(a, b);
-    case 'rec':
-      return b.kind === 'rec' && b.index === a.index;
-    case 'con':
-      return (
-        b.kind === 'con' &&
-        b.ctor === a.ctor &&
-        b.args.length === a.args.length &&
-        a.args.every((x, i) => leqA(x, b.args[i] as AbsValue, asm))
-      );
-    case 'map':
-      return b.kind === 'map' && mapLeq(a, b, asm);
-    case 'set':
-      return b.kind === 'set' && setLeq(a, b, asm);
-    default:
-      return assertNever(a);
+/**
+ * The last step of each case is taken by the loop, not a call (a fix's unfolding, the last
+ * alternative, argument or may part), so comparing long lists takes no stack. The last
+ * alternative of `b` needs no `tryBranch`: a `false` answer reaches an enclosing `tryBranch`,
+ * which rolls back, or the top, which drops the assumptions.
+ */
+function leqA(a0: AbsValue, b0: AbsValue, asm: Assumptions): boolean {
+  let a = a0;
+  let b = b0;
+  for (;;) {
+    if (a === b || a.kind === 'bottom' || b.kind === 'top') return true;
+    if (a.kind === 'top' || b.kind === 'bottom') return false;
+    if (a.kind === 'fix' || b.kind === 'fix') {
+      if (asm.has(a, b)) return true;
+      asm.add(a, b);
+      a = a.kind === 'fix' ? unfold(a) : a;
+      b = b.kind === 'fix' ? unfold(b) : b;
+      continue;
+    }
+    if (a.kind === 'union') {
+      const bb = b;
+      const last = a.alts.length - 1;
+      if (!a.alts.slice(0, last).every((x) => leqA(x, bb, asm))) return false;
+      a = a.alts[last] as AbsValue;
+      continue;
+    }
+    if (b.kind === 'union') {
+      if (a.kind === 'consts') return a.values.every((p) => primMember(p, b));
+      if (a.kind === 'base') {
+        const aa = a;
+        return flatAlts(b).some((y) => y.kind === 'base' && baseLeq(aa, y));
+      }
+      if (equals(a, b)) return true;
+      const aa = a;
+      const last = b.alts.length - 1;
+      if (b.alts.slice(0, last).some((y) => tryBranch(asm, () => leqA(aa, y, asm)))) return true;
+      b = b.alts[last] as AbsValue;
+      continue;
+    }
+    switch (a.kind) {
+      case 'consts':
+        return a.values.every((p) => primMember(p, b));
+      case 'base':
+        return b.kind === 'base' && baseLeq(a, b);
+      case 'rec':
+        return b.kind === 'rec' && b.index === a.index;
+      case 'con': {
+        if (b.kind !== 'con' || b.ctor !== a.ctor || b.args.length !== a.args.length) return false;
+        const n = a.args.length;
+        if (n === 0) return true;
+        const bs = b.args;
+        if (!a.args.slice(0, n - 1).every((x, i) => leqA(x, bs[i] as AbsValue, asm))) return false;
+        a = a.args[n - 1] as AbsValue;
+        b = bs[n - 1] as AbsValue;
+        continue;
+      }
+      case 'map':
+        return b.kind === 'map' && mapLeq(a, b, asm);
+      case 'set':
+        if (b.kind !== 'set' || !setLeqMust(a, b)) return false;
+        a = a.may;
+        b = b.may;
+        continue;
+      default:
+        return assertNever(a);
+    }
   }
 }
 
@@ -193,10 +225,11 @@ function mapLeq(a: AbsMap, b: AbsMap, asm: Assumptions): boolean {
   );
 }
 
-function setLeq(a: AbsSet, b: AbsSet, asm: Assumptions): boolean {
+/** Sets: whether `a`'s must elements and `b`'s agree (`leqA` then compares the may parts). */
+function setLeqMust(a: AbsSet, b: AbsSet): boolean {
   for (const p of b.must) if (primIndex(a.must, p) < 0) return false;
   for (const p of a.must) if (primIndex(b.must, p) < 0 && !primIn(p, b.may)) return false;
-  return leqA(a.may, b.may, asm);
+  return true;
 }
 
 // ---- join ---------------------------------------------------------------------------------

@@ -7,10 +7,13 @@
  * objects `{ kind, …fields }` (field order from the constructor table), tuples as arrays (Core
  * constructor `#n`), Immutable.js maps and sets with primitive keys.
  *
- * Algorithm: one recursive walk over the concrete value, choosing union alternatives by trial.
- * A `fix` is entered with its node pushed on an environment; a variable jumps back to its fix.
- * A fix re-entered without consuming a constructor is an unproductive cycle and fails (least
+ * Algorithm: one walk over the concrete value, choosing union alternatives by trial. A `fix` is
+ * entered with its node pushed on an environment; a variable jumps back to its fix. A fix
+ * re-entered without consuming a constructor is an unproductive cycle and fails (least
  * fixpoint), so the walk always terminates: every other step descends into the finite value.
+ * The walk keeps its and/or frames in an array, not on the call stack, and the conversions
+ * between concrete and abstract values follow a constructor's last field (a list's tail) by a
+ * loop: values as deep as memory allows (a 10^6-element list) take linear time and no stack.
  */
 import { Map as IMap, Set as ISet } from 'immutable';
 import {
@@ -88,12 +91,12 @@ export function fieldsOf(ctor: string, ctors: CtorTable, obj?: object): readonly
 
 /** t ∈ Ψ(v): whether the concrete value `t` conforms to the closed abstract value `v`. */
 export function conforms(t: unknown, v: AbsValue, ctors?: CtorTable): boolean {
-  return conf(t, v, [], new Set(), withPrelude(ctors));
+  return conf(t, v, withPrelude(ctors));
 }
 
 /** Whether the constant `p` itself (SameValue: -0 is not 0) is a member of `v`. */
 export function primMember(p: Prim, v: AbsValue): boolean {
-  return conf(p, v, [], new Set(), PRELUDE_CTORS);
+  return conf(p, v, PRELUDE_CTORS);
 }
 
 /**
@@ -101,74 +104,151 @@ export function primMember(p: Prim, v: AbsValue): boolean {
  * and -0 are one key).
  */
 export function primIn(p: Prim, v: AbsValue): boolean {
-  if (p === 0) return conf(0, v, [], new Set(), PRELUDE_CTORS) || conf(-0, v, [], new Set(), PRELUDE_CTORS);
-  return conf(p, v, [], new Set(), PRELUDE_CTORS);
+  if (p === 0) return conf(0, v, PRELUDE_CTORS) || conf(-0, v, PRELUDE_CTORS);
+  return conf(p, v, PRELUDE_CTORS);
 }
 
-function conf(t: unknown, v: AbsValue, env: readonly Fix[], guard: Set<Fix>, ctors: CtorTable): boolean {
-  switch (v.kind) {
-    case 'bottom':
-      return false;
-    case 'top':
-      return true;
-    case 'consts':
-      return isPrimValue(t) && primIndex(v.values, t) >= 0;
-    case 'base':
-      return isPrimValue(t) && inBase(t, v.base);
-    case 'union':
-      return v.alts.some((a) => conf(t, a, env, guard, ctors));
-    case 'fix': {
-      if (guard.has(v)) return false;
-      const g = new Set(guard);
-      g.add(v);
-      return conf(t, v.body, [...env, v], g, ctors);
+/**
+ * A question of the walk: is `t` a member of `v` (under `env`, with `guard` the fixes entered
+ * since the last constructor), or an `and` / `or` of such questions.
+ */
+type Goal =
+  | {
+      readonly t: unknown;
+      readonly v: AbsValue;
+      readonly env: readonly Fix[];
+      readonly guard: ReadonlySet<Fix>;
     }
-    case 'rec': {
-      const at = env.length - 1 - v.index;
-      const f = env[at];
-      if (f === undefined) throw new Error('conforms: abstract value has a free variable');
-      return conf(t, f, env.slice(0, at), guard, ctors);
-    }
-    case 'con': {
-      const n = tupleArity(v.ctor);
-      const fresh = new Set<Fix>();
-      if (n !== undefined) {
-        if (!Array.isArray(t) || t.length !== n || v.args.length !== n) return false;
-        return v.args.every((a, i) => conf(t[i], a, env, fresh, ctors));
+  | { readonly op: 'and' | 'or'; readonly goals: readonly Goal[] };
+
+const NO_FIXES: ReadonlySet<Fix> = new Set();
+
+/**
+ * The walk of the module header, with an explicit stack of `and` / `or` frames instead of
+ * recursion, so its depth is bounded by memory, not by the call stack. Each frame's last goal
+ * replaces the frame (it decides the frame's answer), so walking a list takes one frame, not
+ * one per cell. Goals are tried in the order a recursive walk tries them, with the same
+ * short-circuits.
+ */
+function conf(t0: unknown, v0: AbsValue, ctors: CtorTable): boolean {
+  const frames: { readonly and: boolean; readonly goals: readonly Goal[]; next: number }[] = [];
+  let g: Goal = { t: t0, v: v0, env: [], guard: NO_FIXES };
+  for (;;) {
+    let r = false;
+    let sub: Goal | undefined;
+    if ('op' in g) {
+      const n = g.goals.length;
+      if (n === 0) r = g.op === 'and';
+      else {
+        if (n > 1) frames.push({ and: g.op === 'and', goals: g.goals, next: 1 });
+        sub = g.goals[0];
       }
-      if (!isCtorObject(t) || t.kind !== v.ctor) return false;
-      const fields = fieldsOf(v.ctor, ctors, t) as readonly string[];
-      if (fields.length !== v.args.length) return false;
-      return v.args.every((a, i) => conf(t[fields[i] as string], a, env, fresh, ctors));
-    }
-    case 'map': {
-      if (!IMap.isMap(t)) return false;
-      const m = t as IMap<unknown, unknown>;
-      const fresh = new Set<Fix>();
-      for (const [k, x] of v.must) {
-        if (!m.has(k) || !conf(m.get(k), x, env, fresh, ctors)) return false;
-      }
-      for (const [k, x] of m) {
-        if (isPrimValue(k) && v.must.length > 0 && mustIndex(v.must, k) >= 0) continue;
-        if (!v.may.some(([kv, xv]) => conf(k, kv, env, fresh, ctors) && conf(x, xv, env, fresh, ctors))) {
-          return false;
+    } else {
+      const { t, v, env, guard } = g;
+      switch (v.kind) {
+        case 'bottom':
+          break;
+        case 'top':
+          r = true;
+          break;
+        case 'consts':
+          r = isPrimValue(t) && primIndex(v.values, t) >= 0;
+          break;
+        case 'base':
+          r = isPrimValue(t) && inBase(t, v.base);
+          break;
+        case 'union':
+          sub = { op: 'or', goals: v.alts.map((a) => ({ t, v: a, env, guard })) };
+          break;
+        case 'fix': {
+          if (guard.has(v)) break;
+          const next = new Set(guard);
+          next.add(v);
+          sub = { t, v: v.body, env: [...env, v], guard: next };
+          break;
         }
+        case 'rec': {
+          const at = env.length - 1 - v.index;
+          const f = env[at];
+          if (f === undefined) throw new Error('conforms: abstract value has a free variable');
+          sub = { t, v: f, env: env.slice(0, at), guard };
+          break;
+        }
+        case 'con': {
+          const n = tupleArity(v.ctor);
+          let parts: readonly unknown[];
+          if (n !== undefined) {
+            if (!Array.isArray(t) || t.length !== n || v.args.length !== n) break;
+            parts = t;
+          } else {
+            if (!isCtorObject(t) || t.kind !== v.ctor) break;
+            const fields = fieldsOf(v.ctor, ctors, t) as readonly string[];
+            if (fields.length !== v.args.length) break;
+            parts = fields.map((f) => t[f]);
+          }
+          sub = { op: 'and', goals: v.args.map((a, i) => ({ t: parts[i], v: a, env, guard: NO_FIXES })) };
+          break;
+        }
+        case 'map': {
+          if (!IMap.isMap(t)) break;
+          const m = t as IMap<unknown, unknown>;
+          if (!v.must.every(([k]) => m.has(k))) break;
+          const goals: Goal[] = v.must.map(([k, x]) => ({ t: m.get(k), v: x, env, guard: NO_FIXES }));
+          for (const [k, x] of m) {
+            if (isPrimValue(k) && v.must.length > 0 && mustIndex(v.must, k) >= 0) continue;
+            goals.push({
+              op: 'or',
+              goals: v.may.map(([kv, xv]) => ({
+                op: 'and',
+                goals: [
+                  { t: k, v: kv, env, guard: NO_FIXES },
+                  { t: x, v: xv, env, guard: NO_FIXES },
+                ],
+              })),
+            });
+          }
+          sub = { op: 'and', goals };
+          break;
+        }
+        case 'set': {
+          if (!ISet.isSet(t)) break;
+          const s = t as ISet<unknown>;
+          if (!v.must.every((p) => s.has(p))) break;
+          const goals: Goal[] = [];
+          for (const x of s) {
+            if (isPrimValue(x) && primIndex(v.must, normPrim(x)) >= 0) continue;
+            goals.push({ t: x, v: v.may, env, guard: NO_FIXES });
+          }
+          sub = { op: 'and', goals };
+          break;
+        }
+        default:
+          return assertNever(v);
       }
-      return true;
     }
-    case 'set': {
-      if (!ISet.isSet(t)) return false;
-      const s = t as ISet<unknown>;
-      for (const p of v.must) if (!s.has(p)) return false;
-      const fresh = new Set<Fix>();
-      for (const x of s) {
-        if (isPrimValue(x) && primIndex(v.must, normPrim(x)) >= 0) continue;
-        if (!conf(x, v.may, env, fresh, ctors)) return false;
+    if (sub !== undefined) {
+      g = sub;
+      continue;
+    }
+    // answer `r` to the frames: an `and` that got false or an `or` that got true is decided
+    // (it answers `r` in turn); otherwise its next goal, which replaces it when it is the last
+    let resumed = false;
+    while (frames.length > 0 && !resumed) {
+      const f = frames[frames.length - 1] as {
+        readonly and: boolean;
+        readonly goals: readonly Goal[];
+        next: number;
+      };
+      if (f.and !== r) {
+        frames.pop();
+        continue;
       }
-      return true;
+      g = f.goals[f.next] as Goal;
+      f.next++;
+      if (f.next === f.goals.length) frames.pop();
+      resumed = true;
     }
-    default:
-      return assertNever(v);
+    if (!resumed) return r;
   }
 }
 
@@ -189,22 +269,47 @@ export function mustIndex(must: readonly (readonly [Prim, AbsValue])[], key: Pri
 
 // ---- from abstract to concrete ------------------------------------------------------------
 
-/** The only member of `v`, when `v` denotes exactly one value (PE folds such values, §3.1). */
+/**
+ * The only member of `v`, when `v` denotes exactly one value (PE folds such values, §3.1). A
+ * constructor's last argument (a list's tail) is followed by a loop, so a long list takes no
+ * stack.
+ */
 export function singleton(v: AbsValue, ctors?: CtorTable): { readonly value: unknown } | undefined {
   const tbl = withPrelude(ctors);
-  const go = (x: AbsValue): { value: unknown } | undefined => {
+  const go = (x0: AbsValue): { value: unknown } | undefined => {
+    // the constructors along the last arguments from `x0`, with their other arguments' members
+    const spine: { readonly ctor: string; readonly init: readonly unknown[] }[] = [];
+    let x = x0;
+    let out: { value: unknown } | undefined;
+    for (;;) {
+      if (x.kind === 'con' && x.args.length > 0) {
+        const init: unknown[] = [];
+        for (let i = 0; i < x.args.length - 1; i++) {
+          const s = go(x.args[i] as AbsValue);
+          if (s === undefined) return undefined;
+          init.push(s.value);
+        }
+        spine.push({ ctor: x.ctor, init });
+        x = x.args[x.args.length - 1] as AbsValue;
+        continue;
+      }
+      out = leaf(x);
+      break;
+    }
+    if (out === undefined) return undefined;
+    let value = out.value;
+    for (let i = spine.length - 1; i >= 0; i--) {
+      const s = spine[i] as { readonly ctor: string; readonly init: readonly unknown[] };
+      value = buildCtor(s.ctor, [...s.init, value], tbl);
+    }
+    return { value };
+  };
+  const leaf = (x: AbsValue): { value: unknown } | undefined => {
     switch (x.kind) {
       case 'consts':
         return x.values.length === 1 ? { value: x.values[0] } : undefined;
-      case 'con': {
-        const vals: unknown[] = [];
-        for (const a of x.args) {
-          const s = go(a);
-          if (s === undefined) return undefined;
-          vals.push(s.value);
-        }
-        return { value: buildCtor(x.ctor, vals, tbl) };
-      }
+      case 'con':
+        return { value: buildCtor(x.ctor, [], tbl) };
       case 'map': {
         if (x.may.length > 0) return undefined;
         const entries: [Prim, unknown][] = [];
@@ -264,12 +369,49 @@ export function boolsOf(canTrue: boolean, canFalse: boolean): AbsValue {
  * The abstract value whose only member is the concrete value `t` (each node a fresh tag).
  * Throws on something that is not an SCF-lang value (functions, `null`, plain objects without
  * a string `kind`); constructor arity is checked against `ctors` when it lists the name.
+ * A constructor's last field (a list's tail) is followed by a loop, not a call, so a long list
+ * takes no stack; tags are drawn in the order a recursive walk would draw them (children first,
+ * left to right).
  */
 export function fromConcrete(t: unknown, ctors?: CtorTable): AbsValue {
   const tbl = withPrelude(ctors);
-  const go = (x: unknown): AbsValue => {
+  const go = (x0: unknown): AbsValue => {
+    // the constructors along the last fields from `x0`, with their other arguments converted
+    const spine: { readonly ctor: string; readonly init: readonly AbsValue[] }[] = [];
+    let x = x0;
+    let out: AbsValue | undefined;
+    while (out === undefined) {
+      let ctor: string;
+      let fieldValues: readonly unknown[];
+      if (Array.isArray(x)) {
+        ctor = `#${x.length}`;
+        fieldValues = x;
+      } else if (isCtorObject(x)) {
+        const o = x;
+        ctor = o.kind;
+        fieldValues = (fieldsOf(o.kind, tbl, o) as readonly string[]).map((f) => o[f]);
+      } else {
+        out = leaf(x);
+        break;
+      }
+      const n = fieldValues.length;
+      if (n === 0) {
+        out = con(ctor, []);
+        break;
+      }
+      const init: AbsValue[] = [];
+      for (let i = 0; i < n - 1; i++) init.push(go(fieldValues[i]));
+      spine.push({ ctor, init });
+      x = fieldValues[n - 1];
+    }
+    for (let i = spine.length - 1; i >= 0; i--) {
+      const s = spine[i] as { readonly ctor: string; readonly init: readonly AbsValue[] };
+      out = con(s.ctor, [...s.init, out]);
+    }
+    return out;
+  };
+  const leaf = (x: unknown): AbsValue => {
     if (isPrimValue(x)) return constant(x);
-    if (Array.isArray(x)) return con(`#${x.length}`, x.map(go));
     if (IMap.isMap(x)) {
       const must: [Prim, AbsValue][] = [];
       for (const [k, y] of x as IMap<unknown, unknown>) {
@@ -285,13 +427,6 @@ export function fromConcrete(t: unknown, ctors?: CtorTable): AbsValue {
         els.push(y);
       }
       return absSet(els, bottom());
-    }
-    if (isCtorObject(x)) {
-      const fields = fieldsOf(x.kind, tbl, x) as readonly string[];
-      return con(
-        x.kind,
-        fields.map((f) => go(x[f])),
-      );
     }
     throw new Error(`not an SCF-lang value: ${String(x)}`);
   };

@@ -6,6 +6,7 @@
  *   (`x * 'Int` for a multiplication node); without one a constructor prints as `c(v1, …)`,
  *   tuples as `(a, b)`, unions as `a | b`, base sets as `'Int`, `1` as `'Any`, `0` as `'Empty`,
  *   maps as `{k: v, …}`, sets as `#{…}`. The default output is accepted by `parseDescription`.
+ *   A value's last parts (a list's tails) are printed by a loop, so a long list takes no stack.
  * - `printDebug`: every node with its identity tag (`1#3`) and maps with both lists
  *   (`map(must[1 ↦ 7#4], may['Int#5 ↦ 'Int#6])#7`).
  */
@@ -44,64 +45,109 @@ export function printPrim(p: Prim): string {
   return String(p);
 }
 
-/** Fig. 6 notation. */
+/**
+ * Fig. 6 notation. The last argument of a constructor printed the default way, the last
+ * alternative of a union and a fix's body are printed by a loop, not a call, so a long list
+ * takes no stack (its closing parentheses are added at the end).
+ */
 export function printAbs(v: AbsValue, opts: PrintOptions = {}): string {
   const hooks = opts.ctors ?? {};
   // ctx 'top': anything goes; 'alt': a union member (fix needs parens); 'operand': atomic only
-  const go = (x: AbsValue, ctx: 'top' | 'alt' | 'operand', depth: number): string => {
+  const go = (x0: AbsValue, ctx0: 'top' | 'alt' | 'operand', depth0: number): string => {
     const paren = (s: string, need: boolean) => (need ? `(${s})` : s);
-    switch (x.kind) {
-      case 'bottom':
-        return "'Empty";
-      case 'top':
-        return "'Any";
-      case 'base':
-        return `'${x.base}`;
-      case 'consts':
-        if (x.values.length === 2 && x.values[0] === false && x.values[1] === true) return "'Bool";
-        return paren(x.values.map(printPrim).join(' | '), x.values.length > 1 && ctx === 'operand');
-      case 'union':
-        return paren(x.alts.map((a) => go(a, 'alt', depth)).join(' | '), ctx === 'operand');
-      case 'fix':
-        return paren(`fix ${varName(depth)}. ${go(x.body, 'top', depth + 1)}`, ctx !== 'top');
-      case 'rec':
-        return varName(depth - 1 - x.index);
-      case 'con': {
-        const hook = hooks[x.ctor];
-        if (hook !== undefined) {
-          const out = hook(x, (sub, c = 'top') => go(sub, c, depth));
-          if (out !== undefined) {
-            if (typeof out === 'string') return out;
-            return paren(out.text, !out.atomic && ctx !== 'top');
+    // the text before and after the node being printed, for the nodes it is the last part of
+    const before: string[] = [];
+    const after: string[] = [];
+    let x = x0;
+    let ctx = ctx0;
+    let depth = depth0;
+    let text: string | undefined;
+    while (text === undefined) {
+      switch (x.kind) {
+        case 'bottom':
+          text = "'Empty";
+          break;
+        case 'top':
+          text = "'Any";
+          break;
+        case 'base':
+          text = `'${x.base}`;
+          break;
+        case 'consts':
+          if (x.values.length === 2 && x.values[0] === false && x.values[1] === true) text = "'Bool";
+          else text = paren(x.values.map(printPrim).join(' | '), x.values.length > 1 && ctx === 'operand');
+          break;
+        case 'union': {
+          const need = ctx === 'operand';
+          const init = x.alts.slice(0, -1).map((a) => `${go(a, 'alt', depth)} | `);
+          before.push(`${need ? '(' : ''}${init.join('')}`);
+          after.push(need ? ')' : '');
+          x = x.alts[x.alts.length - 1] as AbsValue;
+          ctx = 'alt';
+          break;
+        }
+        case 'fix': {
+          const need = ctx !== 'top';
+          before.push(`${need ? '(' : ''}fix ${varName(depth)}. `);
+          after.push(need ? ')' : '');
+          x = x.body;
+          ctx = 'top';
+          depth++;
+          break;
+        }
+        case 'rec':
+          text = varName(depth - 1 - x.index);
+          break;
+        case 'con': {
+          const hook = hooks[x.ctor];
+          if (hook !== undefined) {
+            const d = depth;
+            const out = hook(x, (sub, c = 'top') => go(sub, c, d));
+            if (out !== undefined) {
+              text = typeof out === 'string' ? out : paren(out.text, !out.atomic && ctx !== 'top');
+              break;
+            }
           }
+          const tuple = x.ctor.startsWith('#');
+          if (x.args.length === 0) {
+            text = tuple ? '()' : x.ctor;
+            break;
+          }
+          const init = x.args.slice(0, -1).map((a) => `${go(a, 'top', depth)}, `);
+          before.push(`${tuple ? (x.args.length === 1 ? '#1(' : '(') : `${x.ctor}(`}${init.join('')}`);
+          after.push(')');
+          x = x.args[x.args.length - 1] as AbsValue;
+          ctx = 'top';
+          break;
         }
-        const args = x.args.map((a) => go(a, 'top', depth));
-        if (x.ctor.startsWith('#')) return x.args.length === 1 ? `#1(${args[0]})` : `(${args.join(', ')})`;
-        return args.length === 0 ? x.ctor : `${x.ctor}(${args.join(', ')})`;
-      }
-      case 'map': {
-        const parts = [
-          ...x.must.map(([k, y]) => `${printPrim(k)}: ${go(y, 'top', depth)}`),
-          // a may key that is one constant is marked `k?:`, so it does not read as certain
-          ...x.may.map(
-            ([k, y]) =>
-              `${go(k, 'top', depth)}${k.kind === 'consts' && k.values.length === 1 ? '?' : ''}: ${go(y, 'top', depth)}`,
-          ),
-        ];
-        return `{${parts.join(', ')}}`;
-      }
-      case 'set': {
-        const parts = x.must.map(printPrim);
-        // a may part that is one constant is marked `c?`, so it does not read as certain
-        if (x.may.kind !== 'bottom') {
-          const one = x.may.kind === 'consts' && x.may.values.length === 1;
-          parts.push(`${go(x.may, 'top', depth)}${one ? '?' : ''}`);
+        case 'map': {
+          const parts = [
+            ...x.must.map(([k, y]) => `${printPrim(k)}: ${go(y, 'top', depth)}`),
+            // a may key that is one constant is marked `k?:`, so it does not read as certain
+            ...x.may.map(
+              ([k, y]) =>
+                `${go(k, 'top', depth)}${k.kind === 'consts' && k.values.length === 1 ? '?' : ''}: ${go(y, 'top', depth)}`,
+            ),
+          ];
+          text = `{${parts.join(', ')}}`;
+          break;
         }
-        return `#{${parts.join(', ')}}`;
+        case 'set': {
+          const parts = x.must.map(printPrim);
+          // a may part that is one constant is marked `c?`, so it does not read as certain
+          if (x.may.kind !== 'bottom') {
+            const one = x.may.kind === 'consts' && x.may.values.length === 1;
+            parts.push(`${go(x.may, 'top', depth)}${one ? '?' : ''}`);
+          }
+          text = `#{${parts.join(', ')}}`;
+          break;
+        }
+        default:
+          return assertNever(x);
       }
-      default:
-        return assertNever(x);
     }
+    if (before.length === 0) return text;
+    return before.join('') + text + after.reverse().join('');
   };
   return go(v, 'top', 0);
 }

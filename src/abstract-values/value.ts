@@ -37,6 +37,12 @@
  * Order, equality and hashing ignore tags: they decide whether two representations are the same
  * set description, which is what memo tables (specialization keys) want. `equalsWithTags` also
  * compares tags. All three are single linear traversals (SCF §3.3.3).
+ *
+ * Depth. Values are as deep as the inputs they describe (a list of 10^5 elements is a chain of
+ * 10^5 `cons` nodes), so the traversals here (order, hashing, sizes, `inhabited`, variable
+ * scans) take a node's last child (a list's tail) in a loop or fill the per-node caches along
+ * that chain first, deepest node first (`warmSpine`): their stack grows with a value's nesting
+ * off its last children, not with a list's length.
  */
 import { assertNever } from '../common/index.js';
 
@@ -263,48 +269,78 @@ function cmpMay(a: MayBinding, b: MayBinding): number {
 
 /**
  * A total order on abstract values (tags ignored), used to keep unions and bindings sorted.
- * Cheap first: different kinds, arities and hashes decide before any deep traversal.
+ * Cheap first: different kinds, arities and hashes decide before any deep traversal. Children
+ * are compared in order and the last one in its parent's place (a loop, not a call), so
+ * comparing two long lists takes no stack.
  */
-export function compare(a: AbsValue, b: AbsValue): number {
-  if (a === b) return 0;
-  if (a.kind !== b.kind) return KIND_RANK[a.kind] - KIND_RANK[b.kind];
-  switch (a.kind) {
-    case 'bottom':
-    case 'top':
-      return 0;
-    case 'base':
-      return BASE_RANK[a.base] - BASE_RANK[(b as Base).base];
-    case 'rec':
-      return a.index - (b as Rec).index;
-    case 'consts':
-      return cmpList(a.values, (b as Consts).values, comparePrim);
-    default:
-      break;
-  }
-  if (a.kind === 'con') {
-    // readable order: smaller first, then by constructor, then argument-wise (Fig. 6 prints
-    // `x | (x * 'Int)`, Fig. 10 `var(y, 4) | var(z, 5)`)
-    const bb = b as Con;
-    return size(a) - size(bb) || cmpStr(a.ctor, bb.ctor) || cmpList(a.args, bb.args, compare);
-  }
-  const ha = hash(a);
-  const hb = hash(b);
-  if (ha !== hb) return ha < hb ? -1 : 1;
-  switch (a.kind) {
-    case 'union':
-      return cmpList(a.alts, (b as Union).alts, compare);
-    case 'fix':
-      return compare(a.body, (b as Fix).body);
-    case 'map': {
-      const bb = b as AbsMap;
-      return cmpList(a.must, bb.must, cmpMust) || cmpList(a.may, bb.may, cmpMay);
+export function compare(a0: AbsValue, b0: AbsValue): number {
+  let a = a0;
+  let b = b0;
+  for (;;) {
+    if (a === b) return 0;
+    if (a.kind !== b.kind) return KIND_RANK[a.kind] - KIND_RANK[b.kind];
+    switch (a.kind) {
+      case 'bottom':
+      case 'top':
+        return 0;
+      case 'base':
+        return BASE_RANK[a.base] - BASE_RANK[(b as Base).base];
+      case 'rec':
+        return a.index - (b as Rec).index;
+      case 'consts':
+        return cmpList(a.values, (b as Consts).values, comparePrim);
+      default:
+        break;
     }
-    case 'set': {
-      const bb = b as AbsSet;
-      return cmpList(a.must, bb.must, comparePrim) || compare(a.may, bb.may);
+    let as: readonly AbsValue[];
+    let bs: readonly AbsValue[];
+    if (a.kind === 'con') {
+      // readable order: smaller first, then by constructor, then argument-wise (Fig. 6 prints
+      // `x | (x * 'Int)`, Fig. 10 `var(y, 4) | var(z, 5)`)
+      const bb = b as Con;
+      const c = size(a) - size(bb) || cmpStr(a.ctor, bb.ctor);
+      if (c !== 0) return c;
+      as = a.args;
+      bs = bb.args;
+    } else {
+      const ha = hash(a);
+      const hb = hash(b);
+      if (ha !== hb) return ha < hb ? -1 : 1;
+      switch (a.kind) {
+        case 'union':
+          as = a.alts;
+          bs = (b as Union).alts;
+          break;
+        case 'fix':
+          a = a.body;
+          b = (b as Fix).body;
+          continue;
+        case 'map': {
+          const bb = b as AbsMap;
+          return cmpList(a.must, bb.must, cmpMust) || cmpList(a.may, bb.may, cmpMay);
+        }
+        case 'set': {
+          const bb = b as AbsSet;
+          const c = cmpList(a.must, bb.must, comparePrim);
+          if (c !== 0) return c;
+          a = a.may;
+          b = bb.may;
+          continue;
+        }
+        default:
+          return assertNever(a);
+      }
     }
-    default:
-      return assertNever(a);
+    // `cmpList(as, bs, compare)`, the last pair compared by the loop
+    if (as.length !== bs.length) return as.length - bs.length;
+    if (as.length === 0) return 0;
+    const last = as.length - 1;
+    for (let i = 0; i < last; i++) {
+      const c = compare(as[i] as AbsValue, bs[i] as AbsValue);
+      if (c !== 0) return c;
+    }
+    a = as[last] as AbsValue;
+    b = bs[last] as AbsValue;
   }
 }
 
@@ -360,6 +396,7 @@ export function inheritCaches<T extends AbsValue>(from: AbsValue, to: T): T {
 export function isConcrete(v: AbsValue): boolean {
   const cached = (v as Cache)[CONCRETE];
   if (cached !== undefined) return cached;
+  warmSpine(v, CONCRETE, isConcrete);
   let r: boolean;
   switch (v.kind) {
     case 'consts':
@@ -403,6 +440,7 @@ export function hashPrim(p: Prim): number {
 export function hash(v: AbsValue): number {
   const cached = (v as Cache)[HASH];
   if (cached !== undefined) return cached;
+  warmSpine(v, HASH, hash);
   let h = mix(0x811c9dc5, KIND_RANK[v.kind]);
   switch (v.kind) {
     case 'bottom':
@@ -441,6 +479,45 @@ export function hash(v: AbsValue): number {
   return h;
 }
 
+/**
+ * Fills the cache slot `key` of the nodes below `v` on its spine (the chain of last children:
+ * a list's tails) with `measure`, deepest first. A cached measure (hash, size, concreteness)
+ * then recurses only into the other children, so the call stack grows with a value's nesting
+ * off its spines, not with a list's length. Costs nothing when `v`'s last child is cached.
+ */
+function warmSpine(
+  v: AbsValue,
+  key: typeof HASH | typeof SIZE | typeof CONCRETE | typeof OPEN_SIZE,
+  measure: (x: AbsValue) => unknown,
+): void {
+  let x = lastChild(v);
+  if (x === undefined || (x as Cache)[key] !== undefined || lastChild(x) === undefined) return;
+  const spine: AbsValue[] = [];
+  while (x !== undefined && (x as Cache)[key] === undefined) {
+    spine.push(x);
+    x = lastChild(x);
+  }
+  for (let i = spine.length - 1; i >= 0; i--) measure(spine[i] as AbsValue);
+}
+
+/** The last of `childrenOf(v)`, without building the array. */
+function lastChild(v: AbsValue): AbsValue | undefined {
+  switch (v.kind) {
+    case 'con':
+      return v.args[v.args.length - 1];
+    case 'union':
+      return v.alts[v.alts.length - 1];
+    case 'fix':
+      return v.body;
+    case 'map':
+      return v.may.length > 0 ? (v.may[v.may.length - 1] as MayBinding)[1] : v.must[v.must.length - 1]?.[1];
+    case 'set':
+      return v.may;
+    default:
+      return undefined;
+  }
+}
+
 /** The direct sub-values of `v`, in a fixed order (children defined once). */
 export function childrenOf(v: AbsValue): readonly AbsValue[] {
   switch (v.kind) {
@@ -477,6 +554,7 @@ function countNodes(
 ): number {
   const cached = (v as Cache)[key];
   if (cached !== undefined) return cached;
+  warmSpine(v, key, measure);
   let n = 1;
   for (const c of childrenOf(v)) n += measure(c);
   (v as Cache)[key] = n;
@@ -567,14 +645,25 @@ export function rec(index: number, tag = freshTag()): Rec {
  * between the variable and `v`'s root plus the `depth` given.
  */
 function someRec(v: AbsValue, depth: number, test: (index: number, depth: number) => boolean): boolean {
-  switch (v.kind) {
-    case 'rec':
-      return test(v.index, depth);
-    case 'fix':
-      return someRec(v.body, depth + 1, test);
-    default:
-      for (const c of childrenOf(v)) if (someRec(c, depth, test)) return true;
-      return false;
+  // the last child is visited in its parent's place (a loop), so a list spine takes no stack
+  let x = v;
+  let d = depth;
+  for (;;) {
+    switch (x.kind) {
+      case 'rec':
+        return test(x.index, d);
+      case 'fix':
+        x = x.body;
+        d++;
+        continue;
+      default: {
+        const last = lastChild(x);
+        if (last === undefined) return false;
+        const cs = childrenOf(x);
+        for (let i = 0; i < cs.length - 1; i++) if (someRec(cs[i] as AbsValue, d, test)) return true;
+        x = last;
+      }
+    }
   }
 }
 
@@ -592,24 +681,85 @@ export function hasFreeRec(v: AbsValue, depth = 0): boolean {
  * Whether `v` has a member when the variables in `empty` (de Bruijn depths counted from `v`,
  * shifted under binders) denote the empty set. A fix is inhabited iff its body is inhabited
  * with its own variable empty (first step of the least-fixpoint iteration).
+ *
+ * An and/or evaluation (constructors and must maps: all children; unions: some alternative)
+ * with an explicit stack instead of recursion, so a value as deep as a 10^6-element list costs
+ * linear time and no call stack. A node's last child is evaluated in its parent's place (the
+ * parent's frame is popped first), so a list spine needs one frame, not one per cell.
  */
 export function inhabited(v: AbsValue, emptyFrom = 0): boolean {
-  switch (v.kind) {
-    case 'bottom':
-      return false;
-    case 'rec':
-      return v.index < emptyFrom;
-    case 'fix':
-      return inhabited(v.body, emptyFrom + 1);
-    case 'con':
-      return v.args.every((a) => inhabited(a, emptyFrom));
-    case 'union':
-      return v.alts.some((a) => inhabited(a, emptyFrom));
-    case 'map':
-      return v.must.every(([, x]) => inhabited(x, emptyFrom));
-    default:
-      return true;
+  // frames: a node whose children are being evaluated, its `emptyFrom`, its next child
+  const nodes: (Con | Union | AbsMap)[] = [];
+  const depths: number[] = [];
+  const nexts: number[] = [];
+  let x = v;
+  let e = emptyFrom;
+  for (;;) {
+    let r: boolean;
+    switch (x.kind) {
+      case 'bottom':
+        r = false;
+        break;
+      case 'rec':
+        r = x.index < e;
+        break;
+      case 'fix':
+        x = x.body;
+        e++;
+        continue;
+      case 'con':
+      case 'union':
+      case 'map': {
+        const n = andOrArity(x);
+        if (n === 0) {
+          r = x.kind !== 'union';
+          break;
+        }
+        if (n > 1) {
+          nodes.push(x);
+          depths.push(e);
+          nexts.push(1);
+        }
+        x = andOrChild(x, 0);
+        continue;
+      }
+      default:
+        r = true;
+    }
+    // return `r` to the frames above: short-circuit, or go on with the next child
+    let resumed = false;
+    while (nodes.length > 0 && !resumed) {
+      const top = nodes.length - 1;
+      const p = nodes[top] as Con | Union | AbsMap;
+      if (p.kind === 'union' ? r : !r) {
+        nodes.pop();
+        depths.pop();
+        nexts.pop();
+        continue;
+      }
+      const i = nexts[top] as number;
+      x = andOrChild(p, i);
+      e = depths[top] as number;
+      if (i + 1 === andOrArity(p)) {
+        nodes.pop();
+        depths.pop();
+        nexts.pop();
+      } else nexts[top] = i + 1;
+      resumed = true;
+    }
+    if (!resumed) return r;
   }
+}
+
+/** The children `inhabited` evaluates: constructor arguments, union alternatives, must values. */
+function andOrArity(v: Con | Union | AbsMap): number {
+  return v.kind === 'con' ? v.args.length : v.kind === 'union' ? v.alts.length : v.must.length;
+}
+
+function andOrChild(v: Con | Union | AbsMap, i: number): AbsValue {
+  if (v.kind === 'con') return v.args[i] as AbsValue;
+  if (v.kind === 'union') return v.alts[i] as AbsValue;
+  return (v.must[i] as MapBinding)[1];
 }
 
 /**

@@ -4,18 +4,28 @@
  * internal error afterwards. Folders are made one level at a time: node's recursive mkdir never
  * returns for a path under /proc.
  */
-import { accessSync, constants, mkdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  mkdirSync,
+  openSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileProblem, UsageError } from './io.js';
 
 /**
  * Makes sure `out` is a folder this process can write into, creating it and missing parents, and
- * returns the first folder it created (undefined when `out` existed), which a caller that fails
- * later may remove. A UsageError naming `flag` otherwise: a file or a device (`/dev/null`), a path
+ * returns what undoes that: `removeCreated()` removes the folders it created, deepest first, each
+ * only while it is still empty — never a file or folder that another process or the user put
+ * there meanwhile. A UsageError naming `flag` otherwise: a file or a device (`/dev/null`), a path
  * through a file, a place where no folder can be made (`/proc/x`, `/sys/x`), a folder that cannot
  * be written (permissions, read-only mounts, `/proc`).
  */
-export function prepareOutDir(out: string, flag: string): string | undefined {
+export function prepareOutDir(out: string, flag: string): { readonly removeCreated: () => void } {
   const dir = path.resolve(out);
   const bad = (why: string): UsageError => new UsageError(`${flag} '${out}' ${why}`);
   // The nearest existing ancestor (or dir itself), and the missing folders below it.
@@ -37,7 +47,13 @@ export function prepareOutDir(out: string, flag: string): string | undefined {
     break;
   }
   const undo = (): void => {
-    if (missing[0] !== undefined) rmSync(missing[0], { recursive: true, force: true });
+    for (const m of [...missing].reverse()) {
+      try {
+        rmdirSync(m);
+      } catch {
+        return; // not empty (something else is in it now), or gone: leave it and its parents
+      }
+    }
   };
   try {
     accessSync(at, constants.W_OK);
@@ -55,13 +71,13 @@ export function prepareOutDir(out: string, flag: string): string | undefined {
   // Permissions are not the whole story (/proc, read-only mounts): write a file and remove it.
   const probe = path.join(dir, `.scf-write-check-${process.pid}`);
   try {
-    writeFileSync(probe, '');
+    closeSync(openSync(probe, 'wx')); // exclusive: never through a link standing at that name
     unlinkSync(probe);
   } catch (e) {
     undo();
     throw bad(`cannot be written: ${fileProblem(e)}`);
   }
-  return missing[0];
+  return { removeCreated: undo };
 }
 
 /**

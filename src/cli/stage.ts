@@ -9,12 +9,13 @@
  * `FILE:LINE:COL: error CODE: …` where the position is known (a config's `Cnnnn`, a kernel's `Knnnn`),
  * exit 2; never a stack trace.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { OptimizerError } from '../optimizers/index.js';
 import {
   ConfigError,
   describeStages,
   explainStages,
+  FolderBusy,
   loadConfig,
   stageConfig,
   stageReport,
@@ -74,11 +75,9 @@ async function run({ values, positionals }: CommandArgs<typeof STAGE.flags>, io:
     throw new UsageError(`--k must be a positive integer, got '${values.k}'`);
   const config = loadConfig(positionals[0] as string);
   // Staging takes seconds: a folder it could not write is found before, not after.
-  const created = prepareOutDir(values.out, '--out');
-  // Leave nothing behind but what was there: the folders made for --out are still empty.
-  const cleanUp = (): void => {
-    if (created !== undefined) rmSync(created, { recursive: true, force: true });
-  };
+  const out = prepareOutDir(values.out, '--out');
+  // Leave nothing behind but what was there: the folders made for --out, while still empty.
+  const cleanUp = out.removeCreated;
   let result: Awaited<ReturnType<typeof stageConfig>>;
   try {
     result = await stageConfig(config, {
@@ -99,6 +98,8 @@ async function run({ values, positionals }: CommandArgs<typeof STAGE.flags>, io:
       config: config.file,
     });
   } catch (e) {
+    cleanUp();
+    if (e instanceof FolderBusy) throw new UsageError(`--out '${values.out}': ${e.message}`);
     // The disk filled up, or the folder changed since it was checked.
     if (typeof (e as { syscall?: unknown } | null)?.syscall !== 'string') throw e;
     throw new UsageError(`cannot write into --out '${values.out}': ${fileProblem(e)}`);

@@ -1,7 +1,7 @@
 /**
  * What every stage shares and nothing else: where the installation lives (`paths.ts`), the
- * exhaustiveness check of IR switches (`assert.ts`), offsets to line and column (`text.ts`) and
- * diagnostics: spans, code tables, logs and printing (`diagnostics.ts`).
+ * exhaustiveness check of IR switches (`assert.ts`), offsets to line and column (`text.ts`), the escaping of
+ * text written into generated code (`generated-text.ts`) and diagnostics: spans, code tables, logs and printing (`diagnostics.ts`).
  * The lowest layer: it imports no other folder of scf (tests/architecture checks it).
  */
 export { assertNever } from './assert.js';
@@ -24,4 +24,5 @@ export {
   SOURCE_ROOT,
   scfVersion,
 } from './paths.js';
+export { clip, COMMENT_MAX, commentText, jsData, jsString } from './generated-text.js';
 export { type LineCol, lineCol } from './text.js';

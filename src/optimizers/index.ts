@@ -12,7 +12,8 @@
  * a stack bound, its failures a `PassError` naming it. The pass name doubles as the `--passes`
  * value of `scf opt`. `runPipeline` runs a list of passes over one function of a program; the
  * bindings (constants for scalar formals, constant arrays for array formals) become the formals'
- * lattice values given to constant propagation, as in SCF §2.2.1.
+ * lattice values given to constant propagation, as in SCF §2.2.1 (`formalsFromBindings`, which
+ * throws `BindError` for bindings a formal cannot take, arrays past `MAX_LATE_ARRAY` included).
  *
  * With `SCF_PASS_DEBUG=1`, the function is validated after every pass (src/kernel/validate.ts: the
  * invariants ast.ts states; an internal error names the pass that broke it).
@@ -169,9 +170,28 @@ export class BindError extends Error {
 const INT_MIN = -2147483648;
 const INT_MAX = 2147483647;
 
-/** The lattice values of `f`'s formals given `binds`: bound ones are constants, others nonConst. */
+/**
+ * The most elements a value bound to an array formal may have (2^24). Checked before anything is
+ * allocated for it: each element becomes a cons cell of the formal's lattice value, and the
+ * passes walk the list, so a longer array would exhaust memory rather than fail with a message
+ * (`const a = []; a.length = 2 ** 32 - 1` is a valid, empty JavaScript array of that length).
+ */
+export const MAX_LATE_ARRAY = 2 ** 24;
+
+/**
+ * The lattice values of `f`'s formals given `binds`: bound ones are constants, others nonConst.
+ * Throws `BindError` when `binds` is not an object, names no formal, or binds a value the formal
+ * cannot take: an array for a scalar, a scalar for an array, an array longer than
+ * `MAX_LATE_ARRAY` or with a missing element (a hole of a sparse array), a number out of range.
+ * Linear in the bound arrays' lengths.
+ */
 export function formalsFromBindings(f: Fun, binds: Bindings): LatticeVal[] {
   const params = listToArray(f.params);
+  if (typeof binds !== 'object' || binds === null || Array.isArray(binds)) {
+    throw new BindError(
+      `specialize expects an object of the late-stage values of the formals of '${f.name}' (${params.map((p) => p.name).join(', ')}), got ${describeJs(binds)}`,
+    );
+  }
   for (const name of Object.keys(binds)) {
     if (!params.some((p) => p.name === name)) throw new BindError(`'${f.name}' has no parameter '${name}'`);
   }
@@ -181,12 +201,33 @@ export function formalsFromBindings(f: Fun, binds: Bindings): LatticeVal[] {
     if (p.isArray) {
       if (!Array.isArray(v))
         throw new BindError(`parameter '${p.name}' is an array of ${p.ty}; bind it to [..]`);
-      const elems = (v as readonly (number | boolean)[]).map((x, i) => scalar(x, p.ty, `${p.name}[${i}]`));
+      const xs = v as readonly (number | boolean)[];
+      if (xs.length > MAX_LATE_ARRAY) {
+        throw new BindError(
+          `'${p.name}' has ${xs.length} elements; an array bound to a formal may have at most ${MAX_LATE_ARRAY} (MAX_LATE_ARRAY)`,
+        );
+      }
+      const elems: number[] = [];
+      for (let i = 0; i < xs.length; i++) {
+        if (!Object.hasOwn(xs, i))
+          throw new BindError(`element ${i} of '${p.name}' is missing (a sparse array)`);
+        elems.push(scalar(xs[i] as number | boolean, p.ty, `${p.name}[${i}]`));
+      }
       return { kind: 'constArray', ty: p.ty, elems: listFromArray(elems) };
     }
     if (Array.isArray(v)) throw new BindError(`parameter '${p.name}' is a scalar ${p.ty}, not an array`);
     return { kind: 'const', value: scalar(v as number | boolean, p.ty, p.name), ty: p.ty };
   });
+}
+
+/** A short description of a JavaScript value that is not the object of bindings expected. */
+function describeJs(x: unknown): string {
+  if (x === null || x === undefined) return String(x);
+  if (Array.isArray(x)) return 'an array';
+  if (typeof x === 'string') return `the string ${JSON.stringify(x.length > 40 ? `${x.slice(0, 40)}…` : x)}`;
+  if (typeof x === 'number' || typeof x === 'boolean' || typeof x === 'bigint')
+    return `the ${typeof x} ${String(x)}`;
+  return `a ${typeof x}`;
 }
 
 /** A bound value converted to the formal's type, exactly as the reference evaluator converts arguments. */

@@ -27,11 +27,18 @@
  * `'Float` gets `'Float` (all numbers ⊇ the binary32 values `fround` can produce). Every node is
  * built fresh, so no two positions share an identity tag (§3.3.1): two formals that are
  * "some integer" are not claimed equal.
+ *
+ * Sizes. Lists are rebuilt by a loop down their tails (`mapSpine`), so a described array of any
+ * length takes no stack. An array formal's description states at most `MAX_DESCRIBED_LENGTH`
+ * (2^16) elements, and at most `MAX_OPEN_ARRAY` (1024) when some are unknown (`'Array[n]`, a
+ * literal with holes): the partial evaluator walks such a list recursively. Beyond either, a
+ * `FormalDescriptionError`, so staging refuses the config at the bind entry instead of crashing.
  */
 import {
   type AbsValue,
   anyBool,
   base,
+  type Con,
   type CtorTable,
   con,
   consts,
@@ -40,7 +47,9 @@ import {
   fix,
   fromConcrete,
   inhabited,
+  isConcrete,
   LIST_ARRAYS,
+  MAX_DESCRIBED_LENGTH,
   type Prim,
   parseDescription,
   rec,
@@ -163,28 +172,50 @@ export function typedDescription(p: Param, d: Description): AbsValue {
   };
   if (!p.isArray) return scalar(d.value);
   // the cons-list structure is kept; `rec` stays inside the fix it refers to
-  const list = (v: AbsValue): AbsValue => {
-    switch (v.kind) {
-      case 'top':
-        return anyList(() => anyScalar(p.ty));
-      case 'bottom':
-        return v;
-      case 'con':
-        if (v.ctor === 'nil' && v.args.length === 0) return con('nil', []);
-        if (v.ctor === 'cons' && v.args.length === 2)
-          return con('cons', [scalar(v.args[0] as AbsValue), list(v.args[1] as AbsValue)]);
-        return fail(`${what}; describe it as [..] or 'Array, not ${describeValueKind(v)}`);
-      case 'union':
-        return union(v.alts.map(list));
-      case 'fix':
-        return fix(list(v.body));
-      case 'rec':
-        return rec(v.index);
-      default:
-        return fail(`${what}; describe it as [..] or 'Array, not ${describeValueKind(v)}`);
-    }
-  };
+  const list = (v: AbsValue): AbsValue =>
+    mapSpine(v, (x) => {
+      switch (x.kind) {
+        case 'top':
+          return anyList(() => anyScalar(p.ty));
+        case 'bottom':
+          return x;
+        case 'con':
+          if (x.ctor === 'nil' && x.args.length === 0) return con('nil', []);
+          if (x.ctor === 'cons' && x.args.length === 2) return { head: scalar(x.args[0] as AbsValue) };
+          return fail(`${what}; describe it as [..] or 'Array, not ${describeValueKind(x)}`);
+        case 'union':
+          return union(x.alts.map(list));
+        case 'fix':
+          return fix(list(x.body));
+        case 'rec':
+          return rec(x.index);
+        default:
+          return fail(`${what}; describe it as [..] or 'Array, not ${describeValueKind(x)}`);
+      }
+    });
   return list(d.value);
+}
+
+/**
+ * Rebuilds a list description cell by cell: `cell(x)` gives the rebuilt value of a node that is
+ * not a `cons` cell, or, for a `cons` cell, its rebuilt head, the tail being rebuilt the same
+ * way. A loop down the tails, not a recursion, so a described array of any length takes no
+ * stack; nodes are built in the order a recursive rebuild builds them (each head before the
+ * rest of its list, each cell after its tail).
+ */
+function mapSpine(v: AbsValue, cell: (x: AbsValue) => AbsValue | { readonly head: AbsValue }): AbsValue {
+  const heads: AbsValue[] = [];
+  let x = v;
+  for (;;) {
+    const r = cell(x);
+    if (!('head' in r)) {
+      let out = r;
+      for (let i = heads.length - 1; i >= 0; i--) out = con('cons', [heads[i] as AbsValue, out]);
+      return out;
+    }
+    heads.push(r.head);
+    x = (x as Con).args[1] as AbsValue;
+  }
 }
 
 /** One scalar bind value converted by `formalsFromBindings` itself; its BindError becomes ours. */
@@ -247,21 +278,23 @@ function convertScalar(p: Param, v: AbsValue): AbsValue {
 }
 
 function convertList(p: Param, v: AbsValue): AbsValue {
-  switch (v.kind) {
-    case 'bottom':
-      return v;
-    case 'con':
-      if (v.ctor === 'nil') return con('nil', []);
-      return con('cons', [convertScalar(p, v.args[0] as AbsValue), convertList(p, v.args[1] as AbsValue)]);
-    case 'union':
-      return union(v.alts.map((a) => convertList(p, a)));
-    case 'fix':
-      return fix(convertList(p, v.body));
-    case 'rec':
-      return rec(v.index);
-    default:
-      throw new Error(`internal error: untyped array description ${v.kind}`);
-  }
+  return mapSpine(v, (x) => {
+    switch (x.kind) {
+      case 'bottom':
+        return x;
+      case 'con':
+        if (x.ctor === 'nil') return con('nil', []);
+        return { head: convertScalar(p, x.args[0] as AbsValue) };
+      case 'union':
+        return union(x.alts.map((a) => convertList(p, a)));
+      case 'fix':
+        return fix(convertList(p, x.body));
+      case 'rec':
+        return rec(x.index);
+      default:
+        throw new Error(`internal error: untyped array description ${x.kind}`);
+    }
+  });
 }
 
 /**
@@ -271,12 +304,57 @@ function convertList(p: Param, v: AbsValue): AbsValue {
 export function describeFormal(p: Param, d: Description | undefined, ctors: CtorTable): AbsValue {
   if (d === undefined) return build('nonConst', {}, ctors);
   const typed = typedDescription(p, d);
+  if (p.isArray) checkLengths(p, d, typed);
   const out = p.isArray
     ? build('constArray', { ty: constant(p.ty), elems: convertList(p, typed) }, ctors)
     : build('const', { value: convertScalar(p, typed), ty: constant(p.ty) }, ctors);
   if (!inhabited(out))
     throw new FormalDescriptionError(p.name, `the description '${d.text}' admits no value`);
   return out;
+}
+
+/**
+ * The most elements of an array a bind description may state with some of them unknown
+ * (`'Array[n]` with n ≤ 1024, `[1, 'Int, 3]`): the partial evaluator walks such a list element
+ * by element, recursively, so a longer one would exhaust its stack. An array whose elements are
+ * all known constants may have up to `MAX_DESCRIBED_LENGTH` (2^16); `'Array` is any length.
+ */
+export const MAX_OPEN_ARRAY = 1024;
+
+/**
+ * Throws `FormalDescriptionError` when the typed description of array formal `p` states an
+ * array longer than `MAX_DESCRIBED_LENGTH` (a JSON literal in a config is not parsed, so is not
+ * checked by the parser), or longer than `MAX_OPEN_ARRAY` with some element unknown. One walk
+ * with an explicit stack: each path down the tails counts its cells, and its cells that are not
+ * fully known.
+ */
+function checkLengths(p: Param, d: Description, typed: AbsValue): void {
+  let longest = 0;
+  let longestOpen = 0;
+  const work: [AbsValue, number, number][] = [[typed, 0, 0]];
+  for (let w = work.pop(); w !== undefined; w = work.pop()) {
+    const [x, n, open] = w;
+    longest = Math.max(longest, n);
+    longestOpen = Math.max(longestOpen, open);
+    if (x.kind === 'con' && x.ctor === 'cons') {
+      work.push([x.args[1] as AbsValue, n + 1, isConcrete(x) ? open : open + 1]);
+    } else if (x.kind === 'union') {
+      for (const a of x.alts) work.push([a, n, open]);
+    } else if (x.kind === 'fix') work.push([x.body, n, open]);
+  }
+  const text = d.text.length > 40 ? `${d.text.slice(0, 39)}…` : d.text;
+  if (longest > MAX_DESCRIBED_LENGTH) {
+    throw new FormalDescriptionError(
+      p.name,
+      `the description '${text}' is an array of ${longest} elements, more than a description states (MAX_DESCRIBED_LENGTH = ${MAX_DESCRIBED_LENGTH}); 'Array is an array of any length`,
+    );
+  }
+  if (longestOpen > MAX_OPEN_ARRAY) {
+    throw new FormalDescriptionError(
+      p.name,
+      `the description '${text}' is an array of ${longest} elements, some of them unknown, more than staging takes (MAX_OPEN_ARRAY = ${MAX_OPEN_ARRAY}); 'Array is an array of any length, and an array of known elements may have up to ${MAX_DESCRIBED_LENGTH}`,
+    );
+  }
 }
 
 /** Throws `FormalDescriptionError` for a bind key that names no formal of `fun`. */

@@ -2,8 +2,8 @@
  * Staging the kernel optimizer pipeline: what ties the stager's engine (src/stager) to kernels
  * and configs. A JSON config (config.ts) with early descriptions of a kernel's formals
  * (describe-input.ts) is staged end to end (stage-config.ts) pass by pass (pipeline.ts, SCF
- * Fig. 4); the staged optimizers, their stub and manifest are written to a folder (write.ts) and
- * loaded back (load.ts); the abstract kernel programs between the passes print in the Fig. 6
+ * Fig. 4); the staged optimizers, their stub and manifest are written to a folder (write.ts), published
+ * into it atomically under a lock (staged-folder.ts), and loaded back (load.ts); the abstract kernel programs between the passes print in the Fig. 6
  * notation (print-kernel.ts: the kernel's C printer, kernel/c-printer.ts, over abstract values).
  */
 export {
@@ -44,6 +44,7 @@ export {
   printAbstractFun,
 } from './print-kernel.js';
 export { configPasses, type StagedConfig, stageConfig } from './stage-config.js';
+export { FolderBusy, LOCK_FILE, publishFolder, TEMP_PREFIX } from './staged-folder.js';
 export {
   describeStages,
   explainStages,

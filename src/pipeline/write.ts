@@ -7,27 +7,39 @@
  *   pipeline (runtime/stub.ts: `makeStub`); with `NAME.stub.d.mts`, whose `Values` type names the
  *   staged formals, so a caller's `specialize({ a: 1 })` is type-checked;
  * - `NAME.manifest.json` — what the folder was staged from: the config, the scf version, and a
- *   SHA-256 of the kernel and of every optimizer source; embedded in the stub too, which checks
- *   it on first use and falls back to the unstaged pipeline when stale;
+ *   SHA-256 of the kernel, of every optimizer source and of every staged module; embedded in the
+ *   stub too, which checks each module before importing it and the sources on first use, and
+ *   falls back to the unstaged pipeline when anything differs;
  * - `NAME.abstract.txt` — I1, I2, … in the Fig. 6 notation.
  *
  * The modules import only `scf/runtime` and each other (`./`), so the folder runs wherever it is
  * moved, under plain node or a bundler, in any app that has scf installed. The kernel function was
  * known at build time, so the stub embeds it as data (Fig. 5's remark: no parsing at run time).
  *
+ * The files are published by staged-folder.ts (a temporary folder inside the target, renamed into
+ * place under a lock, the stub last). Every string that reaches the generated code goes through
+ * common/generated-text.ts (`commentText`, `jsString`, `jsData`).
+ *
  * Invariants. `specialize(values)` returns exactly what the unstaged pipeline returns on the same
  * values (see runtime/stub.ts).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AbsValue } from '../abstract-values/index.js';
 import { type Fun, listToArray } from '../kernel/index.js';
-import { SOURCE_ROOT, scfVersion } from '../common/index.js';
-import { kernelHash, type ManifestPass, type StageManifest, sha256 } from '../runtime/index.js';
+import { commentText, jsData, jsString, SOURCE_ROOT, scfVersion } from '../common/index.js';
+import {
+  kernelHash,
+  type ManifestFile,
+  type ManifestPass,
+  type StageManifest,
+  sha256,
+} from '../runtime/index.js';
 import { emitModule } from '../stager/index.js';
 import { printAbstractFun } from './print-kernel.js';
 import { optimizerSources } from '../optimizers/index.js';
 import type { PipelineStage } from './pipeline.js';
+import { type FolderFile, publishFolder } from './staged-folder.js';
 
 /** The module specifier staged code imports its run-time support from. */
 export const RUNTIME_SPECIFIER = 'scf/runtime';
@@ -63,6 +75,7 @@ export function stageManifest(
   stages: readonly PipelineStage[],
   dir: string,
   opts: WriteOptions,
+  modules: readonly ManifestFile[],
 ): StageManifest {
   const passes = stages.map((s): ManifestPass => {
     const files = optimizerSources(s.pass);
@@ -85,6 +98,7 @@ export function stageManifest(
     bind: Object.fromEntries(Object.entries(opts.bind).map(([n, d]) => [n, d.text])),
     kernel: kernelHash(opts.fun),
     passes,
+    modules,
   };
 }
 
@@ -145,7 +159,8 @@ export function writeStaged(stages: readonly PipelineStage[], opts: WriteOptions
   const name = opts.name ?? opts.fun.name;
   const imports = { prelude: RUNTIME_SPECIFIER, runtime: RUNTIME_SPECIFIER };
   const stems = moduleStems(stages, name);
-  const modules: string[] = [];
+  const files: FolderFile[] = [];
+  const modules: ManifestFile[] = [];
   stages.forEach((s, i) => {
     const r = s.result;
     const header = [
@@ -161,21 +176,33 @@ export function writeStaged(stages: readonly PipelineStage[], opts: WriteOptions
       imports,
       ...(i === 0 ? { admission: { desc: s.input, name: 'admit', ctors: s.ctors } } : {}),
     });
-    const file = path.join(dir, `${stems[i]}.mjs`);
-    writeFileSync(file, code);
-    writeFileSync(path.join(dir, `${stems[i]}.d.mts`), stagedTypes(i === 0));
-    modules.push(file);
+    files.push(
+      { name: `${stems[i]}.mjs`, text: code },
+      { name: `${stems[i]}.d.mts`, text: stagedTypes(i === 0) },
+    );
+    modules.push({ path: `${stems[i]}.mjs`, sha256: sha256(code) });
   });
-  const manifest = stageManifest(stages, dir, opts);
-  const manifestFile = path.join(dir, `${name}.manifest.json`);
-  writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
-  const stub = path.join(dir, `${name}.stub.mjs`);
-  writeFileSync(stub, stubSource(stages, name, stems, manifest, opts));
-  const types = path.join(dir, `${name}.stub.d.mts`);
-  writeFileSync(types, stubTypes(name, opts));
-  const descriptions = path.join(dir, `${name}.abstract.txt`);
-  writeFileSync(descriptions, describeStages(stages));
-  return { modules, stub, types, manifest: manifestFile, descriptions };
+  const manifest = stageManifest(stages, dir, opts, modules);
+  files.push(
+    { name: `${name}.manifest.json`, text: `${JSON.stringify(manifest, null, 2)}\n` },
+    { name: `${name}.abstract.txt`, text: describeStages(stages) },
+    { name: `${name}.stub.d.mts`, text: stubTypes(name, opts) },
+    // last: the stub makes the modules reachable
+    { name: `${name}.stub.mjs`, text: stubSource(stages, name, stems, manifest, opts) },
+  );
+  // an earlier stage's modules of this function that this pipeline no longer has
+  const prefix = `${name}.`;
+  const stale = (f: string): boolean =>
+    f.startsWith(prefix) && (f.endsWith('.staged.mjs') || f.endsWith('.staged.d.mts'));
+  publishFolder(dir, files, stale);
+  const at = (f: string): string => path.join(dir, f);
+  return {
+    modules: modules.map((m) => at(m.path)),
+    stub: at(`${name}.stub.mjs`),
+    types: at(`${name}.stub.d.mts`),
+    manifest: at(`${name}.manifest.json`),
+    descriptions: at(`${name}.abstract.txt`),
+  };
 }
 
 /** File stems of the staged modules: `NAME.PASS.staged`, numbered when two passes share a name. */
@@ -214,10 +241,11 @@ function stubTypes(name: string, opts: WriteOptions): string {
   const params = listToArray(opts.fun.params);
   const fields = Object.keys(opts.bind).map((n) => {
     const p = params.find((q) => q.name === n);
-    return `  /** ${p ? `${p.isConst ? 'const ' : ''}${p.ty}${p.isArray ? '[]' : ''} ${n}` : n}, described early as ${opts.bind[n]?.text} */\n  readonly ${JSON.stringify(n)}: ${p ? formalType(p.ty, p.isArray) : 'number'};`;
+    const what = p ? `${p.isConst ? 'const ' : ''}${p.ty}${p.isArray ? '[]' : ''} ${n}` : n;
+    return `  /** ${commentText(`${what}, described early as ${opts.bind[n]?.text}`)} */\n  readonly ${jsString(n)}: ${p ? formalType(p.ty, p.isArray) : 'number'};`;
   });
   return [
-    `// Types of ${name}.stub.mjs: generated by \`scf stage\`; do not edit.`,
+    `// ${commentText(`Types of ${name}.stub.mjs: generated by \`scf stage\`; do not edit.`)}`,
     "import type { Fun, LatticeVal, Specialized, StageManifest } from 'scf/runtime';",
     '',
     '/** The late-stage values of the staged formals. */',
@@ -254,35 +282,35 @@ function stubSource(
 ): string {
   const passes = stages.map((s) => s.pass.name);
   const lines: string[] = [];
+  const formals =
+    Object.entries(manifest.bind)
+      .map(([k, v]) => `${k} = ${v}`)
+      .join(', ') || 'none';
   lines.push(
     '/**',
-    ` * Run-time interface to the staged pipeline for ${name} (SCF Fig. 5): generated by \`scf stage\`; do not edit.`,
-    ` * Pipeline: ${passes.join(' → ')}. Staged formals: ${
-      Object.entries(manifest.bind)
-        .map(([k, v]) => `${k} = ${v}`)
-        .join(', ') || 'none'
-    }.`,
+    ` * ${commentText(`Run-time interface to the staged pipeline for ${name} (SCF Fig. 5): generated by \`scf stage\`; do not edit.`)}`,
+    ` * ${commentText(`Pipeline: ${passes.join(' → ')}. Staged formals: ${formals}.`, 1000)}`,
     ' * `specialize(values)` gives the late-stage values of the staged formals and returns the optimized',
     ' * function; inputs outside the early description, or a stub staged from optimizers that have',
     ' * changed since, run the unstaged pipeline (with a warning).',
     ' */',
   );
-  stages.forEach((_, i) => {
-    const what = i === 0 ? '{ admit, optimize as stage1 }' : `{ optimize as stage${i + 1} }`;
-    lines.push(`import ${what} from './${stems[i]}.mjs';`);
-  });
   lines.push(
-    `import { makeStub } from '${RUNTIME_SPECIFIER}';`,
+    `import { loadStagedModules, makeStub } from ${jsString(RUNTIME_SPECIFIER)};`,
     '',
-    `export const MANIFEST = ${JSON.stringify(manifest)};`,
-    `export const FUNCTION = ${JSON.stringify(opts.fun.name)};`,
-    `export const PIPELINE = ${JSON.stringify(passes)};`,
+    `export const MANIFEST = ${jsData(manifest)};`,
+    `export const FUNCTION = ${jsString(opts.fun.name)};`,
+    `export const PIPELINE = ${jsData(passes)};`,
     'export const BIND = MANIFEST.bind;',
     '',
     '/** The kernel function, parsed at build time. */',
-    `export const FUN = JSON.parse(${JSON.stringify(JSON.stringify(opts.fun))});`,
+    `export const FUN = JSON.parse(${jsString(JSON.stringify(opts.fun))});`,
     '',
-    `const stub = makeStub({ manifest: MANIFEST, fun: FUN, admit, stages: [${stages.map((_, i) => `stage${i + 1}`).join(', ')}], url: import.meta.url });`,
+    '// Each module is read and checked against MANIFEST.modules before it is imported.',
+    'const staged = await loadStagedModules(MANIFEST, import.meta.url, [',
+    ...stems.map((stem) => `  () => import(${jsString(`./${stem}.mjs`)}),`),
+    ']);',
+    'const stub = makeStub({ manifest: MANIFEST, fun: FUN, staged, url: import.meta.url });',
     '',
     'export const formalsOf = stub.formalsOf;',
     'export const stagedPipeline = stub.stagedPipeline;',

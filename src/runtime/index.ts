@@ -1,7 +1,7 @@
 /**
  * `scf/runtime`: everything staged output imports at run time — the prelude functions the emitted
  * optimizers call, the helpers their admission checks and hoisted constants use (stager/runtime.ts),
- * and `makeStub`, from which a staged stub builds `specialize` (stub.ts). Staged folders import
+ * and `loadStagedModules` and `makeStub`, from which a staged stub builds `specialize` (stub.ts). Staged folders import
  * nothing else, so they can be moved anywhere an app has `scf` installed.
  */
 export type { Fun } from '../kernel/index.js';
@@ -32,11 +32,14 @@ export { registerScfResolver } from './resolver.js';
 export {
   checkManifest,
   kernelHash,
+  type LoadedStages,
+  loadStagedModules,
   type ManifestFile,
   type ManifestPass,
   makeStub,
   type Specialized,
   type StageManifest,
+  type StagedModule,
   type Stub,
   type StubParts,
   sha256,

@@ -14,6 +14,12 @@
  *   and a stale stub warns once ("staged from an older …; re-stage") and runs the unstaged
  *   pipeline — the current optimizers — never the stale staged code;
  * - every other input goes through the unstaged passes themselves.
+ * - and only when its staged modules are the ones staged with it: the manifest records a SHA-256
+ *   of every staged module, and `loadStagedModules` reads and checks each file *before* importing
+ *   it, so a module that was edited, truncated, deleted or written by another stage never runs;
+ *   the stub then warns once and runs the unstaged pipeline. `scf stage` writes the stub last
+ *   (pipeline/write.ts), so a stage interrupted while rewriting a folder leaves either the old stub
+ *   over modules it does not match, which it detects, or a complete new folder.
  * The kernel is the stub's own (`FUN`), deep-frozen here, so it is admitted once, on the first
  * staged run; every run admits the formals (on config 8 the kernel's check was a fifth of the
  * staged pipeline's time). With `SCF_PASS_DEBUG=1` set when the stub is made, every pass's output,
@@ -64,7 +70,26 @@ export interface StageManifest {
   /** SHA-256 of the kernel function (its JSON). */
   readonly kernel: string;
   readonly passes: readonly ManifestPass[];
+  /** The staged modules, in pipeline order, relative to the stub's folder, with their SHA-256. */
+  readonly modules: readonly ManifestFile[];
 }
+
+/** What a staged module exports (the first one also `admit`). */
+export interface StagedModule {
+  readonly optimize?: unknown;
+  readonly admit?: unknown;
+}
+
+/** The staged modules of a stub, loaded and checked (`loadStagedModules`), or why they cannot run. */
+export type LoadedStages =
+  | {
+      readonly ok: true;
+      /** The first module's admission check (see `StubParts`). */
+      readonly admit: (input: unknown[], from?: number) => void;
+      /** The staged optimizers, in pipeline order. */
+      readonly stages: readonly ((...args: unknown[]) => unknown)[];
+    }
+  | { readonly ok: false; readonly problem: string };
 
 export interface Specialized {
   readonly fun: Fun;
@@ -76,12 +101,11 @@ export interface StubParts {
   readonly manifest: StageManifest;
   readonly fun: Fun;
   /**
-   * The first staged module's admission check; arguments before `from` are not checked (the
-   * kernel, once admitted: `makeStub` freezes it).
+   * The staged modules (`loadStagedModules`): the first one's admission check, whose arguments
+   * before `from` are not checked (the kernel, once admitted: `makeStub` freezes it), and the
+   * staged optimizers in pipeline order.
    */
-  readonly admit: (input: unknown[], from?: number) => void;
-  /** The staged optimizers, in pipeline order. */
-  readonly stages: readonly ((...args: unknown[]) => unknown)[];
+  readonly staged: LoadedStages;
   /** `import.meta.url` of the stub. */
   readonly url: string;
 }
@@ -131,6 +155,58 @@ export function checkManifest(m: StageManifest, stubDir: string): string | undef
   return undefined;
 }
 
+/**
+ * Loads the staged modules of a stub: each file named in `manifest.modules` (relative to the
+ * stub at `url`) is read and its SHA-256 compared with the manifest's before `importers[i]`
+ * imports it, so that code which is not what was staged never runs. Returns the modules' entry
+ * points, or the first problem: a module missing, unreadable, changed, or not exporting what a
+ * staged module exports. Never throws.
+ */
+export async function loadStagedModules(
+  manifest: StageManifest,
+  url: string,
+  importers: readonly (() => Promise<StagedModule>)[],
+): Promise<LoadedStages> {
+  const dir = path.dirname(fileURLToPath(url));
+  const files = manifest.modules;
+  if (files.length !== importers.length || files.length !== manifest.passes.length)
+    return {
+      ok: false,
+      problem: `the stub names ${importers.length} staged modules, its manifest ${files.length}`,
+    };
+  for (const f of files) {
+    const file = path.resolve(dir, f.path);
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      return { ok: false, problem: `the staged module ${f.path} is missing or unreadable` };
+    }
+    if (sha256(text) !== f.sha256)
+      return { ok: false, problem: `the staged module ${f.path} is not the one staged with this stub` };
+  }
+  const stages: ((...args: unknown[]) => unknown)[] = [];
+  let admit: unknown;
+  for (let i = 0; i < importers.length; i++) {
+    let m: StagedModule;
+    try {
+      m = await (importers[i] as () => Promise<StagedModule>)();
+    } catch (e) {
+      return {
+        ok: false,
+        problem: `the staged module ${files[i]?.path} failed to load: ${e instanceof Error ? e.message : String(e)}`,
+      };
+    }
+    if (typeof m.optimize !== 'function')
+      return { ok: false, problem: `the staged module ${files[i]?.path} exports no optimize function` };
+    if (i === 0) admit = m.admit;
+    stages.push(m.optimize as (...args: unknown[]) => unknown);
+  }
+  if (typeof admit !== 'function')
+    return { ok: false, problem: `the staged module ${files[0]?.path} exports no admit function` };
+  return { ok: true, admit: admit as (input: unknown[], from?: number) => void, stages };
+}
+
 /** `x` and everything reachable from it frozen (plain JSON data: objects and arrays). */
 function deepFreeze<T>(x: T, seen = new WeakSet<object>()): T {
   if (typeof x === 'object' && x !== null && !seen.has(x)) {
@@ -163,23 +239,34 @@ export function makeStub(parts: StubParts): Stub {
   const debug = process.env.SCF_PASS_DEBUG === '1';
   const check = (f: Fun, i: number, how: string): void =>
     assertValid(f, undefined, `${how} pass '${manifest.passes[i]?.name ?? i}' broke '${manifest.function}'`);
-  let stale: string | undefined | null = null;
+  const { staged } = parts;
+  // why the staged code may not run, and the warning that says so (computed on first use)
+  let stale: { readonly why: string; readonly warning: string } | undefined | null = null;
   let warned = false;
-  const staleness = (): string | undefined => {
-    if (stale === null) stale = checkManifest(manifest, stubDir);
+  const staleReason = (): typeof stale => {
+    if (stale !== null) return stale;
+    const older = checkManifest(manifest, stubDir);
+    stale =
+      older !== undefined
+        ? { why: older, warning: `staged from an older pipeline (${older})` }
+        : !staged.ok
+          ? { why: staged.problem, warning: `its staged modules cannot run (${staged.problem})` }
+          : undefined;
     return stale;
   };
+  const staleness = (): string | undefined => staleReason()?.why;
   const stub: Stub = {
     formalsOf: (values) => formalsFromBindings(fun, values),
     stagedPipeline(formals) {
+      if (!staged.ok) throw new Error(`scf: ${manifest.function}: ${staged.problem}`);
       const list = listFromArray([...formals]);
       const input: unknown[] = manifest.passes[0]?.takesFormals ? [fun, list] : [fun];
-      parts.admit(input, funAdmitted ? 1 : 0);
+      staged.admit(input, funAdmitted ? 1 : 0);
       funAdmitted = true;
-      let f = (parts.stages[0] as (...a: unknown[]) => unknown)(...input) as Fun;
+      let f = (staged.stages[0] as (...a: unknown[]) => unknown)(...input) as Fun;
       if (debug) check(f, 0, 'staged');
-      for (let i = 1; i < parts.stages.length; i++) {
-        const run = parts.stages[i] as (...a: unknown[]) => unknown;
+      for (let i = 1; i < staged.stages.length; i++) {
+        const run = staged.stages[i] as (...a: unknown[]) => unknown;
         f = (manifest.passes[i]?.takesFormals ? run(f, list) : run(f)) as Fun;
         if (debug) check(f, i, 'staged');
       }
@@ -197,12 +284,12 @@ export function makeStub(parts: StubParts): Stub {
     staleness,
     specialize(values, warn = console.warn) {
       const formals = stub.formalsOf(values);
-      const why = staleness();
-      if (why !== undefined) {
+      const why = staleReason();
+      if (why) {
         if (!warned) {
           warned = true;
           warn(
-            `scf: ${manifest.function}: staged from an older pipeline (${why}); re-stage with 'scf stage'; running the unstaged pipeline`,
+            `scf: ${manifest.function}: ${why.warning}; re-stage with 'scf stage'; running the unstaged pipeline`,
           );
         }
         return { fun: stub.unstagedPipeline(formals), staged: false };

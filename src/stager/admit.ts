@@ -23,9 +23,25 @@
  *   and heads are pairwise disjoint, so one cheap head test picks the only group that can match.
  *   A group with one member is checked straight-line; several members (alternatives sharing a
  *   constructor, e.g. `var(y, 4) | var(z, 5)`) are tried in turn (backtracking).
- * - A DFS over entries marks the targets of back edges, and entries shared by several parents
- *   whose plans are not tiny, as *definitions*: those become functions; every other entry is
- *   inlined. Every cycle has a back edge, so inlining terminates.
+ * - A DFS over entries marks the targets of back edges, entries shared by several parents whose
+ *   plans are not tiny, and entries from which more than `INLINE_DEPTH` entries would be inlined
+ *   one into another (a long list described exactly), as *definitions*: those become functions;
+ *   every other entry is inlined. Every cycle has a back edge, so inlining terminates, and the
+ *   planner's and the emitter's recursion is bounded by `INLINE_DEPTH`, not by the description.
+ *   The DFS itself keeps its stack in an array.
+ *
+ * Tails (inputs as long as memory allows). The *tail* of a constructor is its last argument that
+ * is checked (a list's `tail`), or the shared last argument of alternatives of one constructor
+ * whose tails are one definition (`cons(0, α) | cons(1, α)`). Once the other arguments passed,
+ * the tail decides the answer, so both implementations take it in a loop, not a call: a list is
+ * checked in constant stack, in time linear in its length. In emitted code, a definition whose
+ * tails (followed through inlined entries) end in a definition is a *step*: `NAME_sN(t)` checks
+ * all but the tail and returns the next definition, its value left in `NAME_t`; the loops
+ * `NAME_run` / `NAME_runx` (throwing, with the path in `NAME_p`) call the steps until a member
+ * (-1) or a non-member (-2) is found. A definition's function is emitted from a queue, not from
+ * the function that first calls it, so a chain of definitions costs no emitter stack either.
+ * Recursion remains where a value nests off its tails (a tree's left branch), bounded by that
+ * nesting, and where alternatives of one constructor have different tails (tried in turn).
  *
  * Code shape. The common case — a big, mostly concrete AST with a few unions and `'Int` holes —
  * becomes straight-line code: one `const` per node and one head comparison per node, written
@@ -43,7 +59,9 @@
  * - a missing must key or element reports the map or set; a stray entry or element that no may
  *   part admits reports `path{key}`;
  * - a recursive definition is tested as a boolean first and re-run in throwing mode only on
- *   failure, so paths into recursive structures cost nothing when the input is admitted.
+ *   failure, so paths into recursive structures cost nothing when the input is admitted;
+ * - in throwing mode a tail is checked without being tested first: the other arguments passed,
+ *   so it is the part that fails (testing it first would make a long list quadratic).
  *
  * Invariants
  * - For every description, value and constructor table: the emitted checker and `checkAdmitted`
@@ -51,7 +69,7 @@
  * - Generated names are `NAME` and `NAME_…`; the code refers to the runtime names in
  *   `ADMISSION_RUNTIME_IMPORTS` (module `runtime.ts`), which the enclosing module imports.
  */
-import { assertNever } from '../common/index.js';
+import { assertNever, jsString } from '../common/index.js';
 import {
   type AbsValue,
   type BaseSet,
@@ -91,6 +109,12 @@ const BOOL_DEPTH = 4;
 const INLINE_CONSTS = 4;
 /** Entries reached from several parents become functions when their plan has this many nodes. */
 const SHARE_MIN = 8;
+/**
+ * Longest chain of entries inlined one into another: an entry from which a longer one starts
+ * becomes a definition. Bounds the planner's and the emitter's recursion, and the nesting of the
+ * emitted code, whatever the description's depth (a 10,000-element list described exactly).
+ */
+const INLINE_DEPTH = 64;
 
 // ---- plans -----------------------------------------------------------------------------------
 
@@ -195,25 +219,59 @@ class Planner {
     return intern(this.fixIds, f);
   }
 
-  /** Pass 1: DFS over entries; back-edge targets and big shared entries become definitions. */
+  /**
+   * Pass 1: a depth-first search over entries, with an explicit stack (a description as deep as
+   * a long list takes no call stack). Back-edge targets, big shared entries, and entries from
+   * which more than INLINE_DEPTH entries would be inlined one into another become definitions.
+   */
   private discover(desc: readonly AbsValue[]): void {
     const state = new Map<string, 'open' | 'done'>();
     const refs = new Map<string, number>();
-    const visit = (v: AbsValue, env: Env): void => {
+    /** Of a done entry: the longest chain of entries inlined from it (itself included). */
+    const height = new Map<string, number>();
+    const stack: {
+      readonly key: string;
+      readonly children: [AbsValue, Env][];
+      next: number;
+      height: number;
+    }[] = [];
+    // enters an entry: the height it adds to its parent when known now, else its frame is pushed
+    const enter = (v: AbsValue, env: Env): number | undefined => {
       const [x, e, key] = this.normalize(v, env);
       refs.set(key, (refs.get(key) ?? 0) + 1);
       if (!this.keyed.has(key)) this.keyed.set(key, [x, e]);
       const s = state.get(key);
       if (s === 'open') {
         this.markDef(key);
-        return;
+        return 0;
       }
-      if (s === 'done') return;
+      if (s === 'done') return this.defOf.has(key) ? 0 : (height.get(key) as number);
       state.set(key, 'open');
-      for (const leaf of this.expand(x, e)) for (const [c, ce] of this.childEntries(leaf)) visit(c, ce);
-      state.set(key, 'done');
+      const children: [AbsValue, Env][] = [];
+      for (const leaf of this.expand(x, e)) for (const c of this.childEntries(leaf)) children.push(c);
+      stack.push({ key, children, next: 0, height: 1 });
+      return undefined;
     };
-    for (const v of desc) visit(v, []);
+    for (const v of desc) {
+      enter(v, []);
+      for (let f = stack[stack.length - 1]; f !== undefined; f = stack[stack.length - 1]) {
+        const child = f.children[f.next];
+        if (child !== undefined) {
+          f.next++;
+          const h = enter(child[0], child[1]);
+          if (h !== undefined) f.height = Math.max(f.height, h + 1);
+          continue;
+        }
+        stack.pop();
+        state.set(f.key, 'done');
+        height.set(f.key, f.height);
+        if (f.height > INLINE_DEPTH) this.markDef(f.key);
+        const parent = stack[stack.length - 1];
+        if (parent !== undefined) {
+          parent.height = Math.max(parent.height, (this.defOf.has(f.key) ? 0 : f.height) + 1);
+        }
+      }
+    }
     for (const [key, n] of refs) {
       if (n < 2 || this.defOf.has(key)) continue;
       const [x, e] = this.keyed.get(key) as [AbsValue, Env];
@@ -499,20 +557,53 @@ class PlanRunner {
     return this.plan.defs[n] as Plan;
   }
 
-  test(e: Entry, t: unknown): boolean {
-    switch (e.k) {
-      case 'ref':
-        return this.test(this.def(e.def), t);
-      case 'any':
-        return true;
-      case 'none':
-        return false;
-      case 'leaves': {
-        const g = e.groups.find((x) => headMatches(x, t));
-        return g !== undefined && this.groupBody(g, t);
+  /** Whether `t` is a member; the tail of a constructor (see `parts`) is tested by the loop. */
+  test(e0: Entry, t0: unknown): boolean {
+    let e = e0;
+    let t = t0;
+    for (;;) {
+      switch (e.k) {
+        case 'ref':
+          e = this.def(e.def);
+          continue;
+        case 'any':
+          return true;
+        case 'none':
+          return false;
+        case 'leaves': {
+          const g = e.groups.find((x) => headMatches(x, t));
+          if (g === undefined) return false;
+          const shared = groupSize(g) > 1 ? tailOf(g) : undefined;
+          if (shared !== undefined) {
+            // alternatives with one tail: some alternative's other arguments, then the tail
+            const u = t;
+            const at = (i: number): unknown =>
+              shared.fields === null
+                ? (u as unknown[])[i]
+                : (u as Record<string, unknown>)[shared.fields[i] as string];
+            const before = (args: readonly Entry[]) =>
+              args.slice(0, shared.last).every((a, i) => this.test(a, at(i)));
+            if (!shared.members.some(before)) return false;
+            e = (shared.members[0] as readonly Entry[])[shared.last] as Entry;
+            t = at(shared.last);
+            continue;
+          }
+          const ps = parts(g, t);
+          if (ps === undefined) return this.groupBody(g, t);
+          if (ps === 'arity') return false;
+          const last = ps.length - 1;
+          for (let i = 0; i < last; i++) {
+            const p = ps[i] as Part;
+            if (!this.test(p.entry, p.value)) return false;
+          }
+          if (last < 0) return true;
+          e = (ps[last] as Part).entry;
+          t = (ps[last] as Part).value;
+          continue;
+        }
+        default:
+          return assertNever(e);
       }
-      default:
-        return assertNever(e);
     }
   }
 
@@ -560,56 +651,71 @@ class PlanRunner {
     return true;
   }
 
-  /** Throws iff `t` is not a member (see the error semantics in the header). */
-  check(e: Entry, t: unknown, path: string): void {
-    switch (e.k) {
-      case 'ref':
-        this.check(this.def(e.def), t, path);
-        return;
-      case 'any':
-        return;
-      case 'none':
-        notAdmitted(path, e.expected, t);
-        break;
-      case 'leaves': {
-        const g = e.groups.find((x) => headMatches(x, t));
-        if (g === undefined) notAdmitted(path, e.expected, t);
-        if (groupSize(g) > 1) {
-          if (!this.groupBody(g, t)) notAdmitted(path, e.expected, t);
+  /**
+   * Throws iff `t` is not a member (see the error semantics in the header). A loop: once the
+   * other arguments of a single constructor passed, its tail is the part that fails, and is
+   * checked in its parent's place without being tested first.
+   */
+  check(e0: Entry, t0: unknown, path0: string): void {
+    let e = e0;
+    let t = t0;
+    let path = path0;
+    for (;;) {
+      switch (e.k) {
+        case 'ref':
+          e = this.def(e.def);
+          continue;
+        case 'any':
           return;
+        case 'none':
+          notAdmitted(path, e.expected, t);
+          break;
+        case 'leaves': {
+          const g = e.groups.find((x) => headMatches(x, t));
+          if (g === undefined) notAdmitted(path, e.expected, t);
+          if (groupSize(g) > 1) {
+            if (!this.groupBody(g, t)) notAdmitted(path, e.expected, t);
+            return;
+          }
+          const next = this.checkSingle(g, t, path);
+          if (next === undefined) return;
+          e = next.entry;
+          t = next.value;
+          path = path + next.step;
+          continue;
         }
-        this.checkSingle(g, t, path);
-        return;
+        default:
+          assertNever(e);
       }
-      default:
-        assertNever(e);
     }
   }
 
-  private checkSingle(g: Group, t: unknown, path: string): void {
+  /**
+   * Checks the member of a single-member group whose head matched `t`, all but its tail; the
+   * tail (the last checked argument of a constructor), when there is one, is returned.
+   */
+  private checkSingle(g: Group, t: unknown, path: string): Part | undefined {
     switch (g.k) {
       case 'prim':
-        return;
-      case 'obj': {
-        const m = g.members[0] as ObjLeaf;
-        const o = t as Record<string, unknown>;
-        const fields = m.fields ?? ctorFields(o);
-        if (fields.length !== m.args.length) {
-          notAdmitted(path, `${g.ctor} with ${m.args.length} fields`, t);
-        }
-        m.args.forEach((a, i) => {
-          const f = fields[i] as string;
-          if (!this.test(a, o[f])) this.check(a, o[f], `${path}.${f}`);
-        });
-        return;
-      }
+        return undefined;
+      case 'obj':
       case 'tuple': {
-        const args = g.members[0] as readonly Entry[];
-        const xs = t as unknown[];
-        args.forEach((a, i) => {
-          if (!this.test(a, xs[i])) this.check(a, xs[i], `${path}[${i}]`);
-        });
-        return;
+        const ps = parts(g, t);
+        if (ps === 'arity') {
+          const m = (g as Extract<Group, { k: 'obj' }>).members[0] as ObjLeaf;
+          return notAdmitted(
+            path,
+            `${(g as Extract<Group, { k: 'obj' }>).ctor} with ${m.args.length} fields`,
+            t,
+          );
+        }
+        if (ps === undefined || ps.length === 0) return undefined;
+        const last = ps.length - 1;
+        for (let i = 0; i < last; i++) {
+          const p = ps[i] as Part;
+          if (!this.test(p.entry, p.value)) this.check(p.entry, p.value, path + p.step);
+        }
+        return ps[last];
       }
       case 'map': {
         const m = g.members[0] as MapLeaf;
@@ -626,7 +732,7 @@ class PlanRunner {
             notAdmitted(`${path}{${shortValue(k)}}`, m.mayText, y);
           }
         }
-        return;
+        return undefined;
       }
       case 'set': {
         const m = g.members[0] as SetLeaf;
@@ -637,12 +743,48 @@ class PlanRunner {
           if (must.has(x)) continue;
           if (!this.test(m.may, x)) notAdmitted(`${path}{${shortValue(x)}}`, m.mayText, x);
         }
-        return;
+        return undefined;
       }
       default:
-        assertNever(g);
+        return assertNever(g);
     }
   }
+}
+
+/** An argument of a constructor value: its entry, the value there, the path step to it. */
+interface Part {
+  readonly entry: Entry;
+  readonly value: unknown;
+  readonly step: string;
+}
+
+/**
+ * The arguments of `t`, whose head matched single-member constructor group `g`, that are
+ * checked at all (not `'any`), in order: the last one is the *tail* (a list's tail), which both
+ * checkers follow by a loop. `'arity'` when `t` has the wrong number of fields, `undefined` when
+ * `g` is not a single constructor.
+ */
+function parts(g: Group, t: unknown): readonly Part[] | 'arity' | undefined {
+  if (groupSize(g) !== 1) return undefined;
+  if (g.k === 'tuple') {
+    const xs = t as unknown[];
+    const out: Part[] = [];
+    (g.members[0] as readonly Entry[]).forEach((a, i) => {
+      if (a.k !== 'any') out.push({ entry: a, value: xs[i], step: `[${i}]` });
+    });
+    return out;
+  }
+  if (g.k !== 'obj') return undefined;
+  const m = g.members[0] as ObjLeaf;
+  const o = t as Record<string, unknown>;
+  const fields = m.fields ?? ctorFields(o);
+  if (fields.length !== m.args.length) return 'arity';
+  const out: Part[] = [];
+  m.args.forEach((a, i) => {
+    const f = fields[i] as string;
+    if (a.k !== 'any') out.push({ entry: a, value: o[f], step: `.${f}` });
+  });
+  return out;
 }
 
 interface MapLike extends Iterable<[unknown, unknown]> {
@@ -729,34 +871,6 @@ function intern<K>(ids: Map<K, number>, k: K): number {
   return n;
 }
 
-/** A JavaScript string literal in single quotes (escapes what would end it or the line). */
-export function jsString(s: string): string {
-  let out = "'";
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    const ch = s[i] as string;
-    if (ch === "'" || ch === '\\') out += `\\${ch}`;
-    else if (ch === '\n') out += '\\n';
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && isLowSurrogate(s.charCodeAt(i + 1))) {
-      out += ch + (s[i + 1] as string);
-      i++;
-    } else if (
-      c < 0x20 ||
-      (c >= 0x7f && c <= 0x9f) ||
-      c === 0x2028 ||
-      c === 0x2029 ||
-      (c >= 0xd800 && c <= 0xdfff)
-    ) {
-      out += `\\u${c.toString(16).padStart(4, '0')}`;
-    } else out += ch;
-  }
-  return `${out}'`;
-}
-
-function isLowSurrogate(c: number): boolean {
-  return c >= 0xdc00 && c <= 0xdfff;
-}
-
 /** `!(e)`, written as `a !== b` for one comparison and `!f(x)` for a call. */
 function not(e: string): string {
   const eq = /^([\w$.[\]]+) === ((?:'(?:[^'\\]|\\.)*'|[\w.$-]+))$/.exec(e);
@@ -790,12 +904,25 @@ class AdmissionEmitter {
   /** Definitions whose boolean / throwing functions were emitted or requested. */
   private readonly boolDefs = new Set<number>();
   private readonly checkDefs = new Set<number>();
+  /** Definitions whose boolean / throwing step functions were emitted or requested. */
+  private readonly boolSteps = new Set<number>();
+  private readonly checkSteps = new Set<number>();
+  /** Definitions with a tail ending in a definition: run as steps of the `NAME_run` loops. */
+  private readonly stepDefs: ReadonlySet<number>;
   private readonly sizes = new Map<Entry, number>();
+  /** Functions requested and not yet emitted. */
+  private readonly pending: (() => void)[] = [];
 
   constructor(
     private readonly plan: AdmissionPlan,
     private readonly name: string,
-  ) {}
+  ) {
+    const steps = new Set<number>();
+    plan.defs.forEach((d, i) => {
+      if (tailRefs(d).length > 0) steps.add(i);
+    });
+    this.stepDefs = steps;
+  }
 
   emit(exported: boolean): string {
     const body: string[] = [];
@@ -816,7 +943,76 @@ class AdmissionEmitter {
     const main = [`${exported ? 'export ' : ''}function ${this.name}(args, from = 0) {`, ...body, '}'].join(
       '\n',
     );
-    return [...this.decls, main].join('\n\n');
+    // the definitions' functions, which may request more (a queue, not a recursion: a chain of
+    // definitions is as long as the description is deep)
+    for (let i = 0; i < this.pending.length; i++) (this.pending[i] as () => void)();
+    return [...this.drivers(), ...this.decls, main].join('\n\n');
+  }
+
+  /** Emits a definition's function after the current one (see `emit`). */
+  private later(job: () => void): void {
+    this.pending.push(job);
+  }
+
+  /**
+   * The loops that run step functions (none when no definition has a tail ending in one):
+   * `NAME_run(s, t)` and `NAME_runx(s, t, path)` call the step of definition `s` on `t`, which
+   * returns the next definition, having left its value in `NAME_t` (and its path in `NAME_p`),
+   * or -1 (a member) or -2 (not one). So a list is checked by a loop down its tails, and a chain
+   * of definitions (a long list described exactly) by one loop too.
+   */
+  private drivers(): string[] {
+    if (this.boolSteps.size === 0 && this.checkSteps.size === 0) return [];
+    const out = [`let ${this.name}_t;\nlet ${this.name}_p;`];
+    const loop = (
+      fn: string,
+      params: string,
+      steps: ReadonlySet<number>,
+      step: (d: number) => string,
+      end: string,
+      move: string,
+    ) => {
+      const cases = [...steps]
+        .sort((a, b) => a - b)
+        .flatMap((d) => [`      case ${d}:`, `        s = ${step(d)}(${params});`, '        break;']);
+      return [
+        `function ${fn}(s, ${params}) {`,
+        '  for (;;) {',
+        '    switch (s) {',
+        ...cases,
+        '      default:',
+        `        return${end};`,
+        '    }',
+        move,
+        '  }',
+        '}',
+      ].join('\n');
+    };
+    if (this.boolSteps.size > 0) {
+      out.push(
+        loop(
+          `${this.name}_run`,
+          't',
+          this.boolSteps,
+          (d) => `${this.name}_s${d}`,
+          ' s === -1',
+          `    t = ${this.name}_t;`,
+        ),
+      );
+    }
+    if (this.checkSteps.size > 0) {
+      out.push(
+        loop(
+          `${this.name}_runx`,
+          't, path',
+          this.checkSteps,
+          (d) => `${this.name}_s${d}_x`,
+          '',
+          `    t = ${this.name}_t;\n    path = ${this.name}_p;`,
+        ),
+      );
+    }
+    return out;
   }
 
   private fresh(prefix: string): string {
@@ -871,10 +1067,95 @@ class AdmissionEmitter {
     const fn = `${this.name}_r${def}`;
     if (!this.boolDefs.has(def)) {
       this.boolDefs.add(def);
-      const expr = this.boolExpr(this.def(def), 't', 0);
-      this.decls.push(`function ${fn}(t) {\n  return ${expr};\n}`);
+      this.later(() => {
+        if (this.stepDefs.has(def)) {
+          this.boolStep(def);
+          this.decls.push(`function ${fn}(t) {\n  return ${this.name}_run(${def}, t);\n}`);
+        } else {
+          const expr = this.boolExpr(this.def(def), 't', 0);
+          this.decls.push(`function ${fn}(t) {\n  return ${expr};\n}`);
+        }
+      });
     }
     return fn;
+  }
+
+  /** The boolean step function of a definition with a tail: `NAME_sN(t)` (see `drivers`). */
+  private boolStep(def: number): string {
+    const fn = `${this.name}_s${def}`;
+    if (!this.boolSteps.has(def)) {
+      this.boolSteps.add(def);
+      this.later(() => {
+        const body: string[] = [];
+        this.stepStatements(this.def(def), 't', body, '  ');
+        this.decls.push([`function ${fn}(t) {`, ...body, '}'].join('\n'));
+      });
+    }
+    return fn;
+  }
+
+  /**
+   * Statements of a boolean step: they return -1 when `x` is a member of `e`, -2 when not, or
+   * the next definition along `e`'s tail (its value in `NAME_t`). A group without a tail is
+   * decided by its expression; a single constructor tests its other arguments and goes on with
+   * its tail (the heads are disjoint, so a value whose head matched one group fails the rest).
+   */
+  private stepStatements(e: Entry, x: string, out: string[], ind: string): void {
+    switch (e.k) {
+      case 'any':
+        out.push(`${ind}return -1;`);
+        return;
+      case 'none':
+        out.push(`${ind}return -2;`);
+        return;
+      case 'ref':
+        if (this.stepDefs.has(e.def)) {
+          this.boolStep(e.def);
+          out.push(`${ind}${this.name}_t = ${x};`, `${ind}return ${e.def};`);
+        } else out.push(`${ind}return ${this.boolRef(e.def)}(${x}) ? -1 : -2;`);
+        return;
+      case 'leaves':
+        break;
+      default:
+        assertNever(e);
+    }
+    const tailed = e.groups.filter((g) => tailOf(g) !== undefined);
+    for (const g of e.groups) {
+      if (!tailed.includes(g)) out.push(`${ind}if (${this.groupExpr(g, x, 0)}) return -1;`);
+    }
+    for (const g of tailed) {
+      const { members, last, access } = tailOf(g) as TailShape;
+      // the conditions before the tail: each member's conjunction, one disjunction for several
+      const conjuncts = members.map((args) =>
+        args
+          .slice(0, last)
+          .map((a, i) => this.boolExpr(a, access(x, i), 1))
+          .filter((c) => c !== 'true'),
+      );
+      const conds =
+        conjuncts.length === 1
+          ? (conjuncts[0] as string[])
+          : conjuncts.some((c) => c.length === 0)
+            ? []
+            : [
+                conjuncts
+                  .map((c) => `(${c.map((d) => (c.length > 1 ? wrapOr(d) : d)).join(' && ')})`)
+                  .join(' || '),
+              ];
+      const inner = tailed.length === 1 ? ind : `${ind}  `;
+      if (tailed.length === 1) out.push(`${ind}if (${this.notHead(g, x)}) return -2;`);
+      else out.push(`${ind}if (${this.headExpr(g, x)}) {`);
+      if (conds.length > 0) {
+        out.push(
+          `${inner}if (${not(conds.map((c) => (conds.length > 1 ? wrapOr(c) : c)).join(' && '))}) return -2;`,
+        );
+      }
+      const v = this.fresh('v');
+      out.push(`${inner}const ${v} = ${access(x, last)};`);
+      this.stepStatements((members[0] as readonly Entry[])[last] as Entry, v, out, inner);
+      if (tailed.length !== 1) out.push(`${ind}}`);
+    }
+    if (tailed.length !== 1) out.push(`${ind}return -2;`);
   }
 
   /** A boolean expression: whether `x` is a member of `e`. */
@@ -1089,18 +1370,38 @@ class AdmissionEmitter {
     const fn = `${this.name}_r${def}_x`;
     if (!this.checkDefs.has(def)) {
       this.checkDefs.add(def);
-      this.checkFunction(fn, 't, path', this.def(def), { base: 'path', suffix: '' });
+      this.later(() => {
+        if (this.stepDefs.has(def)) {
+          this.checkStep(def);
+          this.decls.push(`function ${fn}(t, path) {\n  ${this.name}_runx(${def}, t, path);\n}`);
+        } else this.checkFunction(fn, 't, path', this.def(def), { base: 'path', suffix: '' });
+      });
+    }
+    return fn;
+  }
+
+  /**
+   * The throwing step function of a definition with a tail: `NAME_sN_x(t, path)` checks all but
+   * the tail, then returns the next definition (its value and path in `NAME_t`, `NAME_p`), or -1.
+   */
+  private checkStep(def: number): string {
+    const fn = `${this.name}_s${def}_x`;
+    if (!this.checkSteps.has(def)) {
+      this.checkSteps.add(def);
+      this.later(() => this.checkFunction(fn, 't, path', this.def(def), { base: 'path', suffix: '' }, true));
     }
     return fn;
   }
 
   /**
    * Declares `function fn(params)` with the statements that check its parameter `t` against
-   * `e`, paths starting from `path` (which may use a parameter `path`).
+   * `e`, paths starting from `path` (which may use a parameter `path`). With `tail`, a step
+   * function: a definition at the end of `e`'s tail is returned to the loop (see `drivers`).
    */
-  private checkFunction(fn: string, params: string, e: Entry, path: PathExpr): void {
+  private checkFunction(fn: string, params: string, e: Entry, path: PathExpr, tail = false): void {
     const body: string[] = [];
-    this.checkEntry(e, 't', path, body, '  ', { nodes: 0 });
+    this.checkEntry(e, 't', path, body, '  ', { nodes: 0 }, tail);
+    if (tail) body.push('  return -1;');
     this.decls.push([`function ${fn}(${params}) {`, ...body, '}'].join('\n'));
   }
 
@@ -1118,7 +1419,9 @@ class AdmissionEmitter {
 
   /**
    * Statements that throw iff the value in variable `x` is not a member of `e`. `fn.nodes`
-   * counts plan nodes inlined into the current function (subtrees past CHUNK move out).
+   * counts plan nodes inlined into the current function (subtrees past CHUNK move out). With
+   * `tail`, `e` is the tail of a step function (the last thing it checks, and known not to be a
+   * member): a step definition there is returned to the loop, untested.
    */
   private checkEntry(
     e: Entry,
@@ -1127,12 +1430,24 @@ class AdmissionEmitter {
     out: string[],
     ind: string,
     fn: { nodes: number },
+    tail = false,
   ): void {
     switch (e.k) {
       case 'any':
         return;
       case 'ref':
-        out.push(`${ind}if (!${this.boolRef(e.def)}(${x})) ${this.checkRef(e.def)}(${x}, ${pathJs(path)});`);
+        if (tail && this.stepDefs.has(e.def)) {
+          this.checkStep(e.def);
+          out.push(
+            `${ind}${this.name}_t = ${x};`,
+            `${ind}${this.name}_p = ${pathJs(path)};`,
+            `${ind}return ${e.def};`,
+          );
+        } else {
+          out.push(
+            `${ind}if (!${this.boolRef(e.def)}(${x})) ${this.checkRef(e.def)}(${x}, ${pathJs(path)});`,
+          );
+        }
         return;
       case 'none':
         out.push(`${ind}notAdmitted(${pathJs(path)}, ${jsString(e.expected)}, ${x});`);
@@ -1147,11 +1462,11 @@ class AdmissionEmitter {
       // deep below the last path base: a function whose paths restart from a runtime base, so
       // path literals stay short and code size linear (one string concatenation per boundary)
       const d = this.helper('d');
-      this.checkFunction(d, 't, path', e, { base: 'path', suffix: '' });
-      out.push(`${ind}${d}(${x}, ${pathJs(path)});`);
+      this.checkFunction(d, 't, path', e, { base: 'path', suffix: '' }, tail);
+      out.push(`${ind}${tail ? 'return ' : ''}${d}(${x}, ${pathJs(path)});`);
       return;
     }
-    if (fn.nodes > 0 && fn.nodes + size > CHUNK && size > 1 && path.base === null) {
+    if (!tail && fn.nodes > 0 && fn.nodes + size > CHUNK && size > 1 && path.base === null) {
       // a big subtree at a static path: its own function
       const part = this.helper('p');
       this.checkFunction(part, 't', e, path);
@@ -1164,7 +1479,7 @@ class AdmissionEmitter {
     if (groups.length === 1 && groupSize(groups[0] as Group) === 1) {
       const g = groups[0] as Group;
       out.push(`${ind}if (${this.notHead(g, x)}) ${fail}`);
-      this.checkBody(g, x, path, out, ind, fn);
+      this.checkBody(g, x, path, out, ind, fn, tail);
       return;
     }
     // several heads: dispatch on the head, then check the only group that can match
@@ -1180,14 +1495,17 @@ class AdmissionEmitter {
         if (!bodies.includes('true'))
           out.push(`${ind}  if (!(${bodies.map((b) => `(${b})`).join(' || ')})) ${fail}`);
       } else {
-        this.checkBody(g, x, path, out, `${ind}  `, fn);
+        this.checkBody(g, x, path, out, `${ind}  `, fn, tail);
       }
     });
     if ((groups[groups.length - 1] as Group).k === 'prim') out.push(`${ind}}`);
     else out.push(`${ind}} else {`, `${ind}  ${fail}`, `${ind}}`);
   }
 
-  /** After the head of single-member group `g` matched `x`: check the member's parts. */
+  /**
+   * After the head of single-member group `g` matched `x`: check the member's parts (with
+   * `tail`, the last one as the tail of a step function, see `checkEntry`).
+   */
   private checkBody(
     g: Group,
     x: string,
@@ -1195,6 +1513,7 @@ class AdmissionEmitter {
     out: string[],
     ind: string,
     fn: { nodes: number },
+    tail = false,
   ): void {
     switch (g.k) {
       case 'prim':
@@ -1220,22 +1539,24 @@ class AdmissionEmitter {
           return;
         }
         const fields = m.fields;
+        const last = lastChecked(m.args);
         m.args.forEach((a, i) => {
           if (a.k === 'any') return;
           const field = fields[i] as string;
           const v = this.fresh('v');
           out.push(`${ind}const ${v} = ${member(x, field)};`);
-          this.checkEntry(a, v, step(path, `.${field}`), out, ind, fn);
+          this.checkEntry(a, v, step(path, `.${field}`), out, ind, fn, tail && i === last);
         });
         return;
       }
       case 'tuple': {
         const args = g.members[0] as readonly Entry[];
+        const last = lastChecked(args);
         args.forEach((a, i) => {
           if (a.k === 'any') return;
           const v = this.fresh('v');
           out.push(`${ind}const ${v} = ${x}[${i}];`);
-          this.checkEntry(a, v, step(path, `[${i}]`), out, ind, fn);
+          this.checkEntry(a, v, step(path, `[${i}]`), out, ind, fn, tail && i === last);
         });
         return;
       }
@@ -1284,6 +1605,74 @@ class AdmissionEmitter {
         assertNever(g);
     }
   }
+}
+
+/** Index of the last argument that is checked at all (not `'any`); -1 when none is. */
+function lastChecked(args: readonly Entry[]): number {
+  for (let i = args.length - 1; i >= 0; i--) if ((args[i] as Entry).k !== 'any') return i;
+  return -1;
+}
+
+/**
+ * A constructor group with a tail: its members' arguments, the tail's index (the same in every
+ * member), the field names (`null`: a tuple's indices) and how emitted code reads argument `i`.
+ */
+interface TailShape {
+  readonly members: readonly (readonly Entry[])[];
+  readonly last: number;
+  readonly fields: readonly string[] | null;
+  readonly access: (x: string, i: number) => string;
+}
+
+/**
+ * The tail of group `g` as both checkers follow it by a loop: `g` is one constructor whose fields
+ * are known (a table's, or a tuple's), with an argument that is checked, its last such one the
+ * tail; or several alternatives of one constructor whose tails are one definition at the same
+ * argument (`cons(0, α) | cons(1, α)`: `(a && T) || (b && T)` is `(a || b) && T`). Undefined
+ * otherwise (a constructor missing from the table is checked by a helper, without a tail).
+ */
+function tailOf(g: Group): TailShape | undefined {
+  let members: readonly (readonly Entry[])[];
+  let fields: readonly string[] | null = null;
+  if (g.k === 'tuple') members = g.members;
+  else if (g.k === 'obj') {
+    const fs = (g.members[0] as ObjLeaf).fields;
+    if (fs === null || g.members.some((m) => m.fields === null)) return undefined;
+    fields = fs;
+    members = g.members.map((m) => m.args);
+  } else return undefined;
+  const last = lastChecked(members[0] as readonly Entry[]);
+  if (last < 0) return undefined;
+  if (members.length > 1) {
+    const t = (members[0] as readonly Entry[])[last] as Entry;
+    const shared = (m: readonly Entry[]): boolean => {
+      const u = m[last] as Entry;
+      return lastChecked(m) === last && t.k === 'ref' && u.k === 'ref' && u.def === t.def;
+    };
+    if (!members.every(shared)) return undefined;
+  }
+  const fs = fields;
+  return {
+    members,
+    last,
+    fields,
+    access: fs === null ? (x, i) => `${x}[${i}]` : (x, i) => member(x, fs[i] as string),
+  };
+}
+
+/** The definitions at the ends of `e`'s tails (followed through inlined entries). */
+function tailRefs(e: Entry): number[] {
+  const out: number[] = [];
+  const go = (x: Entry): void => {
+    if (x.k === 'ref') out.push(x.def);
+    if (x.k !== 'leaves') return;
+    for (const g of x.groups) {
+      const t = tailOf(g);
+      if (t !== undefined) go((t.members[0] as readonly Entry[])[t.last] as Entry);
+    }
+  };
+  go(e);
+  return out;
 }
 
 /** Parenthesizes a disjunction used as a conjunct. */

@@ -43,7 +43,7 @@
  * construction rather than in a way TypeScript infers. `scf stage` writes a `.d.mts` beside it;
  * the staging stub's declarations give the pipeline its real types.
  */
-import { assertNever } from '../common/index.js';
+import { assertNever, commentText, jsString } from '../common/index.js';
 import { Map as IMap, Set as ISet } from 'immutable';
 import type { AbsValue, CtorTable } from '../abstract-values/index.js';
 import {
@@ -57,7 +57,7 @@ import {
 } from '../scf-lang/index.js';
 import { BOOL_PRIMS, type PrimOp } from '../scf-lang/index.js';
 import { showValue } from '../scf-lang/index.js';
-import { ADMISSION_RUNTIME_IMPORTS, emitAdmission, jsString } from './admit.js';
+import { ADMISSION_RUNTIME_IMPORTS, emitAdmission } from './admit.js';
 
 export interface EmitOptions {
   /** Core name of the entry function (`dae.optimize`). */
@@ -407,7 +407,7 @@ class ModuleEmitter {
       '(the front end checked the optimizer), not in a way TypeScript infers — a variable may hold',
       'either of two constructors that TypeScript would see as unrelated object types.',
     ];
-    const body = lines.map((l) => ` *${l === '' ? '' : ` ${commentText(l).replaceAll('*/', '* /')}`}`);
+    const body = lines.map((l) => ` *${l === '' ? '' : ` ${commentText(l, 1000)}`}`);
     return `/**\n${body.join('\n')}\n */`;
   }
 
@@ -488,7 +488,7 @@ class ModuleEmitter {
     });
     this.stmts(f.body, env, scope, out, '  ', RETURN);
     const name = this.fnName.get(f.name) as string;
-    const doc: string[] = [`// ${f.name}`];
+    const doc: string[] = [`// ${commentText(f.name)}`];
     const comment = this.opts.comments?.get(f.name);
     if (comment !== undefined) for (const l of comment.split('\n')) doc.push(`// ${commentText(l)}`);
     const exported =
@@ -805,15 +805,9 @@ function boolVarsOf(env: Env): Set<string> {
   return out;
 }
 
-/** Text safe inside a `//` comment (no line terminators). */
-function commentText(s: string): string {
-  return s.replace(/[\r\n\u2028\u2029]/g, ' ');
-}
-
 /** A short one-line rendering of a constant, for the comment beside it. */
 function oneLine(v: unknown): string {
-  const s = commentText(showValue(v));
-  return s.length <= 80 ? s : `${s.slice(0, 79)}…`;
+  return commentText(showValue(v), 80);
 }
 
 /** A condition as the interpreter reads it: exactly `true` selects the then-branch. */

@@ -78,7 +78,7 @@
  *   `-0` in a scalar, as in the evaluator, but becomes `+0` once stored in an Int32Array, where the
  *   evaluator's plain array would keep it.
  */
-import { assertNever } from '../common/index.js';
+import { assertNever, commentText } from '../common/index.js';
 import {
   ARRAY_OPS,
   FOLD_OPS,
@@ -406,6 +406,9 @@ function emitProgram(
 }
 
 /** The evaluator's default call depth limit (src/kernel/eval.ts). */
+/** Longest kernel text kept in a comment of the generated code (commentText). */
+const LONG = 4000;
+
 const DEFAULT_MAX_DEPTH = 400;
 
 /** What every function emitter of one program shares. */
@@ -744,7 +747,7 @@ class FunEmitter {
     for (const d of soacDests(f.body)) void (d.isArray ? this.jsArray(d.name) : this.jsScalar(d.name));
     if (this.ctx.tracksDepth) jsParams.push('$d');
     const header = `${this.launch ? 'async ' : ''}function ${this.ctx.funName(f.name)}(${jsParams.join(', ')}) {`;
-    this.out.push('', `// ${signature(f)}`, header);
+    this.out.push('', `// ${commentText(signature(f), LONG)}`, header);
     // A run's step budget starts when the entry is called from outside; the call depth is checked
     // where a run could exceed it, and steps are counted where a run could be long: loops (below)
     // and functions that call (every other function does a bounded amount of work per call).
@@ -896,7 +899,7 @@ class FunEmitter {
   /** A host driver's `[dests] = await $gpu(site, [arrays], [scalars]);` for a combinator or group. */
   private launchCall(c: Soac | Hfused, members: readonly Soac[], depth: number): void {
     const call = (this.launch as (c: Soac | Hfused) => LaunchCall)(c);
-    for (const s of members) this.line(depth, `// ${soacText(s)}`);
+    for (const s of members) this.line(depth, `// ${commentText(soacText(s), LONG)}`);
     const dests = call.dests.map((d) => (d.isArray ? this.arrayJs(d.name) : this.scalarJs(d.name)));
     const arrays = call.arrays.map((a) => this.arrayJs(a));
     const scalars = call.scalars.map((e) => bare(this.value(e)));
@@ -927,10 +930,10 @@ class FunEmitter {
     const infos = members.map((s) => ({ s, mapped: this.mappedArgs(s) }));
     this.checkIndependent(members);
     if (members.length === 1) {
-      this.line(depth, `// ${soacText(members[0] as Soac)}`);
+      this.line(depth, `// ${commentText(soacText(members[0] as Soac), LONG)}`);
     } else {
       this.line(depth, '// one fused loop for:');
-      for (const s of members) this.line(depth, `//   ${soacText(s)}`);
+      for (const s of members) this.line(depth, `//   ${commentText(soacText(s), LONG)}`);
     }
 
     this.loopChecks(infos, depth);

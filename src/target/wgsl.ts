@@ -67,7 +67,7 @@
  * After L0 ch. 7's execution model (combinators as kernels, the host sequencing them) and
  * Blelloch's prefix sums; nothing here is from the SCF paper, which stops at the optimizer.
  */
-import { assertNever } from '../common/index.js';
+import { assertNever, commentText } from '../common/index.js';
 import {
   ARRAY_OPS,
   type Cmd,
@@ -210,6 +210,9 @@ function floatLiteral(v: number): string {
  * expression a run-time one, which WGSL does not evaluate (or reject) when creating the shader.
  * Its name is reserved in every site's scope; `pass` declares it where it is used.
  */
+/** Longest kernel text kept in a comment of the generated code (commentText). */
+const LONG = 4000;
+
 const ZERO = 'zero';
 
 /** WGSL rejects non-finite constants: the bits are or-ed with the run-time zero. */
@@ -371,7 +374,7 @@ class DeviceFunctions {
       .join(', ');
     const bound = params.filter((p) => p.isArray).map((p, i) => `${p.name} = ${arrays[i]}`);
     return [
-      `// ${fun.ret} ${fun.name}(${sig})${bound.length ? `, with ${bound.join(', ')}` : ''}`,
+      `// ${commentText(`${fun.ret} ${fun.name}(${sig})${bound.length ? `, with ${bound.join(', ')}` : ''}`, LONG)}`,
       `fn ${wgslName}(${wgslParams.join(', ')})${ret} {`,
       ...lines,
       '}',
@@ -936,8 +939,8 @@ class SiteBuilder {
   private header(pass: string, k: number, of: number): string[] {
     const which = k === 0 ? 'fallback pass' : `pass ${k} of ${of}`;
     return [
-      `// ---- ${this.fun.name}: site ${this.index}, ${which} (${pass}) ----`,
-      ...this.text.map((t) => `//   ${t}`),
+      `// ${commentText(`---- ${this.fun.name}: site ${this.index}, ${which} (${pass}) ----`, LONG)}`,
+      ...this.text.map((t) => `//   ${commentText(t, LONG)}`),
     ];
   }
 
@@ -1070,7 +1073,11 @@ class SiteBuilder {
     const body: string[] = [];
     this.members.forEach((m, k) => {
       const app = ex.applyLam(m.soac.fn, m.actuals, false);
-      body.push(`// ${this.text[k]}`, ...app.lines, `out_${k}[e] = ${bare(app.result)};`);
+      body.push(
+        `// ${commentText(this.text[k] as string, LONG)}`,
+        ...app.lines,
+        `out_${k}[e] = ${bare(app.result)};`,
+      );
     });
     const main = [
       `@compute @workgroup_size(${this.opts.wg})`,
@@ -1136,7 +1143,7 @@ class SiteBuilder {
       );
       const init = this.members.map((m, k) => `var acc_${k}: ${wgslType(m.info.ty)} = ${bare(m.ne)};`);
       const steps = this.members.flatMap((m, k) => [
-        `// ${this.text[k]}`,
+        `// ${commentText(this.text[k] as string, LONG)}`,
         ...this.foldStep(ex, m, `acc_${k}`, `acc_${k}`),
       ]);
       const trees = this.members.flatMap((m, k) => [
@@ -1207,7 +1214,7 @@ class SiteBuilder {
     const { device, ex } = this.emitters();
     const init = this.members.map((m, k) => `var acc_${k}: ${wgslType(m.info.ty)} = ${bare(m.ne)};`);
     const steps = this.members.flatMap((m, k) => [
-      `// ${this.text[k]}`,
+      `// ${commentText(this.text[k] as string, LONG)}`,
       ...this.foldStep(ex, m, `acc_${k}`, `acc_${k}`),
       ...(this.kind === 'scan' ? [`out_${k}[e] = acc_${k};`] : []),
     ]);

@@ -34,7 +34,7 @@ describe('scf stage', () => {
       ].map((m) => m[1]);
       for (const s of specs) expect(s === 'scf/runtime' || /^\.\/[\w.-]+\.mjs$/.test(s as string)).toBe(true);
     }
-    expect(readFileSync(path.join(out, 'mul_add.stub.d.mts'), 'utf8')).toContain('readonly "a": number;');
+    expect(readFileSync(path.join(out, 'mul_add.stub.d.mts'), 'utf8')).toContain("readonly 'a': number;");
     const manifest = JSON.parse(readFileSync(path.join(out, 'mul_add.manifest.json'), 'utf8'));
     expect(manifest.passes.map((p: { name: string }) => p.name)).toEqual(['const-prop', 'copy-prop', 'dae']);
     expect(manifest.passes[0].files[0].path).toBe('optimizers/const-prop.ts');

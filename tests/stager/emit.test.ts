@@ -544,7 +544,7 @@ describe('every expression kind', () => {
       comments: new Map([['m.helper#2', 'cmd 3 analysis\nsecond line\u2028third']]),
     });
     expect((mod.default as (x: number) => number)(4)).toBe(4);
-    expect(c).toContain('// cmd 3 analysis\n// second line third\nfunction helper_2(x) {');
+    expect(c).toContain('// cmd 3 analysis\n// second line\\u{2028}third\nfunction helper_2(x) {');
     expect(c).toContain('export { default_ as default };');
     expect(c).not.toMatch(/I1 \*\//);
   });

@@ -1,0 +1,162 @@
+/**
+ * Publishing a staged folder so that no reader ever runs a mix of two stages, and nothing outside
+ * the folder is written or removed (write.ts decides what the files are; this decides how they
+ * reach the disk).
+ *
+ * Algorithm. Under the folder's lock (`.scf-stage.lock`, created exclusively, holding the pid):
+ * 1. remove what interrupted stages left (`.scf-stage-PID-*` folders of processes that are gone);
+ * 2. write every file into a fresh temporary folder inside the target (`.scf-stage-PID-XXXXXX`),
+ *    so that a full disk or a kill leaves the published files as they were;
+ * 3. rename each file into place, the stub last: a rename replaces the name atomically and never
+ *    writes through a symbolic link that stands at that name (it replaces the link);
+ * 4. remove the files of an earlier stage of the same function that this one no longer has;
+ * 5. remove the temporary folder and release the lock.
+ *
+ * Invariants
+ * - A reader sees, per name, either the old file or the new one, never a partial one. The stub
+ *   holds the SHA-256 of each module it imports and checks them before importing
+ *   (runtime/stub.ts), so an old stub over new modules (a stage killed between steps 3 and 4)
+ *   runs the unstaged pipeline with a warning, never the wrong staged code.
+ * - Two stages into one folder publish one after the other (the second waits for the lock, up to
+ *   `LOCK_WAIT_MS`); a lock whose process is gone is broken. Waiting is the only wall-clock in
+ *   this file, and it decides only when the files are written, never what they contain.
+ * - Only names inside the folder are written or removed: the temporary folder, the lock, the
+ *   published files and the stale files of step 4, which match the function's own pattern.
+ */
+import {
+  closeSync,
+  lstatSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import path from 'node:path';
+
+/** The lock file of a folder being published into. */
+export const LOCK_FILE = '.scf-stage.lock';
+/** Prefix of the temporary folders (followed by the writer's pid and a unique suffix). */
+export const TEMP_PREFIX = '.scf-stage-';
+/** How long a stage waits for another one publishing into the same folder. */
+export const LOCK_WAIT_MS = 30_000;
+
+/** Another live process holds the folder's lock for longer than `LOCK_WAIT_MS`. */
+export class FolderBusy extends Error {
+  override readonly name = 'FolderBusy';
+}
+
+/** One file to publish: its name in the folder and its text. */
+export interface FolderFile {
+  readonly name: string;
+  readonly text: string;
+}
+
+/**
+ * Publishes `files` into the existing folder `dir`, in order (the last one — the stub — is what
+ * makes the others reachable), then removes the names `stale(name)` accepts that `files` does
+ * not contain. Throws node's file-system errors (a full disk, permissions) after removing its
+ * temporary folder, and `FolderBusy`.
+ */
+export function publishFolder(
+  dir: string,
+  files: readonly FolderFile[],
+  stale: (name: string) => boolean,
+): void {
+  const release = acquireLock(dir);
+  try {
+    removeAbandoned(dir);
+    const tmp = mkdtempSync(path.join(dir, `${TEMP_PREFIX}${process.pid}-`));
+    try {
+      for (const f of files) writeFileSync(path.join(tmp, f.name), f.text, { flag: 'wx' });
+      for (const f of files) renameSync(path.join(tmp, f.name), path.join(dir, f.name));
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+    const kept = new Set(files.map((f) => f.name));
+    for (const name of readdirSync(dir)) {
+      if (kept.has(name) || !stale(name)) continue;
+      // unlink removes a link itself, never what it points to
+      if (!lstatSync(path.join(dir, name)).isDirectory()) rmSync(path.join(dir, name), { force: true });
+    }
+  } finally {
+    release();
+  }
+}
+
+/** Whether process `pid` exists on this machine. */
+function alive(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as { code?: unknown }).code === 'EPERM';
+  }
+}
+
+function sleep(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** Takes `dir`'s lock, waiting for a live holder and breaking a dead one's; returns its release. */
+function acquireLock(dir: string): () => void {
+  const lock = path.join(dir, LOCK_FILE);
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      const fd = openSync(lock, 'wx');
+      try {
+        writeSync(fd, String(process.pid));
+      } finally {
+        closeSync(fd);
+      }
+      return () => rmSync(lock, { force: true });
+    } catch (e) {
+      if ((e as { code?: unknown }).code !== 'EEXIST') throw e;
+    }
+    const holder = lockHolder(lock);
+    if (holder === 'gone') continue;
+    if (holder === 'dead') {
+      rmSync(lock, { force: true });
+      continue;
+    }
+    if (Date.now() > deadline)
+      throw new FolderBusy(
+        `another scf process (pid ${holder}) is writing into '${dir}'; try again when it has finished, or remove ${LOCK_FILE} if it is not running`,
+      );
+    sleep(50);
+  }
+}
+
+/**
+ * Who holds the lock: a live pid, 'dead' (a pid that is gone, or a lock left empty by a writer
+ * killed before it wrote its pid, after a second), or 'gone' (released meanwhile).
+ */
+function lockHolder(lock: string): number | 'dead' | 'gone' {
+  let text: string;
+  let age: number;
+  try {
+    text = readFileSync(lock, 'utf8');
+    age = Date.now() - statSync(lock).mtimeMs;
+  } catch {
+    return 'gone';
+  }
+  if (text === '') return age > 1000 ? 'dead' : Number.NaN;
+  const pid = Number(text);
+  return alive(pid) ? pid : 'dead';
+}
+
+/** Removes the temporary folders of stages whose process is gone (killed while publishing). */
+function removeAbandoned(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    const m = new RegExp(`^${TEMP_PREFIX.replaceAll('.', '\\.')}(\\d+)-`).exec(name);
+    if (m === null || alive(Number(m[1]))) continue;
+    const p = path.join(dir, name);
+    if (lstatSync(p).isDirectory()) rmSync(p, { recursive: true, force: true });
+  }
+}
