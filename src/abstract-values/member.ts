@@ -144,87 +144,9 @@ function conf(t0: unknown, v0: AbsValue, ctors: CtorTable): boolean {
         sub = g.goals[0];
       }
     } else {
-      const { t, v, env, guard } = g;
-      switch (v.kind) {
-        case 'bottom':
-          break;
-        case 'top':
-          r = true;
-          break;
-        case 'consts':
-          r = isPrimValue(t) && primIndex(v.values, t) >= 0;
-          break;
-        case 'base':
-          r = isPrimValue(t) && inBase(t, v.base);
-          break;
-        case 'union':
-          sub = { op: 'or', goals: v.alts.map((a) => ({ t, v: a, env, guard })) };
-          break;
-        case 'fix': {
-          if (guard.has(v)) break;
-          const next = new Set(guard);
-          next.add(v);
-          sub = { t, v: v.body, env: [...env, v], guard: next };
-          break;
-        }
-        case 'rec': {
-          const at = env.length - 1 - v.index;
-          const f = env[at];
-          if (f === undefined) throw new Error('conforms: abstract value has a free variable');
-          sub = { t, v: f, env: env.slice(0, at), guard };
-          break;
-        }
-        case 'con': {
-          const n = tupleArity(v.ctor);
-          let parts: readonly unknown[];
-          if (n !== undefined) {
-            if (!Array.isArray(t) || t.length !== n || v.args.length !== n) break;
-            parts = t;
-          } else {
-            if (!isCtorObject(t) || t.kind !== v.ctor) break;
-            const fields = fieldsOf(v.ctor, ctors, t) as readonly string[];
-            if (fields.length !== v.args.length) break;
-            parts = fields.map((f) => t[f]);
-          }
-          sub = { op: 'and', goals: v.args.map((a, i) => ({ t: parts[i], v: a, env, guard: NO_FIXES })) };
-          break;
-        }
-        case 'map': {
-          if (!IMap.isMap(t)) break;
-          const m = t as IMap<unknown, unknown>;
-          if (!v.must.every(([k]) => m.has(k))) break;
-          const goals: Goal[] = v.must.map(([k, x]) => ({ t: m.get(k), v: x, env, guard: NO_FIXES }));
-          for (const [k, x] of m) {
-            if (isPrimValue(k) && v.must.length > 0 && mustIndex(v.must, k) >= 0) continue;
-            goals.push({
-              op: 'or',
-              goals: v.may.map(([kv, xv]) => ({
-                op: 'and',
-                goals: [
-                  { t: k, v: kv, env, guard: NO_FIXES },
-                  { t: x, v: xv, env, guard: NO_FIXES },
-                ],
-              })),
-            });
-          }
-          sub = { op: 'and', goals };
-          break;
-        }
-        case 'set': {
-          if (!ISet.isSet(t)) break;
-          const s = t as ISet<unknown>;
-          if (!v.must.every((p) => s.has(p))) break;
-          const goals: Goal[] = [];
-          for (const x of s) {
-            if (isPrimValue(x) && primIndex(v.must, normPrim(x)) >= 0) continue;
-            goals.push({ t: x, v: v.may, env, guard: NO_FIXES });
-          }
-          sub = { op: 'and', goals };
-          break;
-        }
-        default:
-          return assertNever(v);
-      }
+      const step = expand(g, ctors);
+      if (typeof step === 'boolean') r = step;
+      else sub = step;
     }
     if (sub !== undefined) {
       g = sub;
@@ -250,6 +172,88 @@ function conf(t0: unknown, v0: AbsValue, ctors: CtorTable): boolean {
     }
     if (!resumed) return r;
   }
+}
+
+type Leaf = Extract<Goal, { readonly t: unknown }>;
+
+/** One goal `t ∈ v` of `conf`: its answer when a test decides it, or the goal it reduces to. */
+function expand(g: Leaf, ctors: CtorTable): boolean | Goal {
+  const { t, v, env, guard } = g;
+  switch (v.kind) {
+    case 'bottom':
+      return false;
+    case 'top':
+      return true;
+    case 'consts':
+      return isPrimValue(t) && primIndex(v.values, t) >= 0;
+    case 'base':
+      return isPrimValue(t) && inBase(t, v.base);
+    case 'union':
+      return { op: 'or', goals: v.alts.map((a) => ({ t, v: a, env, guard })) };
+    case 'fix': {
+      if (guard.has(v)) return false;
+      const next = new Set(guard);
+      next.add(v);
+      return { t, v: v.body, env: [...env, v], guard: next };
+    }
+    case 'rec': {
+      const at = env.length - 1 - v.index;
+      const f = env[at];
+      if (f === undefined) throw new Error('conforms: abstract value has a free variable');
+      return { t, v: f, env: env.slice(0, at), guard };
+    }
+    case 'con': {
+      const n = tupleArity(v.ctor);
+      let parts: readonly unknown[];
+      if (n !== undefined) {
+        if (!Array.isArray(t) || t.length !== n || v.args.length !== n) return false;
+        parts = t;
+      } else {
+        if (!isCtorObject(t) || t.kind !== v.ctor) return false;
+        const fields = fieldsOf(v.ctor, ctors, t) as readonly string[];
+        if (fields.length !== v.args.length) return false;
+        parts = fields.map((f) => t[f]);
+      }
+      return { op: 'and', goals: v.args.map((a, i) => ({ t: parts[i], v: a, env, guard: NO_FIXES })) };
+    }
+    case 'map':
+      return mapGoal(t, v, env);
+    case 'set': {
+      if (!ISet.isSet(t)) return false;
+      const s = t as ISet<unknown>;
+      if (!v.must.every((p) => s.has(p))) return false;
+      const goals: Goal[] = [];
+      for (const x of s) {
+        if (isPrimValue(x) && primIndex(v.must, normPrim(x)) >= 0) continue;
+        goals.push({ t: x, v: v.may, env, guard: NO_FIXES });
+      }
+      return { op: 'and', goals };
+    }
+    default:
+      return assertNever(v);
+  }
+}
+
+/** `t ∈ v` for an abstract map `v`: every must key present, every other entry in some may part. */
+function mapGoal(t: unknown, v: Extract<AbsValue, { kind: 'map' }>, env: Leaf['env']): boolean | Goal {
+  if (!IMap.isMap(t)) return false;
+  const m = t as IMap<unknown, unknown>;
+  if (!v.must.every(([k]) => m.has(k))) return false;
+  const goals: Goal[] = v.must.map(([k, x]) => ({ t: m.get(k), v: x, env, guard: NO_FIXES }));
+  for (const [k, x] of m) {
+    if (isPrimValue(k) && v.must.length > 0 && mustIndex(v.must, k) >= 0) continue;
+    goals.push({
+      op: 'or',
+      goals: v.may.map(([kv, xv]) => ({
+        op: 'and',
+        goals: [
+          { t: k, v: kv, env, guard: NO_FIXES },
+          { t: x, v: xv, env, guard: NO_FIXES },
+        ],
+      })),
+    });
+  }
+  return { op: 'and', goals };
 }
 
 /** Binary search for key `k` in a sorted must list. */
