@@ -18,10 +18,12 @@ import {
   runKernelConfigBench,
   speedupChartSvg,
 } from '../bench/index.js';
+import { BindError, PassError } from '../optimizers/index.js';
 import { ConfigError } from '../pipeline/index.js';
 import { GpuRuntime } from '../target/index.js';
 import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, UsageError } from './io.js';
 import { prepareOutFile } from './out-path.js';
+import { clip } from '../common/index.js';
 
 export const BENCH = {
   name: 'bench',
@@ -82,10 +84,15 @@ argument of the kernel in 'args': a literal, or {"random": N, "seed": S} for N f
 /** What `scf bench --chart` prints, on stderr, when Vega or Vega-Lite is not installed. */
 export const CHART_SKIPPED = "scf bench: chart skipped: install 'vega' and 'vega-lite' to draw it";
 
-export const benchCommand = defineCommand(BENCH, run, [{ type: ConfigError, asIs: true }]);
+export const benchCommand = defineCommand(BENCH, run, [
+  { type: ConfigError, asIs: true },
+  { type: BindError },
+  { type: PassError },
+]);
 
 async function run(args: CommandArgs<typeof BENCH.flags>, io: CliIo): Promise<number> {
-  if (args.positionals.length > 0) throw new UsageError(`unexpected argument '${args.positionals[0]}'`, true);
+  if (args.positionals.length > 0)
+    throw new UsageError(`unexpected argument '${clip(args.positionals[0] ?? '')}'`, true);
   if (args.values.kernel !== undefined) return runKernel(args, io);
   if (args.values.backend !== undefined) throw new UsageError('--backend goes with --kernel');
   const dir = args.values.dir === undefined ? undefined : path.resolve(args.values.dir);
@@ -106,7 +113,9 @@ async function run(args: CommandArgs<typeof BENCH.flags>, io: CliIo): Promise<nu
   }
   const budget = args.values.budget === undefined ? 600 : Number(args.values.budget);
   if (!Number.isFinite(budget) || budget <= 0)
-    throw new UsageError(`--budget must be a positive number of milliseconds, not '${args.values.budget}'`);
+    throw new UsageError(
+      `--budget must be a positive number of milliseconds, not '${clip(args.values.budget ?? '')}'`,
+    );
 
   // The run takes half a minute: places it cannot write are found first.
   if (args.values.save) prepareOutFile(args.values.save, '--save');
@@ -142,7 +151,7 @@ async function runKernel(args: CommandArgs<typeof BENCH.flags>, io: CliIo): Prom
     if (args.values[flag] !== undefined) throw new UsageError(`--${flag} does not go with --kernel`);
   const backend = args.values.backend ?? 'auto';
   if (backend !== 'auto' && backend !== 'js')
-    throw new UsageError(`--backend must be auto or js, not '${backend}'`);
+    throw new UsageError(`--backend must be auto or js, not '${clip(backend)}'`);
   const files: string[] = [];
   for (const given of args.values.kernel ?? []) {
     if (!existsSync(given)) throw new UsageError(`--kernel ${given}: no such file or folder`);

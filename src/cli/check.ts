@@ -13,8 +13,7 @@
  * no file, or a file that cannot be read (missing, a folder, no permission), reported before
  * anything is checked as `scf check: cannot read 'F': no such file`.
  */
-import { accessSync, constants, statSync } from 'node:fs';
-import { lineCol } from '../common/index.js';
+import { clip, lineCol, readFailure, readSourceFile } from '../common/index.js';
 import { compileFile, formatDiagnostic, printCoreProgram, type ScfDiagnostic } from '../scf-lang/index.js';
 import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, UsageError } from './io.js';
 
@@ -90,21 +89,15 @@ function run({ values, positionals: files }: CommandArgs<typeof CHECK.flags>, io
   return errors > 0 ? 1 : 0;
 }
 
-/** A UsageError unless `file` is a file this process may read. */
+/**
+ * A UsageError unless `file` is a source this process may read: a regular file (not a folder, a
+ * FIFO, a device), outside the system's pseudo file systems (common/source-file.ts).
+ */
 function assertReadable(file: string): void {
   try {
-    if (statSync(file).isDirectory()) throw new UsageError(`cannot read '${file}': is a directory`);
-    accessSync(file, constants.R_OK);
+    readSourceFile(file);
   } catch (e) {
-    if (e instanceof UsageError) throw e;
-    const code = (e as { code?: string }).code;
-    const why =
-      code === 'ENOENT' || code === 'ENOTDIR'
-        ? 'no such file'
-        : code === 'EACCES' || code === 'EPERM'
-          ? 'permission denied'
-          : (code ?? String(e));
-    throw new UsageError(`cannot read '${file}': ${why}`);
+    throw new UsageError(`cannot read '${clip(file)}': ${readFailure(e)}`);
   }
 }
 

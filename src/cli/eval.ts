@@ -17,7 +17,7 @@ import {
   listToArray,
   type Param,
 } from '../kernel/index.js';
-import { BindError, type BindValue, runPipeline } from '../optimizers/index.js';
+import { BindError, type BindValue, PassError, runPipeline } from '../optimizers/index.js';
 import {
   type CliIo as CommandIO,
   type CommandArgs,
@@ -26,6 +26,7 @@ import {
   EXIT_BAD_INPUT,
 } from './io.js';
 import { loadKernelFunction, parsePasses, tooDeepTo, UsageError } from './kernel-input.js';
+import { clip } from '../common/index.js';
 
 export const EVAL = {
   name: 'eval',
@@ -69,6 +70,8 @@ array parameters after the call.`,
 export const evalCommand = defineCommand(EVAL, run, [
   { type: KernelArgumentError },
   { type: BindError },
+  // a user's pass that failed as it ran (out of fuel or stack, a result that is no Fun)
+  { type: PassError },
   // the kernel failed at run time (its own diagnostic, file:line:col): exit 1
   { type: KernelRuntimeError, status: 1, asIs: true },
 ]);
@@ -86,7 +89,7 @@ async function run({ values, positionals }: CommandArgs<typeof EVAL.flags>, io: 
   const bindValues = emptyRecord<BindValue>();
   for (const b of values.bind ?? []) {
     const eq = b.indexOf('=');
-    if (eq <= 0) throw new UsageError(`--bind expects NAME=VALUE, got '${b}'`);
+    if (eq <= 0) throw new UsageError(`--bind expects NAME=VALUE, got '${clip(b)}'`);
     const name = b.slice(0, eq).trim();
     const text = b.slice(eq + 1).trim();
     let v: unknown;

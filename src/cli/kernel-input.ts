@@ -4,7 +4,6 @@
  * diagnostics are printed here and reported as `null`.
  */
 import { statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import {
   type Fun,
   withFns,
@@ -22,7 +21,7 @@ import {
   resolvePass,
   withMath,
 } from '../optimizers/index.js';
-import { formatDiagnostic } from '../common/index.js';
+import { clip, formatDiagnostic, readFailure, readSourceFile } from '../common/index.js';
 import { type CliIo, fileProblem, UsageError } from './io.js';
 
 /** Bad input to a command (exit status 2); defined in io.ts, which every command loads. */
@@ -46,9 +45,9 @@ export async function loadKernelFunction(
 ): Promise<KernelInput | null> {
   let source: string;
   try {
-    source = await readFile(file, 'utf8');
+    source = readSourceFile(file);
   } catch (e) {
-    throw new UsageError(`cannot read '${file}': ${readProblem(e)}`);
+    throw new UsageError(`cannot read '${clip(file)}': ${readFailure(e)}`);
   }
   const parsed = await parseKernel(source, file);
   if (parsed.diagnostics.length > 0) {
@@ -64,7 +63,7 @@ export async function loadKernelFunction(
     name = (funs[0] as Fun).name;
   }
   const fun = withFns(program, name);
-  if (!fun) throw new UsageError(`${file} has no function '${name}'`);
+  if (!fun) throw new UsageError(`${file} has no function '${clip(name)}'`);
   return { file, program, fnName: name, fun, spans: parsed.spans, source };
 }
 
@@ -77,12 +76,6 @@ export function tooDeepTo(what: string, input: KernelInput, io: CliIo, fun: Fun 
   const d = treeDepthDiagnostic(fun, input.spans, input.file, what);
   if (d !== undefined) io.err(formatDiagnostic(d, new Map([[input.file, input.source]]), false));
   return d !== undefined;
-}
-
-/** Why an input file could not be read: `no such file`, `is a directory`, `permission denied`, …. */
-export function readProblem(e: unknown): string {
-  const code = (e as { code?: unknown } | null)?.code;
-  return code === 'ENOENT' || code === 'ENOTDIR' ? 'no such file' : fileProblem(e);
 }
 
 /** `--math exact|finite` of `scf opt` and `scf kernel` (`parsePasses` reads it). */
@@ -101,7 +94,7 @@ NaN and infinities in the inputs are then yours not to pass); default exact`,
  */
 export function parsePasses(text: string | undefined, math?: string): readonly Pass[] {
   if (math !== undefined && math !== 'exact' && math !== 'finite')
-    throw new UsageError(`--math must be exact or finite, not '${math}'`);
+    throw new UsageError(`--math must be exact or finite, not '${clip(math)}'`);
   if (text === undefined) return withMath(defaultPipeline, math ?? 'exact');
   const passes = text
     .split(',')
@@ -109,7 +102,7 @@ export function parsePasses(text: string | undefined, math?: string): readonly P
     .filter((s) => s !== '')
     .map((n) => {
       // (resolvePass calls a folder 'no such file')
-      if (isPassPath(n) && isDirectory(n)) throw new UsageError(`cannot read pass '${n}': is a directory`);
+      if (isPassPath(n) && isDirectory(n)) throw new UsageError(`cannot read pass '${clip(n)}': is a directory`);
       try {
         return resolvePass(n);
       } catch (e) {

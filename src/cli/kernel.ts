@@ -30,7 +30,7 @@ import {
   KernelRuntimeError,
   listToArray,
 } from '../kernel/index.js';
-import { BindError, defaultPipeline } from '../optimizers/index.js';
+import { BindError, defaultPipeline, PassError } from '../optimizers/index.js';
 import {
   emitKernelJs,
   emitKernelWgsl,
@@ -99,7 +99,7 @@ the JS back end, with a note), webgpu (no adapter is an error) or js`,
   notes: 'Floats may be given as "NaN", "Infinity" or "-Infinity".',
 } satisfies CommandSpec;
 
-export const kernelCommand = defineCommand(KERNEL, run, [{ type: BindError }]);
+export const kernelCommand = defineCommand(KERNEL, run, [{ type: BindError }, { type: PassError }]);
 
 async function run({ values, positionals }: CommandArgs<typeof KERNEL.flags>, io: CliIo): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('expected exactly one FILE.c', true);

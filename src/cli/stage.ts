@@ -1,21 +1,23 @@
 /**
  * `scf stage CONFIG.json --out DIR [--k N] [--quiet] [--explain] [--json]`: stages the config's pipeline against its
- * early-stage description (SCF Fig. 4), writes the staged optimizers (`*.staged.ts`), the stub
+ * early-stage description (SCF Fig. 4), writes the staged optimizers (`*.staged.mjs`), the stub
  * and the abstract programs into DIR, and prints I1, I2, … in Fig. 6 notation with what each
  * stage took (time, sizes, why partial evaluation stopped).
  *
  * Bad input (unreadable or malformed config, description that does not fit the function,
  * unknown pass, kernel parse errors, an optimizer outside SCF-lang) is reported as
  * `FILE:LINE:COL: error CODE: …` where the position is known (a config's `Cnnnn`, a kernel's `Knnnn`),
- * exit 2; never a stack trace.
+ * exit 2; never a stack trace. The folder is published atomically (pipeline/staged-folder.ts).
  */
 import { readFileSync } from 'node:fs';
-import { OptimizerError } from '../optimizers/index.js';
+import { OptimizerError, PassError } from '../optimizers/index.js';
 import {
   ConfigError,
   describeStages,
   explainStages,
   FolderBusy,
+  LOCK_FILE,
+  LOCK_WAIT_MS,
   loadConfig,
   stageConfig,
   stageReport,
@@ -38,6 +40,13 @@ CONFIG is JSON: { "input": "file.c", "function": "mul_add", "pipeline": ["const-
                   "bind": { "a": "'Int" }, "sample": { "a": 1 } }
   bind values: 'Int, 'Float, 'Bool, literals (3, 1.5), unions (0|1), arrays ([0,1,7]), 'Array, 'Array[3]
   pipeline entries: built-in passes, or paths of your own SCF-lang optimizers ("./passes/mine.ts")`,
+  notes: `The files are written into a temporary folder inside DIR and renamed into place under a lock
+(DIR/${LOCK_FILE}), the stub last, so that an interrupted or concurrent stage never leaves a stub
+that runs another stage's modules; the stub checks each staged module's SHA-256 before importing it.
+
+Exit status: 0 staged; 2 bad input: an unreadable or malformed config (FILE:LINE:COL), a kernel or
+an optimizer that does not check, a user's pass that fails as it stages, DIR not writable or held
+by another stage for over ${LOCK_WAIT_MS / 1000} s; 3 an internal error (a bug in scf).`,
   flags: {
     out: { type: 'string', short: 'o', value: 'DIR', help: 'where to write the staged modules (required)' },
     k: {
@@ -65,6 +74,7 @@ sizes, events)`,
 export const stageCommand = defineCommand(STAGE, run, [
   { type: ConfigError, asIs: true },
   { type: OptimizerError },
+  { type: PassError },
 ]);
 
 async function run({ values, positionals }: CommandArgs<typeof STAGE.flags>, io: CliIo): Promise<number> {

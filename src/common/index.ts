@@ -1,7 +1,8 @@
 /**
  * What every stage shares and nothing else: where the installation lives (`paths.ts`), the
  * exhaustiveness check of IR switches (`assert.ts`), offsets to line and column (`text.ts`), the escaping of
- * text written into generated code (`generated-text.ts`) and diagnostics: spans, code tables, logs and printing (`diagnostics.ts`).
+ * text written into generated code (`generated-text.ts`), the one way sources and configs are read
+ * (`source-file.ts`) and diagnostics: spans, code tables, logs and printing (`diagnostics.ts`).
  * The lowest layer: it imports no other folder of scf (tests/architecture checks it).
  */
 export { assertNever } from './assert.js';
@@ -25,4 +26,10 @@ export {
   scfVersion,
 } from './paths.js';
 export { clip, COMMENT_MAX, commentText, jsData, jsString } from './generated-text.js';
+export {
+  MAX_SOURCE_BYTES,
+  readFailure,
+  readSourceFile,
+  SourceFileProblem,
+} from './source-file.js';
 export { type LineCol, lineCol } from './text.js';

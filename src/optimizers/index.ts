@@ -30,7 +30,7 @@ import {
   validateFun,
   withFns,
 } from '../kernel/index.js';
-import { SOURCE_ROOT } from '../common/index.js';
+import { clip, SOURCE_ROOT } from '../common/index.js';
 import {
   optimize as constPropOptimize,
   optimizeFinite as constPropFinite,
@@ -158,7 +158,7 @@ export function resolvePass(spec: string, baseDir: string = process.cwd()): Pass
   if (known) return known;
   if (isPassPath(spec)) return loadUserPass(path.resolve(baseDir, spec));
   throw new PassError(
-    `unknown pass '${spec}' (built-in: ${allPasses.map((p) => p.name).join(', ')}; or the path of your own optimizer, e.g. ./passes/mine.ts)`,
+    `unknown pass '${clip(spec)}' (built-in: ${allPasses.map((p) => p.name).join(', ')}; or the path of your own optimizer, e.g. ./passes/mine.ts)`,
   );
 }
 
@@ -193,7 +193,7 @@ export function formalsFromBindings(f: Fun, binds: Bindings): LatticeVal[] {
     );
   }
   for (const name of Object.keys(binds)) {
-    if (!params.some((p) => p.name === name)) throw new BindError(`'${f.name}' has no parameter '${name}'`);
+    if (!params.some((p) => p.name === name)) throw new BindError(`'${f.name}' has no parameter '${clip(name)}'`);
   }
   return params.map((p): LatticeVal => {
     const v = Object.hasOwn(binds, p.name) ? binds[p.name] : undefined;
@@ -271,13 +271,13 @@ export function runPipeline(
   binds: Bindings = {},
 ): PipelineResult {
   const original = withFns(program, fnName);
-  if (!original) throw new BindError(`no function named '${fnName}'`);
+  if (!original) throw new BindError(`no function named '${clip(fnName)}'`);
   const ctx: PassContext = { formals: formalsFromBindings(original, binds) };
   const debug = process.env.SCF_PASS_DEBUG === '1';
   let fun = original;
   for (const pass of passes) {
     fun = pass.run(fun, ctx);
-    if (debug) assertValid(fun, program, `pass '${pass.name}' broke '${fnName}'`);
+    if (debug) assertValid(fun, program, `pass '${pass.name}' broke '${clip(fnName)}'`);
   }
   return { program: programWith(program, fun), fun };
 }

@@ -21,8 +21,8 @@
  * - stack: a RangeError for an exhausted JavaScript stack, caught at the pass boundary;
  * - result: what `optimize` returns must be a `Fun` (its kind is checked, not the whole tree).
  */
-import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { readFailure, readSourceFile } from '../common/index.js';
 import type { Fun } from '../kernel/index.js';
 import { listFromArray } from '../kernel/index.js';
 import * as prelude from '../scf-lang/prelude.js';
@@ -73,7 +73,11 @@ export function loadUserPass(file: string, cwd: string = process.cwd()): Pass {
   const known = loaded.get(abs);
   if (known) return known.pass;
   const shown = path.relative(cwd, abs) || abs;
-  if (!existsSync(abs) || !statSync(abs).isFile()) throw new PassError(`${shown}: no such file`);
+  try {
+    readSourceFile(abs); // only a regular file is a pass (a FIFO or a device would never end)
+  } catch (e) {
+    throw new PassError(`${shown}: ${readFailure(e)}`);
+  }
   const r = compileFile(abs, { cwd, passCheck: 'pass' });
   if (!r.program) {
     throw new PassError(

@@ -27,10 +27,10 @@
  * the kernel function (descriptions fit the formals, samples lie inside their descriptions) are
  * in `configPipelineInput`, which maps their errors to the `bind`/`sample` positions.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { type Node, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
-import { lineCol } from '../common/index.js';
+import { clip, lineCol, readFailure, readSourceFile } from '../common/index.js';
 import {
   type AbsValue,
   type CtorTable,
@@ -193,30 +193,13 @@ function isDirectory(file: string): boolean {
   return existsSync(file) && statSync(file).isDirectory();
 }
 
-/** Why a file could not be read, for messages: `no such file`, `is a directory`, `permission denied`, …. */
-function readProblem(e: unknown): string {
-  const code = (e as { code?: unknown } | null)?.code;
-  switch (code) {
-    case 'ENOENT':
-    case 'ENOTDIR':
-      return 'no such file';
-    case 'EISDIR':
-      return 'is a directory';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied';
-    default:
-      return typeof code === 'string' ? code : String(e);
-  }
-}
-
 /** Reads and parses the config file `file`. */
 export function loadConfig(file: string): StageConfig {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readSourceFile(file);
   } catch (e) {
-    throw new ConfigError(file, 1, 1, `cannot read the configuration: ${readProblem(e)}`, 'C1001');
+    throw new ConfigError(file, 1, 1, `cannot read the configuration: ${readFailure(e)}`, 'C1001');
   }
   return parseConfig(text, file);
 }
@@ -264,7 +247,7 @@ export function parseConfig(text: string, file: string): StageConfig {
   const input = r.input(byKey);
   const fn = r.str(byKey, 'function') as string;
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(fn))
-    r.fail(byKey.get('function') as Node, 'C1006', `'function' must be a C function name, not '${fn}'`);
+    r.fail(byKey.get('function') as Node, 'C1006', `'function' must be a C function name, not '${clip(fn)}'`);
   const pipeline = r.pipeline(byKey.get('pipeline') as Node);
   const bind = r.bind(byKey.get('bind') as Node);
   const sampleNode = byKey.get('sample');
@@ -355,7 +338,7 @@ class ConfigReader {
       const [k, v] = p.children ?? [];
       if (k === undefined || v === undefined) throw this.errAt(p.offset, 'C1002', 'expected a property');
       const key = k.value as string;
-      if (seen.has(key)) this.fail(k, 'C1003', `duplicate key '${key}'`);
+      if (seen.has(key)) this.fail(k, 'C1003', `duplicate key '${clip(key)}'`);
       seen.add(key);
       out.push([key, k, v]);
     }
@@ -367,18 +350,18 @@ class ConfigReader {
     const byKey = new Map<string, Node>();
     for (const [key, k, v] of this.props(root)) {
       if (!(KEYS as readonly string[]).includes(key))
-        this.fail(k, 'C1003', `unknown key '${key}' (expected ${KEYS.map((x) => `'${x}'`).join(', ')})`);
+        this.fail(k, 'C1003', `unknown key '${clip(key)}' (expected ${KEYS.map((x) => `'${x}'`).join(', ')})`);
       byKey.set(key, v);
       this.at(key, v);
     }
-    for (const key of REQUIRED) if (!byKey.has(key)) this.fail(root, 'C1003', `missing key '${key}'`);
+    for (const key of REQUIRED) if (!byKey.has(key)) this.fail(root, 'C1003', `missing key '${clip(key)}'`);
     return byKey;
   }
 
   str(byKey: ReadonlyMap<string, Node>, key: string): string | undefined {
     const v = byKey.get(key);
     if (v === undefined) return undefined;
-    if (v.type !== 'string') this.fail(v, codeAt(key), `'${key}' must be a string`);
+    if (v.type !== 'string') this.fail(v, codeAt(key), `'${clip(key)}' must be a string`);
     return v.value as string;
   }
 
@@ -395,8 +378,8 @@ class ConfigReader {
     const inputText = this.str(byKey, 'input') as string;
     if (inputText === '') this.fail(node, 'C1005', "'input' must name the kernel C file");
     const input = path.resolve(path.dirname(path.resolve(this.file)), inputText);
-    if (!existsSync(input)) this.fail(node, 'C1005', `no such file: '${inputText}'`);
-    if (isDirectory(input)) this.fail(node, 'C1005', `'${inputText}' is a directory, not a kernel C file`);
+    if (!existsSync(input)) this.fail(node, 'C1005', `no such file: '${clip(inputText)}'`);
+    if (isDirectory(input)) this.fail(node, 'C1005', `'${clip(inputText)}' is a directory, not a kernel C file`);
     return input;
   }
 
@@ -411,10 +394,10 @@ class ConfigReader {
         this.fail(
           p,
           'C1007',
-          `unknown pass '${name}' (built-in: ${KNOWN_PASSES.join(', ')}; or the path of your own optimizer, relative to this file)`,
+          `unknown pass '${clip(name)}' (built-in: ${KNOWN_PASSES.join(', ')}; or the path of your own optimizer, relative to this file)`,
         );
       if (isPassPath(name) && isDirectory(path.resolve(path.dirname(path.resolve(this.file)), name)))
-        this.fail(p, 'C1007', `'${name}' is a directory, not an optimizer's .ts file`);
+        this.fail(p, 'C1007', `'${clip(name)}' is a directory, not an optimizer's .ts file`);
       this.at(`pipeline[${i}]`, p);
       pipeline.push(name);
     });
@@ -448,14 +431,14 @@ class ConfigReader {
         this.fail(
           k,
           'C1009',
-          `'${name}' is not in 'bind': stage-2 values are given for the staged formals only`,
+          `'${clip(name)}' is not in 'bind': stage-2 values are given for the staged formals only`,
         );
       this.at(`sample.${name}`, v);
       this.at(`sample.${name}:key`, k);
       sample.push([name, sampleValue(v, (n, reason) => this.fail(n, 'C1009', reason))]);
     }
     for (const [name] of bind)
-      if (!sample.some(([s]) => s === name)) this.fail(node, 'C1009', `'sample' has no value for '${name}'`);
+      if (!sample.some(([s]) => s === name)) this.fail(node, 'C1009', `'sample' has no value for '${clip(name)}'`);
     return sample;
   }
 
@@ -466,7 +449,7 @@ class ConfigReader {
     const out: [string, ArgSpec][] = [];
     for (const [name, k, v] of this.props(node)) {
       if (bind.some(([b]) => b === name))
-        this.fail(k, 'C1011', `'${name}' is in 'bind': its run-time value is the 'sample' one`);
+        this.fail(k, 'C1011', `'${clip(name)}' is in 'bind': its run-time value is the 'sample' one`);
       this.at(`args.${name}`, v);
       this.at(`args.${name}:key`, k);
       out.push([name, argSpec(v, (n, reason) => this.fail(n, 'C1011', reason))]);
@@ -484,7 +467,7 @@ class ConfigReader {
         this.fail(
           k,
           'C1010',
-          `unknown partial-evaluator limit '${name}' (known: growCap, specFuel, unfoldDepth)`,
+          `unknown partial-evaluator limit '${clip(name)}' (known: growCap, specFuel, unfoldDepth)`,
         );
       const value = v.value;
       const min = name === 'unfoldDepth' ? 0 : 1;
@@ -642,9 +625,9 @@ function argSpec(node: Node, fail: (n: Node, reason: string) => never): ArgSpec 
     const [k, v] = child.children as [Node, Node];
     const key = k.value as string;
     if (key !== 'random' && key !== 'seed' && key !== 'max')
-      fail(k, `unknown key '${key}' in a random array (known: random, seed, max)`);
+      fail(k, `unknown key '${clip(key)}' in a random array (known: random, seed, max)`);
     if (v.type !== 'number' || !Number.isInteger(v.value) || (v.value as number) < 0)
-      fail(v, `'${key}' must be a non-negative integer`);
+      fail(v, `'${clip(key)}' must be a non-negative integer`);
     spec[key] = v.value as number;
   }
   if (spec.random === undefined || spec.seed === undefined) fail(node, ARG_FORMS);
@@ -663,9 +646,9 @@ const ARG_FORMS =
 export async function loadConfigInput(config: StageConfig): Promise<{ program: Program; fun: Fun }> {
   let source: string;
   try {
-    source = readFileSync(config.input, 'utf8');
+    source = readSourceFile(config.input);
   } catch (e) {
-    throw configError(config, 'input', `cannot read '${config.input}': ${readProblem(e)}`);
+    throw configError(config, 'input', `cannot read '${clip(config.input)}': ${readFailure(e)}`);
   }
   const parsed = await parseKernel(source, config.input);
   const d = parsed.diagnostics[0];
@@ -677,7 +660,7 @@ export async function loadConfigInput(config: StageConfig): Promise<{ program: P
     throw configError(
       config,
       'function',
-      `'${path.basename(config.input)}' has no function '${config.function}' (it defines ${names.join(', ') || 'none'})`,
+      `'${path.basename(config.input)}' has no function '${clip(config.function)}' (it defines ${names.join(', ') || 'none'})`,
     );
   }
   // The stager and the staged optimizers walk the function recursively, as the optimizers do.
@@ -729,7 +712,7 @@ export function configPipelineInput(
         throw configError(
           config,
           `sample.${p.name}`,
-          `the stage-2 value of '${p.name}' is not admitted by its description '${config.bind[p.name]?.text}'`,
+          `the stage-2 value of '${p.name}' is not admitted by its description '${clip(config.bind[p.name]?.text ?? '')}'`,
         );
     });
   }

@@ -57,6 +57,7 @@ import {
 } from '../abstract-values/index.js';
 import { type Fun, listFromArray, listToArray, type Param } from '../kernel/index.js';
 import { BindError, type BindValue, formalsFromBindings } from '../optimizers/index.js';
+import { clip } from '../common/index.js';
 
 /** What is known early about one formal: a set of bind values, as written. */
 export interface Description {
@@ -309,7 +310,7 @@ export function describeFormal(p: Param, d: Description | undefined, ctors: Ctor
     ? build('constArray', { ty: constant(p.ty), elems: convertList(p, typed) }, ctors)
     : build('const', { value: convertScalar(p, typed), ty: constant(p.ty) }, ctors);
   if (!inhabited(out))
-    throw new FormalDescriptionError(p.name, `the description '${d.text}' admits no value`);
+    throw new FormalDescriptionError(p.name, `the description '${clip(d.text)}' admits no value`);
   return out;
 }
 
@@ -346,13 +347,13 @@ function checkLengths(p: Param, d: Description, typed: AbsValue): void {
   if (longest > MAX_DESCRIBED_LENGTH) {
     throw new FormalDescriptionError(
       p.name,
-      `the description '${text}' is an array of ${longest} elements, more than a description states (MAX_DESCRIBED_LENGTH = ${MAX_DESCRIBED_LENGTH}); 'Array is an array of any length`,
+      `the description '${clip(text)}' is an array of ${longest} elements, more than a description states (MAX_DESCRIBED_LENGTH = ${MAX_DESCRIBED_LENGTH}); 'Array is an array of any length`,
     );
   }
   if (longestOpen > MAX_OPEN_ARRAY) {
     throw new FormalDescriptionError(
       p.name,
-      `the description '${text}' is an array of ${longest} elements, some of them unknown, more than staging takes (MAX_OPEN_ARRAY = ${MAX_OPEN_ARRAY}); 'Array is an array of any length, and an array of known elements may have up to ${MAX_DESCRIBED_LENGTH}`,
+      `the description '${clip(text)}' is an array of ${longest} elements, some of them unknown, more than staging takes (MAX_OPEN_ARRAY = ${MAX_OPEN_ARRAY}); 'Array is an array of any length, and an array of known elements may have up to ${MAX_DESCRIBED_LENGTH}`,
     );
   }
 }
@@ -362,7 +363,7 @@ function checkNames(fun: Fun, bind: Readonly<Record<string, unknown>>): Param[] 
   const params = listToArray(fun.params);
   for (const name of Object.keys(bind)) {
     if (!params.some((p) => p.name === name))
-      throw new FormalDescriptionError(name, `'${fun.name}' has no parameter '${name}'`);
+      throw new FormalDescriptionError(name, `'${fun.name}' has no parameter '${clip(name)}'`);
   }
   return params;
 }

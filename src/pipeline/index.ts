@@ -44,7 +44,7 @@ export {
   printAbstractFun,
 } from './print-kernel.js';
 export { configPasses, type StagedConfig, stageConfig } from './stage-config.js';
-export { FolderBusy, LOCK_FILE, publishFolder, TEMP_PREFIX } from './staged-folder.js';
+export { FolderBusy, LOCK_FILE, LOCK_WAIT_MS, publishFolder, TEMP_PREFIX } from './staged-folder.js';
 export {
   describeStages,
   explainStages,

@@ -18,7 +18,6 @@
  * Invariant: nothing here throws on bad input; every problem becomes a diagnostic and
  * resolution continues with `unknown` so later errors are still found.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   type Function as FunctionNode,
@@ -31,7 +30,7 @@ import {
   type TSType,
   type TSTypeAliasDeclaration,
 } from 'oxc-parser';
-import { SOURCE_ROOT } from '../common/index.js';
+import { readFailure, readSourceFile, SOURCE_ROOT } from '../common/index.js';
 import type { Span } from './core.js';
 import { type Diagnostic, type DiagnosticLog, diag } from './diagnostics.js';
 import { firstTooDeepOffset, MAX_SCF_NESTING } from './nesting.js';
@@ -164,7 +163,7 @@ export class Declarations {
 
   constructor(
     readonly log: DiagnosticLog,
-    private readonly read: SourceReader = (p) => readFileSync(p, 'utf8'),
+    private readonly read: SourceReader = readSourceFile,
     private readonly cwd: string = process.cwd(),
   ) {
     for (const c of preludeCtors()) this.ctors.set(c.kind, c);
@@ -192,8 +191,7 @@ export class Declarations {
     try {
       text = this.read(absPath);
     } catch (e) {
-      const why =
-        (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String((e as Error).message);
+      const why = readFailure(e);
       this.log.add(diag('SCF1002', from?.span ?? null, file, why));
       return null;
     }

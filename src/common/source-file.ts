@@ -1,0 +1,106 @@
+/**
+ * Reading a file the user named as a source or a config — a kernel's C, an optimizer's
+ * SCF-lang modules, a config's JSON — and nothing else. Every such read goes through
+ * `readSourceFile`, which refuses, with a short reason (`SourceFileProblem.why`) and before
+ * reading a byte:
+ *
+ * - what is not a regular file: a folder, a FIFO (opened without blocking, so a FIFO no one
+ *   writes to cannot hang the command), a device (`/dev/zero` would never end), a socket;
+ * - files of the system's pseudo file systems (`/proc`, `/sys`, `/dev`): never sources, and what
+ *   a message would quote from them (`/proc/self/environ`) is not the user's to print;
+ * - a symbolic link to a file outside both the link's folder and the working directory (a
+ *   `kernel.c` that is a link to `/etc/passwd`): messages quote the sources they report on, and
+ *   this one is not a file the user named;
+ * - files larger than `MAX_SOURCE_BYTES`.
+ *
+ * A UTF-8 byte-order mark at the start is dropped (editors write one; positions are then counted
+ * as the editor shows them).
+ */
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  type Stats,
+} from 'node:fs';
+import path from 'node:path';
+
+/** The largest source or config file read (16 MiB). */
+export const MAX_SOURCE_BYTES = 16 * 1024 * 1024;
+
+/** Pseudo file systems whose files are never sources. */
+const SYSTEM_ROOTS = ['/proc', '/sys', '/dev'];
+
+/** A file that cannot be read as a source: `why` is a clause for messages (`is a directory`). */
+export class SourceFileProblem extends Error {
+  override readonly name = 'SourceFileProblem';
+  constructor(readonly why: string) {
+    super(why);
+  }
+}
+
+/** Why a file-system call failed, as a clause (`no such file`, `permission denied`, …). */
+export function readFailure(e: unknown): string {
+  if (e instanceof SourceFileProblem) return e.why;
+  const code = (e as { code?: unknown } | null)?.code;
+  switch (code) {
+    case 'ENOENT':
+    case 'ENOTDIR':
+      return 'no such file';
+    case 'EISDIR':
+      return 'is a directory';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'ELOOP':
+      return 'too many symbolic links';
+    case 'ENAMETOOLONG':
+      return 'name too long';
+    default:
+      return typeof code === 'string' ? code : e instanceof Error ? e.message : String(e);
+  }
+}
+
+function inside(file: string, dir: string): boolean {
+  const rel = path.relative(dir, file);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+function kindOf(s: Stats): string {
+  if (s.isDirectory()) return 'is a directory';
+  if (s.isFIFO()) return 'is a FIFO (named pipe), not a regular file';
+  if (s.isCharacterDevice() || s.isBlockDevice()) return 'is a device, not a regular file';
+  if (s.isSocket()) return 'is a socket, not a regular file';
+  return 'is not a regular file';
+}
+
+/**
+ * The text of the source or config file `file` (relative to the working directory), UTF-8, its
+ * byte-order mark dropped. Throws `SourceFileProblem` (see the header) or node's error for a
+ * file that cannot be opened (`readFailure` words both).
+ */
+export function readSourceFile(file: string): string {
+  const abs = path.resolve(file);
+  const link = lstatSync(abs).isSymbolicLink();
+  const real = realpathSync(abs);
+  if (SYSTEM_ROOTS.some((r) => inside(real, r)))
+    throw new SourceFileProblem(`is a system file (${real}), not a source`);
+  if (link && !inside(real, realpathSync(path.dirname(abs))) && !inside(real, realpathSync(process.cwd())))
+    throw new SourceFileProblem(
+      `is a link to a file outside its folder and the working directory (${real}); name that file itself`,
+    );
+  const fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const s = fstatSync(fd);
+    if (!s.isFile()) throw new SourceFileProblem(kindOf(s));
+    if (s.size > MAX_SOURCE_BYTES)
+      throw new SourceFileProblem(`is larger than ${MAX_SOURCE_BYTES / 1024 / 1024} MiB (${s.size} bytes)`);
+    const text = readFileSync(fd, 'utf8');
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  } finally {
+    closeSync(fd);
+  }
+}
