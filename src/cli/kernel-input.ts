@@ -22,7 +22,7 @@ import {
   withMath,
 } from '../optimizers/index.js';
 import { clip, formatDiagnostic, readFailure, readSourceFile } from '../common/index.js';
-import { type CliIo, fileProblem, UsageError } from './io.js';
+import { type CliIo, UsageError } from './io.js';
 
 /** Bad input to a command (exit status 2); defined in io.ts, which every command loads. */
 export { UsageError };
@@ -102,7 +102,8 @@ export function parsePasses(text: string | undefined, math?: string): readonly P
     .filter((s) => s !== '')
     .map((n) => {
       // (resolvePass calls a folder 'no such file')
-      if (isPassPath(n) && isDirectory(n)) throw new UsageError(`cannot read pass '${clip(n)}': is a directory`);
+      if (isPassPath(n) && isDirectory(n))
+        throw new UsageError(`cannot read pass '${clip(n)}': is a directory`);
       try {
         return resolvePass(n);
       } catch (e) {

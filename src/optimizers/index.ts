@@ -193,7 +193,8 @@ export function formalsFromBindings(f: Fun, binds: Bindings): LatticeVal[] {
     );
   }
   for (const name of Object.keys(binds)) {
-    if (!params.some((p) => p.name === name)) throw new BindError(`'${f.name}' has no parameter '${clip(name)}'`);
+    if (!params.some((p) => p.name === name))
+      throw new BindError(`'${f.name}' has no parameter '${clip(name)}'`);
   }
   return params.map((p): LatticeVal => {
     const v = Object.hasOwn(binds, p.name) ? binds[p.name] : undefined;

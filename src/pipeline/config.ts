@@ -350,7 +350,11 @@ class ConfigReader {
     const byKey = new Map<string, Node>();
     for (const [key, k, v] of this.props(root)) {
       if (!(KEYS as readonly string[]).includes(key))
-        this.fail(k, 'C1003', `unknown key '${clip(key)}' (expected ${KEYS.map((x) => `'${x}'`).join(', ')})`);
+        this.fail(
+          k,
+          'C1003',
+          `unknown key '${clip(key)}' (expected ${KEYS.map((x) => `'${x}'`).join(', ')})`,
+        );
       byKey.set(key, v);
       this.at(key, v);
     }
@@ -379,7 +383,8 @@ class ConfigReader {
     if (inputText === '') this.fail(node, 'C1005', "'input' must name the kernel C file");
     const input = path.resolve(path.dirname(path.resolve(this.file)), inputText);
     if (!existsSync(input)) this.fail(node, 'C1005', `no such file: '${clip(inputText)}'`);
-    if (isDirectory(input)) this.fail(node, 'C1005', `'${clip(inputText)}' is a directory, not a kernel C file`);
+    if (isDirectory(input))
+      this.fail(node, 'C1005', `'${clip(inputText)}' is a directory, not a kernel C file`);
     return input;
   }
 
@@ -438,7 +443,8 @@ class ConfigReader {
       sample.push([name, sampleValue(v, (n, reason) => this.fail(n, 'C1009', reason))]);
     }
     for (const [name] of bind)
-      if (!sample.some(([s]) => s === name)) this.fail(node, 'C1009', `'sample' has no value for '${clip(name)}'`);
+      if (!sample.some(([s]) => s === name))
+        this.fail(node, 'C1009', `'sample' has no value for '${clip(name)}'`);
     return sample;
   }
 

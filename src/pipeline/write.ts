@@ -34,6 +34,7 @@ import {
   type ManifestPass,
   type StageManifest,
   sha256,
+  stageHashLine,
 } from '../runtime/index.js';
 import { emitModule } from '../stager/index.js';
 import { printAbstractFun } from './print-kernel.js';
@@ -176,11 +177,12 @@ export function writeStaged(stages: readonly PipelineStage[], opts: WriteOptions
       imports,
       ...(i === 0 ? { admission: { desc: s.input, name: 'admit', ctors: s.ctors } } : {}),
     });
+    const sha = sha256(code);
     files.push(
-      { name: `${stems[i]}.mjs`, text: code },
+      { name: `${stems[i]}.mjs`, text: `${code}${stageHashLine(sha)}` },
       { name: `${stems[i]}.d.mts`, text: stagedTypes(i === 0) },
     );
-    modules.push({ path: `${stems[i]}.mjs`, sha256: sha256(code) });
+    modules.push({ path: `${stems[i]}.mjs`, sha256: sha });
   });
   const manifest = stageManifest(stages, dir, opts, modules);
   files.push(
@@ -227,6 +229,8 @@ function stagedTypes(first: boolean): string {
         ]
       : []),
     'export declare const meta: { readonly entry: string; readonly functions: number; readonly coreNodes: number; readonly constants: number };',
+    '/** The SHA-256 of this module before its last line, as the manifest records it. */',
+    'export declare const STAGE_HASH: string;',
     '',
   ].join('\n');
 }

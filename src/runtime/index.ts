@@ -40,6 +40,7 @@ export {
   type Specialized,
   type StageManifest,
   type StagedModule,
+  stageHashLine,
   type Stub,
   type StubParts,
   sha256,

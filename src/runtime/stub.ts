@@ -16,8 +16,9 @@
  * - every other input goes through the unstaged passes themselves.
  * - and only when its staged modules are the ones staged with it: the manifest records a SHA-256
  *   of every staged module, and `loadStagedModules` reads and checks each file *before* importing
- *   it, so a module that was edited, truncated, deleted or written by another stage never runs;
- *   the stub then warns once and runs the unstaged pipeline. `scf stage` writes the stub last
+ *   it, so a module that was edited, truncated, deleted or written by another stage never runs
+ *   (bundled, with no file to read, each module's own `STAGE_HASH` must match); the stub then
+ *   warns once and runs the unstaged pipeline. `scf stage` writes the stub last
  *   (pipeline/write.ts), so a stage interrupted while rewriting a folder leaves either the old stub
  *   over modules it does not match, which it detects, or a complete new folder.
  * The kernel is the stub's own (`FUN`), deep-frozen here, so it is admitted once, on the first
@@ -70,7 +71,10 @@ export interface StageManifest {
   /** SHA-256 of the kernel function (its JSON). */
   readonly kernel: string;
   readonly passes: readonly ManifestPass[];
-  /** The staged modules, in pipeline order, relative to the stub's folder, with their SHA-256. */
+  /**
+   * The staged modules, in pipeline order, relative to the stub's folder, each with the SHA-256 of
+   * its text before its last line, which states that hash (`stageHashLine`).
+   */
   readonly modules: readonly ManifestFile[];
 }
 
@@ -78,6 +82,8 @@ export interface StageManifest {
 export interface StagedModule {
   readonly optimize?: unknown;
   readonly admit?: unknown;
+  /** The SHA-256 of the module's text before its last line (`stageHashLine`). */
+  readonly STAGE_HASH?: unknown;
 }
 
 /** The staged modules of a stub, loaded and checked (`loadStagedModules`), or why they cannot run. */
@@ -156,49 +162,80 @@ export function checkManifest(m: StageManifest, stubDir: string): string | undef
 }
 
 /**
- * Loads the staged modules of a stub: each file named in `manifest.modules` (relative to the
- * stub at `url`) is read and its SHA-256 compared with the manifest's before `importers[i]`
- * imports it, so that code which is not what was staged never runs. Returns the modules' entry
- * points, or the first problem: a module missing, unreadable, changed, or not exporting what a
- * staged module exports. Never throws.
+ * The last line of a staged module: the SHA-256 of the text before it, which the manifest also
+ * records. A module checks itself this way even when a bundler has inlined it and no file is left
+ * to read.
+ */
+export function stageHashLine(sha: string): string {
+  return `export const STAGE_HASH = '${sha}';\n`;
+}
+
+/** The text of `file` (a `file:` URL's path), or undefined when it cannot be read (bundled, moved). */
+function readIfThere(dir: string | undefined, rel: string): string | undefined {
+  if (dir === undefined) return undefined;
+  try {
+    return readFileSync(path.resolve(dir, rel), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Loads the staged modules of a stub and checks each against `manifest.modules` (paths relative
+ * to the stub at `url`, and SHA-256s):
+ * - where the module's file is there to read, its text must be what was staged — checked before
+ *   `importers[i]` imports it, so code that is not what was staged never runs;
+ * - once imported, its `STAGE_HASH` must be the manifest's (what catches a module of another stage
+ *   when a bundler inlined the folder and there is no file to read).
+ * Returns the modules' entry points, or the first problem: a module missing, changed, of another
+ * stage, or not exporting what a staged module exports. Never throws.
  */
 export async function loadStagedModules(
   manifest: StageManifest,
   url: string,
   importers: readonly (() => Promise<StagedModule>)[],
 ): Promise<LoadedStages> {
-  const dir = path.dirname(fileURLToPath(url));
+  let dir: string | undefined;
+  try {
+    dir = path.dirname(fileURLToPath(url));
+  } catch {
+    dir = undefined; // not a file: URL
+  }
   const files = manifest.modules;
   if (files.length !== importers.length || files.length !== manifest.passes.length)
     return {
       ok: false,
       problem: `the stub names ${importers.length} staged modules, its manifest ${files.length}`,
     };
-  for (const f of files) {
-    const file = path.resolve(dir, f.path);
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      return { ok: false, problem: `the staged module ${f.path} is missing or unreadable` };
-    }
-    if (sha256(text) !== f.sha256)
-      return { ok: false, problem: `the staged module ${f.path} is not the one staged with this stub` };
+  const foreign = (f: ManifestFile): LoadedStages => ({
+    ok: false,
+    problem: `the staged module ${f.path} is not the one staged with this stub`,
+  });
+  const texts = files.map((f) => readIfThere(dir, f.path));
+  for (const [i, f] of files.entries()) {
+    const text = texts[i];
+    if (text === undefined) continue;
+    const line = stageHashLine(f.sha256);
+    if (!text.endsWith(line) || sha256(text.slice(0, -line.length)) !== f.sha256) return foreign(f);
   }
   const stages: ((...args: unknown[]) => unknown)[] = [];
   let admit: unknown;
-  for (let i = 0; i < importers.length; i++) {
+  for (const [i, f] of files.entries()) {
     let m: StagedModule;
     try {
       m = await (importers[i] as () => Promise<StagedModule>)();
     } catch (e) {
       return {
         ok: false,
-        problem: `the staged module ${files[i]?.path} failed to load: ${e instanceof Error ? e.message : String(e)}`,
+        problem:
+          texts[i] === undefined
+            ? `the staged module ${f.path} is missing`
+            : `the staged module ${f.path} failed to load: ${e instanceof Error ? e.message : String(e)}`,
       };
     }
+    if (m.STAGE_HASH !== f.sha256) return foreign(f);
     if (typeof m.optimize !== 'function')
-      return { ok: false, problem: `the staged module ${files[i]?.path} exports no optimize function` };
+      return { ok: false, problem: `the staged module ${f.path} exports no optimize function` };
     if (i === 0) admit = m.admit;
     stages.push(m.optimize as (...args: unknown[]) => unknown);
   }

@@ -12,6 +12,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -180,6 +181,8 @@ describe('the packed package, installed in an app', () => {
     const bundled = node(path.join(APP, 'bundled/app.mjs'));
     expect(bundled.code, bundled.err).toBe(0);
     expect(bundled.out).toBe(unstaged[1]);
+    // inlined, with no module file to read, each module's own STAGE_HASH is checked: staged
+    expect(bundled.err).not.toMatch(/unstaged pipeline/);
     // the folder still works after a move (it imports only scf/runtime and itself)
     mkdirSync(path.join(APP, 'moved/deeper'), { recursive: true });
     for (const f of readdirSync(path.join(APP, 'staged')))
@@ -187,6 +190,18 @@ describe('the packed package, installed in an app', () => {
     expect(runStub('./moved/deeper/mul_add.stub.mjs', values).map((r) => r.fun)).toEqual(
       viaStub.map((r) => r.fun),
     );
+    // a staged module edited in the app never runs: the stub warns and runs the unstaged pipeline
+    cpSync(path.join(APP, 'staged'), path.join(APP, 'tampered'), { recursive: true });
+    const module = path.join(APP, 'tampered/mul_add.const-prop.staged.mjs');
+    writeFileSync(module, `globalThis.TAMPERED = 1;\n${readFileSync(module, 'utf8')}`);
+    const tampered = node(
+      '--input-type=module',
+      '-e',
+      "import { specialize } from './tampered/mul_add.stub.mjs'; const r = specialize({ a: 1 }); console.log(JSON.stringify({ staged: r.staged, ran: globalThis.TAMPERED ?? 0 }));",
+    );
+    expect(tampered.code, tampered.err).toBe(0);
+    expect(JSON.parse(tampered.out)).toEqual({ staged: false, ran: 0 });
+    expect(tampered.err).toMatch(/mul_add\.const-prop\.staged\.mjs is not the one staged with this stub/);
   });
 
   it("a user's optimizer in the app is checked, run, staged, and its stub falls back when the pass changes", () => {
