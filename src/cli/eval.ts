@@ -17,7 +17,7 @@ import {
   listToArray,
   type Param,
 } from '../kernel/index.js';
-import { BindError, type BindValue, PassError, runPipeline } from '../optimizers/index.js';
+import { BindError, type BindValue, PassError, PassOutputError, runPipeline } from '../optimizers/index.js';
 import {
   type CliIo as CommandIO,
   type CommandArgs,
@@ -25,7 +25,14 @@ import {
   defineCommand,
   EXIT_BAD_INPUT,
 } from './io.js';
-import { loadKernelFunction, parsePasses, tooDeepTo, UsageError } from './kernel-input.js';
+import {
+  CHECK_FLAG,
+  loadKernelFunction,
+  parsePasses,
+  sourcePlace,
+  tooDeepTo,
+  UsageError,
+} from './kernel-input.js';
 import { clip } from '../common/index.js';
 
 export const EVAL = {
@@ -54,6 +61,7 @@ or an array in parameter order`,
       value: 'N=V',
       help: 'one argument (repeatable); V is a number, true, false or an array',
     },
+    check: CHECK_FLAG,
     passes: {
       type: 'string',
       short: 'p',
@@ -72,6 +80,7 @@ export const evalCommand = defineCommand(EVAL, run, [
   { type: BindError },
   // a user's pass that failed as it ran (out of fuel or stack, a result that is no Fun)
   { type: PassError },
+  { type: PassOutputError, status: 1 },
   // the kernel failed at run time (its own diagnostic, file:line:col): exit 1
   { type: KernelRuntimeError, status: 1, asIs: true },
 ]);
@@ -113,7 +122,10 @@ async function run({ values, positionals }: CommandArgs<typeof EVAL.flags>, io: 
     // Optimize first, with the --bind values as the constants const-prop may assume.
     const passes = parsePasses(values.passes);
     if (tooDeepTo('optimize', input, io)) return EXIT_BAD_INPUT;
-    runProgram = runPipeline(program, fnName, passes, bindValues).program;
+    runProgram = runPipeline(program, fnName, passes, bindValues, {
+      check: values.check ? 'all' : 'user',
+      at: sourcePlace(input),
+    }).program;
   }
   const r = evaluate(runProgram, fnName, args, { fuel, spans: input.spans, source: input.source });
   const outputs = emptyRecord<unknown>();

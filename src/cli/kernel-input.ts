@@ -6,6 +6,7 @@
 import { statSync } from 'node:fs';
 import {
   type Fun,
+  kernelPlace,
   withFns,
   listToArray,
   type ParseResult,
@@ -76,6 +77,22 @@ export function tooDeepTo(what: string, input: KernelInput, io: CliIo, fun: Fun 
   const d = treeDepthDiagnostic(fun, input.spans, input.file, what);
   if (d !== undefined) io.err(formatDiagnostic(d, new Map([[input.file, input.source]]), false));
   return d !== undefined;
+}
+
+/** `--check` of `scf opt`, `scf eval` and `scf kernel`: every pass's output validated. */
+export const CHECK_FLAG = {
+  type: 'boolean',
+  help: `validate the output of every pass, the built-in ones too, against the kernel AST's
+invariants (docs/kernel-ast.md); a pass of your own is always validated, and one that
+breaks an invariant fails with exit status 1, naming the pass and the node`,
+} as const;
+
+/** Where label `lbl` of `input`'s function is in its C source (`FILE:LINE:COL`), if it came from there. */
+export function sourcePlace(input: KernelInput): (lbl: number) => string | undefined {
+  return (lbl) => {
+    const span = input.spans.get(lbl);
+    return span ? kernelPlace(span, input.source) : undefined;
+  };
 }
 
 /** `--math exact|finite` of `scf opt` and `scf kernel` (`parsePasses` reads it). */

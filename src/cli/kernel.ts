@@ -30,7 +30,7 @@ import {
   KernelRuntimeError,
   listToArray,
 } from '../kernel/index.js';
-import { BindError, defaultPipeline, PassError } from '../optimizers/index.js';
+import { BindError, defaultPipeline, PassError, PassOutputError } from '../optimizers/index.js';
 import {
   emitKernelJs,
   emitKernelWgsl,
@@ -42,7 +42,14 @@ import {
 } from '../target/index.js';
 import { parseArgsJson, resultJson } from './eval.js';
 import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, EXIT_BAD_INPUT } from './io.js';
-import { loadKernelFunction, MATH_FLAG, parsePasses, tooDeepTo, UsageError } from './kernel-input.js';
+import {
+  CHECK_FLAG,
+  loadKernelFunction,
+  MATH_FLAG,
+  parsePasses,
+  tooDeepTo,
+  UsageError,
+} from './kernel-input.js';
 import { optimizeUnstaged, parseBinds } from './opt.js';
 
 export const KERNEL = {
@@ -70,6 +77,7 @@ literal, true/false, or an array [1,2,1]; the function is optimized first
 and a run takes V as N's argument`,
     },
     math: MATH_FLAG,
+    check: CHECK_FLAG,
     passes: {
       type: 'string',
       short: 'p',
@@ -99,7 +107,11 @@ the JS back end, with a note), webgpu (no adapter is an error) or js`,
   notes: 'Floats may be given as "NaN", "Infinity" or "-Infinity".',
 } satisfies CommandSpec;
 
-export const kernelCommand = defineCommand(KERNEL, run, [{ type: BindError }, { type: PassError }]);
+export const kernelCommand = defineCommand(KERNEL, run, [
+  { type: BindError },
+  { type: PassError },
+  { type: PassOutputError, status: 1 },
+]);
 
 async function run({ values, positionals }: CommandArgs<typeof KERNEL.flags>, io: CliIo): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('expected exactly one FILE.c', true);
@@ -124,7 +136,7 @@ async function run({ values, positionals }: CommandArgs<typeof KERNEL.flags>, io
   const { fnName } = input;
   let program = input.program;
   if (optimize) {
-    const optimized = optimizeUnstaged(input, passes, binds, 'scf kernel', io);
+    const optimized = optimizeUnstaged(input, passes, binds, 'scf kernel', io, values.check);
     if (optimized === null) return EXIT_BAD_INPUT;
     program = optimized.program;
   }

@@ -21,6 +21,7 @@ import {
   defaultPipeline,
   type Pass,
   PassError,
+  PassOutputError,
   type PipelineResult,
   runPipeline,
   specializationNotes,
@@ -49,6 +50,7 @@ staged pipeline that 'scf stage' wrote into DIR) and prints it as C.`,
 (3, -2, 0.5, 1.5f), true/false, or an array [1,2,1] for an array formal`,
     },
     math: MATH_FLAG,
+    check: CHECK_FLAG,
     passes: {
       type: 'string',
       short: 'p',
@@ -76,8 +78,10 @@ import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, EXIT_BAD
 import {
   type KernelInput,
   loadKernelFunction,
+  CHECK_FLAG,
   MATH_FLAG,
   parsePasses,
+  sourcePlace,
   tooDeepTo,
   UsageError,
 } from './kernel-input.js';
@@ -86,6 +90,8 @@ export const optCommand = defineCommand(OPT, run, [
   { type: BindError },
   // a user's pass that failed as it ran (the staged pipeline's fallback runs it too)
   { type: PassError },
+  // a user's pass (or, with --check, any pass) whose output breaks the kernel AST's invariants
+  { type: PassOutputError, status: 1 },
 ]);
 
 async function run({ values, positionals }: CommandArgs<typeof OPT.flags>, io: CliIo): Promise<number> {
@@ -99,7 +105,7 @@ async function run({ values, positionals }: CommandArgs<typeof OPT.flags>, io: C
     if (tooDeepTo('optimize', input, io)) return EXIT_BAD_INPUT;
     return runStaged(values.staged, input, passes, values.passes !== undefined, binds, io);
   }
-  const optimized = optimizeUnstaged(input, passes, binds, 'scf opt', io);
+  const optimized = optimizeUnstaged(input, passes, binds, 'scf opt', io, values.check);
   if (optimized === null) return EXIT_BAD_INPUT;
   io.out(printOptimized(optimized.fun, input.program));
   for (const note of specializationNotes(optimized.fun, input.program)) io.err(`scf opt: note: ${note}`);
@@ -129,10 +135,14 @@ export function optimizeUnstaged(
   binds: Readonly<Record<string, BindValue>>,
   command: string,
   io: CliIo,
+  checkAll = false,
 ): PipelineResult | null {
   if (tooDeepTo('optimize', input, io)) return null;
   try {
-    return runPipeline(input.program, input.fnName, passes, binds);
+    return runPipeline(input.program, input.fnName, passes, binds, {
+      check: checkAll ? 'all' : 'user',
+      at: sourcePlace(input),
+    });
   } catch (e) {
     if (e instanceof PassError) {
       // a user's pass failed as it ran: the message names the pass

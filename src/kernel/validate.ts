@@ -1,8 +1,9 @@
 /**
  * The kernel AST's validator: checks the invariants ast.ts's header states, on a program the parser
  * produced or any optimizer's output (Binaryen's pass-runner validation, Futhark's
- * `pipelineValidate`). `runPipeline` (optimizers/index.ts), `stageConfig` and the stub's pipelines
- * run it under `SCF_PASS_DEBUG=1` and name the step that broke the program.
+ * `pipelineValidate`). `runPipeline` (optimizers/index.ts) and the stub's pipelines run it after
+ * every user's pass (every pass under `--check`) and name the pass that broke the program;
+ * `stageConfig` runs it on the loaded kernel under `SCF_PASS_DEBUG=1`.
  *
  * Rules (each problem names its rule and the label of the node it is at):
  * - `shape`: every node has a kind of the field table (fields.generated.ts) and each field the

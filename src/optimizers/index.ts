@@ -15,18 +15,19 @@
  * lattice values given to constant propagation, as in SCF §2.2.1 (`formalsFromBindings`, which
  * throws `BindError` for bindings a formal cannot take, arrays past `MAX_LATE_ARRAY` included).
  *
- * With `SCF_PASS_DEBUG=1`, the function is validated after every pass (src/kernel/validate.ts: the
- * invariants ast.ts states; an internal error names the pass that broke it).
+ * The output of every user's pass — of every pass with `check: 'all'` (`--check`) — is validated
+ * (src/kernel/validate.ts: the invariants ast.ts states); a broken one is a `PassOutputError`
+ * naming the pass, the user's error.
  */
 import path from 'node:path';
 import type { Cmd, Fun, Program } from '../kernel/index.js';
 import {
   article,
-  formatProblems,
   listFromArray,
   listToArray,
   programWith,
   repeatedLabels,
+  type ValidationProblem,
   validateFun,
   withFns,
 } from '../kernel/index.js';
@@ -260,37 +261,91 @@ export interface PipelineResult {
   readonly fun: Fun;
 }
 
+/** Whose output `runPipeline` and the stubs validate after each pass: users' passes, or all. */
+export type PassChecks = 'user' | 'all';
+
+export interface PipelineOptions {
+  /** `user` (default): the output of each user's pass is validated; `all`: every pass's (`--check`). */
+  readonly check?: PassChecks;
+  /** Where label `lbl` of the input is in its source (`FILE:LINE:COL`), for messages. */
+  readonly at?: (lbl: number) => string | undefined;
+}
+
 /**
  * Runs `passes` in order over function `fnName` of `program`, the program's other functions
- * attached (`withFns`), so constant propagation may specialize them. Throws BindError for bad
- * bindings.
+ * attached (`withFns`), so constant propagation may specialize them. Each user's pass's output
+ * (every pass's with `check: 'all'`) is validated (src/kernel/validate.ts): a broken one throws
+ * `PassOutputError`. Throws BindError for bad bindings.
  */
 export function runPipeline(
   program: Program,
   fnName: string,
   passes: readonly Pass[] = defaultPipeline,
   binds: Bindings = {},
+  opts: PipelineOptions = {},
 ): PipelineResult {
   const original = withFns(program, fnName);
   if (!original) throw new BindError(`no function named '${clip(fnName)}'`);
   const ctx: PassContext = { formals: formalsFromBindings(original, binds) };
-  const debug = process.env.SCF_PASS_DEBUG === '1';
   let fun = original;
   for (const pass of passes) {
     fun = pass.run(fun, ctx);
-    if (debug) assertValid(fun, program, `pass '${pass.name}' broke '${clip(fnName)}'`);
+    if (checksPass(pass, opts.check)) checkPassOutput(pass, fun, program, opts.at);
   }
   return { program: programWith(program, fun), fun };
 }
 
+/** Whether `pass`'s output is validated under `check` (users' passes always). */
+export function checksPass(pass: { readonly builtin: boolean }, check: PassChecks = 'user'): boolean {
+  return check === 'all' || !pass.builtin;
+}
+
+/** Problems a `PassOutputError` message lists before `… and N more`. */
+const PROBLEMS_SHOWN = 3;
+
 /**
- * Throws an internal error, `what` and the problems, when `f` breaks an invariant of the kernel AST
- * (`validateFun`, src/kernel/validate.ts; `program` has its callees, when known). The `SCF_PASS_DEBUG=1`
- * check, after every pass here and in a stub's pipelines.
+ * A pass returned a function that breaks an invariant of the kernel AST (docs/kernel-ast.md):
+ * the pass's error, not scf's — the CLI reports it with exit status 1, naming the pass, the
+ * function and each broken invariant at its node (its label, and its place in the source when the
+ * node came from there).
  */
-export function assertValid(f: Fun, program: Program | undefined, what: string): void {
+export class PassOutputError extends Error {
+  override readonly name = 'PassOutputError';
+  constructor(
+    readonly pass: string,
+    readonly fun: string,
+    readonly problems: readonly ValidationProblem[],
+    at: (lbl: number) => string | undefined = () => undefined,
+  ) {
+    const shown = problems.slice(0, PROBLEMS_SHOWN).map((p) => {
+      const where = p.lbl === undefined ? undefined : at(p.lbl);
+      const node =
+        p.lbl === undefined ? '' : ` (at label ${p.lbl}${where ? `, ${where}` : ', a node the pass made'})`;
+      return `  ${p.rule}: ${p.message}${node}`;
+    });
+    const more = problems.length > PROBLEMS_SHOWN ? [`  … and ${problems.length - PROBLEMS_SHOWN} more`] : [];
+    super(
+      [
+        `pass '${clip(pass)}' returned a function '${clip(fun)}' that breaks the kernel AST's invariants (docs/kernel-ast.md):`,
+        ...shown,
+        ...more,
+      ].join('\n'),
+    );
+  }
+}
+
+/**
+ * Throws `PassOutputError` when `f`, the output of `pass`, breaks an invariant of the kernel AST
+ * (`validateFun`; `program` has its callees, when known).
+ */
+export function checkPassOutput(
+  pass: { readonly name: string; readonly description?: string },
+  f: Fun,
+  program: Program | undefined,
+  at?: (lbl: number) => string | undefined,
+): void {
   const problems = validateFun(f, program, { seqs: 'skip-free' });
-  if (problems.length > 0) throw new Error(`internal error: ${what}: ${formatProblems(problems)}`);
+  if (problems.length > 0) throw new PassOutputError(pass.name, f.name, problems, at);
 }
 
 /** Names the first repeated label of `f`, or returns undefined when all labels are unique. */

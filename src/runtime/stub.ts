@@ -23,8 +23,8 @@
  *   over modules it does not match, which it detects, or a complete new folder.
  * The kernel is the stub's own (`FUN`), deep-frozen here, so it is admitted once, on the first
  * staged run; every run admits the formals (on config 8 the kernel's check was a fifth of the
- * staged pipeline's time). With `SCF_PASS_DEBUG=1` set when the stub is made, every pass's output,
- * staged or not, is validated (src/kernel/validate.ts) and a broken one named.
+ * staged pipeline's time). The output of a user's pass, staged or not, is validated
+ * (src/kernel/validate.ts): a broken one is a `PassOutputError` naming the pass.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -32,7 +32,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Fun, listFromArray } from '../kernel/index.js';
 import {
-  assertValid,
+  checkPassOutput,
+  checksPass,
   type Bindings,
   findPassEntry,
   formalsFromBindings,
@@ -272,10 +273,11 @@ export function makeStub(parts: StubParts): Stub {
     });
     return passes;
   };
-  // SCF_PASS_DEBUG=1 (read when the stub is made): each pass's output is validated
-  const debug = process.env.SCF_PASS_DEBUG === '1';
-  const check = (f: Fun, i: number, how: string): void =>
-    assertValid(f, undefined, `${how} pass '${manifest.passes[i]?.name ?? i}' broke '${manifest.function}'`);
+  // a user's pass's output is validated, staged or not (`PassOutputError` names the pass)
+  const check = (f: Fun, i: number): void => {
+    const p = manifest.passes[i];
+    if (p !== undefined && checksPass(p)) checkPassOutput(p, f, undefined);
+  };
   const { staged } = parts;
   // why the staged code may not run, and the warning that says so (computed on first use)
   let stale: { readonly why: string; readonly warning: string } | undefined | null = null;
@@ -301,11 +303,11 @@ export function makeStub(parts: StubParts): Stub {
       staged.admit(input, funAdmitted ? 1 : 0);
       funAdmitted = true;
       let f = (staged.stages[0] as (...a: unknown[]) => unknown)(...input) as Fun;
-      if (debug) check(f, 0, 'staged');
+      check(f, 0);
       for (let i = 1; i < staged.stages.length; i++) {
         const run = staged.stages[i] as (...a: unknown[]) => unknown;
         f = (manifest.passes[i]?.takesFormals ? run(f, list) : run(f)) as Fun;
-        if (debug) check(f, i, 'staged');
+        check(f, i);
       }
       return f;
     },
@@ -314,7 +316,7 @@ export function makeStub(parts: StubParts): Stub {
       let f = fun;
       for (let i = 0; i < passes.length; i++) {
         f = (passes[i] as Pass).run(f, { formals });
-        if (debug) check(f, i, 'unstaged');
+        check(f, i);
       }
       return f;
     },

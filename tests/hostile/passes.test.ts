@@ -270,3 +270,37 @@ describe('an optimize that breaks the pass contract', () => {
 function reEscape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+describe("a pass whose output breaks the kernel AST's invariants", () => {
+  const DUP = file(
+    'dup.ts',
+    `import type { Fun } from 'scf/kernel';
+
+export function optimize(f: Fun): Fun {
+  return {
+    kind: 'fun', name: f.name, ret: f.ret, params: f.params, locals: f.locals,
+    body: { kind: 'seq', first: f.body, second: f.body, lbl: f.lbl },
+    fns: f.fns, lbl: f.lbl,
+  };
+}
+`,
+  );
+
+  it("is the user's error (exit 1) naming the pass, the function, the invariant and the node's place", async () => {
+    for (const argv of [
+      ['opt', KERNEL, '--passes', DUP],
+      ['eval', KERNEL, '--passes', DUP, '--args', '[1,2]'],
+      ['kernel', KERNEL, '--passes', DUP, '--emit', 'js'],
+    ]) {
+      const r = clean(await cli(...argv));
+      expect(r.code, r.err).toBe(1);
+      expect(r.err).toMatch(/pass 'dup' returned a function 'f' that breaks the kernel AST's invariants/);
+      expect(r.err).toMatch(/label: label \d+ occurs twice \(at label \d+, .*k\.c:\d+:\d+\)/);
+    }
+  });
+
+  it('built-in passes are checked too under --check, and pass', async () => {
+    const r = clean(await cli('opt', KERNEL, '--check', '--bind', 'a=0'));
+    expect(r.code, r.err).toBe(0);
+  });
+});

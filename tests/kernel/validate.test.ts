@@ -1,12 +1,12 @@
 /**
  * The kernel validator (src/kernel/validate.ts): it accepts every kernel of configs/ and examples/
  * as parsed and as the config's pipeline leaves it (on no bindings and on the config's sample), and
- * each of its rules rejects a hand-broken program; `SCF_PASS_DEBUG=1` runs it after every pass and
- * names the pass that broke a function.
+ * each of its rules rejects a hand-broken program; `runPipeline` runs it after every user's pass
+ * (every pass with `check: 'all'`) and names the pass that broke a function.
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   type Cmd,
   type Expr,
@@ -21,7 +21,7 @@ import {
   validateFun,
   validateProgram,
 } from '../../src/kernel/index.js';
-import { allPasses, type Pass, runPipeline } from '../../src/optimizers/index.js';
+import { allPasses, type Pass, PassOutputError, runPipeline } from '../../src/optimizers/index.js';
 import { configPasses, loadConfig, loadConfigInput } from '../../src/pipeline/index.js';
 
 beforeAll(loadKernelParser);
@@ -229,28 +229,39 @@ describe('validate rejects', () => {
   });
 });
 
-describe('SCF_PASS_DEBUG=1', () => {
-  const saved = process.env.SCF_PASS_DEBUG;
-  afterEach(() => {
-    if (saved === undefined) delete process.env.SCF_PASS_DEBUG;
-    else process.env.SCF_PASS_DEBUG = saved;
+describe("passes' output checked as they run", () => {
+  const breaker: Pass = {
+    ...(allPasses[0] as Pass),
+    name: 'breaker',
+    run: (f) => ({
+      ...f,
+      body: { kind: 'seq', first: { kind: 'skip', lbl: f.lbl }, second: f.body, lbl: f.lbl },
+    }),
+  };
+
+  it("a user's pass that breaks the function is named, with the broken invariants", () => {
+    const p = parsed();
+    const user: Pass = { ...breaker, builtin: false };
+    const at = (lbl: number) => (lbl === 1 ? 'k.c:1:1' : undefined);
+    const err = (() => {
+      try {
+        runPipeline(p, 'f', [user], {}, { at });
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(err).toBeInstanceOf(PassOutputError);
+    const m = (err as Error).message;
+    expect(m).toMatch(/^pass 'breaker' returned a function 'f' that breaks the kernel AST's invariants/);
+    expect(m).toMatch(/label: label \d+ occurs twice \(at label \d+/);
+    expect(m).toMatch(/seq: a statement list holds a skip/);
+    expect(m).not.toMatch(/internal error/);
   });
 
-  it('names the pass that broke the function', () => {
-    const breaker: Pass = {
-      ...(allPasses[0] as Pass),
-      name: 'breaker',
-      run: (f) => ({
-        ...f,
-        body: { kind: 'seq', first: { kind: 'skip', lbl: f.lbl }, second: f.body, lbl: f.lbl },
-      }),
-    };
+  it("built-in passes are checked under check: 'all' (scf --check)", () => {
     const p = parsed();
     expect(() => runPipeline(p, 'f', [breaker])).not.toThrow();
-    process.env.SCF_PASS_DEBUG = '1';
-    expect(() => runPipeline(p, 'f', [breaker])).toThrow(
-      /internal error: pass 'breaker' broke 'f': label at label \d+: label \d+ occurs twice/,
-    );
-    expect(() => runPipeline(p, 'f', [breaker])).toThrow(/seq at label \d+: a statement list holds a skip/);
+    expect(() => runPipeline(p, 'f', [breaker], {}, { check: 'all' })).toThrow(PassOutputError);
   });
 });
