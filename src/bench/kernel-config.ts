@@ -49,7 +49,7 @@ import {
 import { argValue } from './kernel-args.js';
 import { alternate } from './kernel-latency.js';
 import { median } from './report.js';
-import { type MachineInfo, machineInfo } from './table3.js';
+import { configId, type MachineInfo, machineInfo } from './table3.js';
 
 export interface TierTimes {
   readonly generic: number;
@@ -77,7 +77,8 @@ export interface BackendReport {
 
 export interface KernelConfigReport {
   readonly config: string;
-  readonly id?: number;
+  /** The config's `id`, or its file's name without `.json`. */
+  readonly id: number | string;
   readonly function: string;
   readonly stagingSeconds: number;
   readonly backends: { readonly js: BackendReport; readonly webgpu?: BackendReport };
@@ -357,7 +358,7 @@ export async function runKernelConfigBench(
     );
     return {
       config: file,
-      ...(config.id !== undefined ? { id: config.id } : {}),
+      id: configId(config),
       function: config.function,
       stagingSeconds: Math.round(stagingSeconds * 100) / 100,
       backends: { js, ...(webgpu ? { webgpu } : {}) },

@@ -19,26 +19,37 @@
  * - Break-even: staging time / (unstaged − staged time per run): late-stage runs after which
  *   staging paid off (`null` when the staged pipeline is not faster).
  * - Compiled-code speed-up: the original kernel / the optimized kernel, both compiled by the JS
- *   back end (src/target), on deterministic arguments (kernel-args.ts), timed the same way.
+ *   back end (src/target), timed the same way, on the config's `args` (the kernel's run-time
+ *   arguments) with the `sample` values for the staged formals. A config without `args` runs on
+ *   deterministic arguments made up from the parameters' names (kernel-args.ts: what the Table 2
+ *   kernels take); when its kernel fails on those, the figure is `null` and `codeSkipped` says why.
+ *   A kernel that fails on the config's own `args` is the config's fault: `KernelBenchError`.
  * - equal: the staged pipeline's output is deep-strictly equal to the unstaged one's.
+ *
+ * A config's id is its `id`, or else its file's name without `.json` (`configId`): the report's
+ * rows and `ids` use it. Every config needs a `sample`: without one there is no late input to time.
  */
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import {
-  type ArgValue,
   astNodes,
   type Fun,
+  KernelArgumentError,
+  KernelRuntimeError,
   listFromArray,
+  listToArray,
   loadKernelParser,
   printFun,
+  type Program,
   programWith,
 } from '../kernel/index.js';
 import { type AbsValue, size as absSize } from '../abstract-values/index.js';
 import { type Bindings, type LatticeVal, optimizerProgram } from '../optimizers/index.js';
 import { Interpreter } from '../scf-lang/index.js';
 import {
+  configError,
   loadConfig,
   type PipelineStage,
   type StageConfig,
@@ -49,13 +60,15 @@ import {
 } from '../pipeline/index.js';
 import { compileKernelJs } from '../target/index.js';
 import { kernelArgs } from './kernel-args.js';
+import { configArgs } from './kernel-config.js';
 import { median } from './report.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 export const TABLE2_DIR = path.join(ROOT, 'configs/table2');
 
 export interface BenchRow {
-  readonly id: number;
+  /** The config's `id`, or its file's name without `.json`. */
+  readonly id: number | string;
   readonly function: string;
   readonly config: string;
   /** Unstaged / staged late-stage pipeline time. */
@@ -68,8 +81,12 @@ export interface BenchRow {
   readonly inputNodes: number;
   /** Staged pipeline Core nodes / unstaged pipeline Core nodes. */
   readonly sizeRatio: number;
-  /** Original kernel time / optimized kernel time on the JS back end. */
-  readonly codeSpeedup: number;
+  /** Original kernel time / optimized kernel time on the JS back end (`null`: see `codeSkipped`). */
+  readonly codeSpeedup: number | null;
+  /** The kernel's arguments for `codeSpeedup`: the config's `args`, or made up from parameter names. */
+  readonly codeArgs: 'config' | 'made-up';
+  /** Why `codeSpeedup` is `null`: the kernel failed on the made-up arguments. */
+  readonly codeSkipped?: string;
   /** Staged time / the time to build the output as a literal. */
   readonly limitRatio: number;
   /** Late-stage runs after which staging paid off (`null`: never). */
@@ -141,8 +158,8 @@ export interface BenchProgress {
 }
 
 export interface BenchOptions {
-  /** Config ids to run (default: all in the folder). */
-  readonly ids?: readonly number[];
+  /** Config ids to run (`configId`; default: all in the folder). */
+  readonly ids?: readonly (number | string)[];
   /** Folder of config JSON files (default configs/table2). */
   readonly dir?: string;
   /** Milliseconds of timing per comparison (default 600). */
@@ -169,18 +186,51 @@ export const METHOD =
 /** What the stub `writeStaged` writes exports (src/pipeline/write.ts). */
 export type Stub = LoadedStub;
 
-/** The configs of `dir` (sorted by file name) with their ids. */
-export function listConfigs(dir = TABLE2_DIR): { file: string; config: StageConfig }[] {
+/**
+ * A kernel that fails at run time on the arguments its config gives (`args`): the config's fault,
+ * not scf's. The message names the config.
+ */
+export class KernelBenchError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KernelBenchError';
+  }
+}
+
+/** A config's id: its `id`, or else its file's name without `.json`. */
+export function configId(config: StageConfig): number | string {
+  return config.id ?? path.basename(config.file, '.json');
+}
+
+/** Throws the `ConfigError` of a config without `sample`: there is no late input to time. */
+export function requireSample(config: StageConfig): void {
+  if (config.sample === undefined)
+    throw configError(
+      config,
+      '',
+      "a benchmark needs 'sample': the late values the pipelines are timed on",
+      'C1009',
+    );
+}
+
+/** The configs of `dir` (sorted by file name) with their ids (`configId`). */
+export function listConfigs(dir = TABLE2_DIR): { file: string; id: number | string; config: StageConfig }[] {
   return readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
     .sort()
-    .map((f) => ({ file: path.join(dir, f), config: loadConfig(path.join(dir, f)) }));
+    .map((f) => {
+      const config = loadConfig(path.join(dir, f));
+      return { file: path.join(dir, f), id: configId(config), config };
+    });
 }
 
 export async function runBenchmarks(opts: BenchOptions = {}): Promise<BenchReport> {
   await loadKernelParser();
   const all = listConfigs(opts.dir);
-  const chosen = opts.ids ? all.filter((c) => opts.ids?.includes(c.config.id ?? -1)) : all;
+  const wanted = opts.ids?.map(String);
+  const chosen = wanted ? all.filter((c) => wanted.includes(String(c.id))) : all;
+  // checked before the first config is timed, so a long run never ends on a config it cannot time
+  for (const { config } of chosen) requireSample(config);
   const tmp = path.join(ROOT, `.tmp-bench-${process.pid}`);
   mkdirSync(tmp, { recursive: true });
   const rows: BenchRow[] = [];
@@ -221,6 +271,9 @@ async function benchConfig(
   const outUnstaged = stub.unstagedPipeline(formals);
   const equal = isDeepStrictEqual(outStaged, outUnstaged);
 
+  // the kernel's arguments are tried before anything is timed
+  const code = codeTimer(config, name, staged.program, staged.fun, programWith(staged.program, outUnstaged));
+
   progress('timing');
   const pipe = sideBySide(
     () => stub.unstagedPipeline(formals),
@@ -229,17 +282,7 @@ async function benchConfig(
   );
   const build = literalBuilder(outStaged);
   const limitUs = medianTime(build, budgetMs / 3);
-
-  const kernel = staged.program;
-  const optimizedKernel = programWith(kernel, outUnstaged);
-  const args = kernelArgs(staged.fun, (config.sample ?? {}) as Record<string, unknown>);
-  const original = compileKernelJs(kernel, config.function);
-  const optimized = compileKernelJs(optimizedKernel, config.function);
-  const code = sideBySide(
-    () => original.run(args as Record<string, ArgValue>),
-    () => optimized.run(args as Record<string, ArgValue>),
-    budgetMs,
-  );
+  const codeTimes = code.time?.(budgetMs);
 
   progress('counting');
   const counts = countInstructions(staged.fun, formals, staged.stages);
@@ -248,7 +291,7 @@ async function benchConfig(
   const stagedNodes = staged.stages.reduce((n, s) => n + s.result.sizes.staged, 0);
   const saving = pipe.a - pipe.b;
   return {
-    id: config.id ?? 0,
+    id: configId(config),
     function: config.function,
     config: name,
     compilerSpeedup: round(pipe.a / pipe.b),
@@ -257,7 +300,9 @@ async function benchConfig(
     inputLoc: printFun(staged.fun).split('\n').length,
     inputNodes: astNodes(staged.fun),
     sizeRatio: round(stagedNodes / unstagedNodes),
-    codeSpeedup: round(code.a / code.b),
+    codeSpeedup: codeTimes === undefined ? null : round(codeTimes.a / codeTimes.b),
+    codeArgs: code.from,
+    ...(code.skipped !== undefined ? { codeSkipped: code.skipped } : {}),
     limitRatio: round(pipe.b / limitUs),
     breakEven: saving > 0 ? Math.ceil((stagingSeconds * 1e6) / saving) : null,
     equal,
@@ -288,6 +333,72 @@ async function benchConfig(
       };
     }),
   };
+}
+
+/**
+ * The original kernel against the optimized one on the JS back end, on the config's `args` (with
+ * the `sample` values) or else on arguments made up from the parameters' names: `time(budgetMs)`
+ * times them side by side. The original runs once here: a failure is the arguments' (a config's
+ * own `args`: its error; made-up ones: no `time`, and `skipped` says why); the optimized kernel
+ * failing where the original ran is scf's.
+ */
+function codeTimer(
+  config: StageConfig,
+  name: string,
+  kernel: Program,
+  fun: Fun,
+  optimizedKernel: Program,
+): { from: 'config' | 'made-up'; time?: (budgetMs: number) => { a: number; b: number }; skipped?: string } {
+  const from = config.args !== undefined ? 'config' : 'made-up';
+  const args =
+    from === 'config'
+      ? configArgs(
+          config,
+          listToArray(fun.params).map((p) => p.name),
+        )
+      : kernelArgs(fun, (config.sample ?? {}) as Record<string, unknown>);
+  const original = compileKernelJs(kernel, config.function);
+  const optimized = compileKernelJs(optimizedKernel, config.function);
+  try {
+    original.run(args);
+  } catch (e) {
+    if (!isArgumentFault(e)) throw e;
+    const detail = e.message.replace(/^error: /, '');
+    if (from === 'made-up')
+      return {
+        from,
+        skipped: `'${config.function}' fails on arguments made up from its parameter names (${detail}); give its run-time arguments in the config's "args"`,
+      };
+    if (e instanceof KernelArgumentError)
+      throw configError(config, 'args', `'args' do not fit '${config.function}': ${detail}`);
+    throw new KernelBenchError(
+      `${name} (${config.file}): '${config.function}' fails on the config's "args": ${detail}`,
+    );
+  }
+  return {
+    from,
+    time: (budgetMs) =>
+      sideBySide(
+        () => original.run(args),
+        () => optimized.run(args),
+        budgetMs,
+      ),
+  };
+}
+
+/**
+ * What running a compiled kernel throws because of its arguments: the evaluator's run-time errors
+ * and argument checks, and the JS back end's checks before a combinator's loop (plain Errors:
+ * mapped arrays of one length, iotas of non-negative lengths).
+ */
+function isArgumentFault(e: unknown): e is Error {
+  return (
+    e instanceof KernelRuntimeError ||
+    e instanceof KernelArgumentError ||
+    (e instanceof Error &&
+      e.constructor === Error &&
+      /lengths differ|of a negative length|^fused loop: /.test(e.message))
+  );
 }
 
 function round(x: number, digits = 2): number {

@@ -4,6 +4,13 @@
  * against the unstaged one side by side, counts Core instructions, and prints a table beside
  * SCF's figures with the targets met or missed — or, with `--json`, the machine-readable report.
  * Progress goes to stderr: a progress bar on a terminal, one line per step otherwise.
+ *
+ * `--dir DIR` takes a user's configs: a config is chosen by its id (`configId`: its `id`, else its
+ * file's name), its kernel timed on its `args`; configs without `args` are named in one note
+ * before the run (their kernels run on made-up arguments), and a config whose kernel fails on them
+ * gets a note and no code ×. A kernel that fails on its config's own `args` (`KernelBenchError`,
+ * exit 1) or does not take them (a `ConfigError`, exit 2) is reported with the config named, under
+ * `--kernel` too.
  */
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,12 +19,15 @@ import {
   type BenchProgress,
   formatKernelConfigReport,
   formatTable,
+  KernelBenchError,
   type KernelConfigReport,
   listConfigs,
+  requireSample,
   runBenchmarks,
   runKernelConfigBench,
   speedupChartSvg,
 } from '../bench/index.js';
+import { KernelArgumentError, KernelRuntimeError } from '../kernel/index.js';
 import { BindError, PassError } from '../optimizers/index.js';
 import { ConfigError } from '../pipeline/index.js';
 import { GpuRuntime } from '../target/index.js';
@@ -33,7 +43,11 @@ export const BENCH = {
   about: `Benchmarks staged against unstaged optimizer pipelines on the configurations of SCF Table 2
 (configs/table2, or the configurations in DIR, e.g. configs/fusion): compiler speed-up, instruction
 and map-operation reduction, size ratio, compiled-code speed-up, distance to the lower bound,
-break-even, and whether the outputs are equal.
+break-even, and whether the outputs are equal. A configuration is named by its "id", else by its
+file's name without .json; it needs a 'sample' (the late values timed). The compiled-code speed-up
+runs the kernel on the config's 'args' (as with --kernel); a config without 'args' runs it on
+arguments made up from the parameters' names, and is named in a note (as is one whose kernel
+fails on them: its code × is left out). Exit 1 when a kernel fails on its config's own 'args'.
 
 With --kernel: the generic kernel against the kernel specialized for the config's late values
 ('sample'), on the JS back end and on WebGPU when there is an adapter: the kernel's run time
@@ -52,8 +66,8 @@ argument of the kernel in 'args': a literal, or {"random": N, "seed": S} for N f
       type: 'string',
       short: 'c',
       multiple: true,
-      value: 'N',
-      help: 'run configuration N only (repeatable; default: all)',
+      value: 'ID',
+      help: 'run configuration ID only (its "id", else its file\'s name; repeatable; default: all)',
     },
     budget: {
       type: 'string',
@@ -86,6 +100,7 @@ export const CHART_SKIPPED = "scf bench: chart skipped: install 'vega' and 'vega
 
 export const benchCommand = defineCommand(BENCH, run, [
   { type: ConfigError, asIs: true },
+  { type: KernelBenchError, status: 1 },
   { type: BindError },
   { type: PassError },
 ]);
@@ -103,13 +118,14 @@ async function run(args: CommandArgs<typeof BENCH.flags>, io: CliIo): Promise<nu
   const configs = listConfigs(dir);
   if (configs.length === 0)
     throw new UsageError(`${args.values.dir ?? 'configs/table2'} has no configuration (*.json)`);
-  const known = configs.map((c) => c.config.id);
-  const ids: number[] = [];
+  const ids: (number | string)[] = [];
   for (const c of args.values.config ?? []) {
-    const n = Number(c);
-    if (!Number.isInteger(n) || !known.includes(n))
-      throw new UsageError(`--config ${c}: no such configuration (known: ${known.join(', ')})`);
-    ids.push(n);
+    const found = configs.find((k) => String(k.id) === c);
+    if (found === undefined)
+      throw new UsageError(
+        `--config ${clip(c)}: no such configuration (known: ${configs.map((k) => k.id).join(', ')})`,
+      );
+    ids.push(found.id);
   }
   const budget = args.values.budget === undefined ? 600 : Number(args.values.budget);
   if (!Number.isFinite(budget) || budget <= 0)
@@ -121,7 +137,14 @@ async function run(args: CommandArgs<typeof BENCH.flags>, io: CliIo): Promise<nu
   if (args.values.save) prepareOutFile(args.values.save, '--save');
   if (args.values.chart) prepareOutFile(args.values.chart, '--chart');
 
-  const progress = progressDisplay(io, ids.length > 0 ? ids.length : known.length);
+  const chosen = ids.length > 0 ? configs.filter((c) => ids.includes(c.id)) : configs;
+  for (const c of chosen) requireSample(c.config);
+  const noArgs = chosen.filter((c) => c.config.args === undefined).map((c) => c.id);
+  if (noArgs.length > 0)
+    io.err(
+      `scf bench: no "args" in ${noArgs.join(', ')}: code × runs ${noArgs.length === 1 ? 'its kernel' : 'their kernels'} on arguments made up from the parameters' names (a 32×32 image, 256-element signals, arrays of 16 small numbers); give a config the kernel's run-time arguments in "args"`,
+    );
+  const progress = progressDisplay(io, chosen.length);
   let report: Awaited<ReturnType<typeof runBenchmarks>>;
   try {
     report = await runBenchmarks({
@@ -133,6 +156,8 @@ async function run(args: CommandArgs<typeof BENCH.flags>, io: CliIo): Promise<nu
   } finally {
     progress.stop();
   }
+  for (const row of report.configs)
+    if (row.codeSkipped !== undefined) io.err(`scf bench: ${row.id}: code × left out: ${row.codeSkipped}`);
   if (args.values.save) writeFileSync(args.values.save, `${JSON.stringify(report, null, 2)}\n`);
   if (args.values.chart) {
     const title = `Late-stage speed-ups, staged vs unstaged (${report.machine.cpus} × ${report.machine.cpuModel.trim()})`;
@@ -173,6 +198,15 @@ async function runKernel(args: CommandArgs<typeof BENCH.flags>, io: CliIo): Prom
         backend,
         ...(gpu !== undefined ? { gpu } : {}),
         onProgress: (step) => io.err(`[${i + 1}/${files.length}] ${file}: ${step} …`),
+      }).catch((e: unknown) => {
+        // the kernel run on the config's arguments: their fault, named by the config
+        if (e instanceof KernelRuntimeError)
+          throw new KernelBenchError(
+            `${file}: the kernel fails on the config's "args": ${e.message.replace(/^error: /, '')}`,
+          );
+        if (e instanceof KernelArgumentError)
+          throw new UsageError(`${file}: the config's "args" do not fit the kernel: ${e.message}`);
+        throw e;
       });
       reports.push(report);
       if (!args.values.json) io.out(formatKernelConfigReport(report));
