@@ -1,10 +1,12 @@
 /**
  * `npm run gen:fields`: writes src/kernel/fields.generated.ts, the kernel AST's field table, from
- * src/kernel/ast.ts (issue 18 item 1). ast.ts stays the one place a node kind is declared; the table
- * is what tools read instead of repeating its fields: per node kind, its interface, the unions it
- * belongs to and its fields in declaration order with a type descriptor (number, string, boolean, a
- * node type, `List<T>`, `Option<T>`). tests/kernel/fields.test.ts regenerates it in memory and fails
- * when the committed file is stale, as oxc's CI does with its generated visitor keys.
+ * src/kernel/ast.ts, with src/optimizers/leaf.generated.ts (below) and docs/kernel-ast.md (the pass
+ * writer's reference, scripts/gen-kernel-ast-doc.ts). ast.ts stays the one place a node kind is
+ * declared; the table is what tools read instead of repeating its fields: per node kind, its
+ * interface, the unions it belongs to and its fields in declaration order with a type descriptor
+ * (number, string, boolean, a node type, `List<T>`, `Option<T>`). tests/kernel/fields.test.ts
+ * regenerates it in memory and fails when the committed file is stale, as oxc's CI does with its
+ * generated visitor keys.
  *
  * The generator also checks the rules ast.ts's header states for the SCF-lang checker (every node
  * `{ readonly kind: '…'; …; readonly lbl: number }`, fields of the allowed types, unique kinds) and
@@ -21,12 +23,12 @@ export const AST_FILE = path.join(ROOT, 'src/kernel/ast.ts');
 export const FIELDS_FILE = path.join(ROOT, 'src/kernel/fields.generated.ts');
 
 /** A field type, as the table writes it. */
-type Ty =
+export type Ty =
   | { readonly tag: 'number' | 'string' | 'boolean' }
   | { readonly tag: 'node'; readonly name: string }
   | { readonly tag: 'list' | 'option'; readonly of: Ty };
 
-interface Iface {
+export interface Iface {
   readonly name: string;
   readonly kind: string;
   readonly fields: readonly { readonly name: string; readonly type: Ty }[];
@@ -97,7 +99,7 @@ function iface(decl: Node, doc: string): Iface {
 }
 
 /** The text of the block comment right before offset `at` (only blanks between), or ''. */
-function docBefore(source: string, comments: readonly Node[], at: number): string {
+export function docBefore(source: string, comments: readonly Node[], at: number): string {
   let end = at;
   for (let k = comments.findLastIndex((x) => x.end <= at); k >= 0; k--) {
     const c = comments[k];
@@ -386,5 +388,9 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   const source = readFileSync(AST_FILE, 'utf8');
   writeFileSync(FIELDS_FILE, generateKernelFields(source));
   writeFileSync(LEAF_FILE, generateLeafCommands(source));
-  console.log(`wrote ${path.relative(ROOT, FIELDS_FILE)} and ${path.relative(ROOT, LEAF_FILE)}`);
+  // imported once this module has run (not awaited: gen-kernel-ast-doc.ts imports this module)
+  void import('./gen-kernel-ast-doc.js').then(({ writeAstDoc }) => {
+    const written = [FIELDS_FILE, LEAF_FILE, writeAstDoc()].map((f) => path.relative(ROOT, f));
+    console.log(`wrote ${written.join(', ')}`);
+  });
 }

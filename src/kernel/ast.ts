@@ -1,6 +1,52 @@
 /**
  * The kernel language's AST, declared as SCF-lang data types (after SCF Fig. 3: Fun / Cmd / Expr),
- * so that optimizers written in SCF-lang can pattern-match on it.
+ * so that optimizers written in SCF-lang can pattern-match on it. A pass imports these types, and
+ * the helpers that keep the invariants below, from `scf/kernel` (src/kernel/public.ts);
+ * docs/kernel-ast.md, the pass writer's reference, is generated from this file's doc comments
+ * (`npm run gen:ast-doc`).
+ *
+ * Invariants of a program produced by `parseKernel`, expected of every optimizer's output too.
+ * src/kernel/validate.ts checks each one that names a rule (`validateProgram` a parsed program,
+ * `validateFun` a pass's output; its header says when scf runs them).
+ * - labels (rule `label`): every node's last field, `lbl`, is its label, unique within its function
+ *   — parameters, locals, body, lambdas and `fns` included — and, in a parsed program, across the
+ *   program. A node a pass keeps or rebuilds in place may keep its label; a node it adds takes a
+ *   fresh one above the input's largest: `freshLabel(f)` is the first free label, and a pass threads
+ *   the next free one through its walk, as `relabelCmd`/`relabelExpr` do (they renumber a copy of a
+ *   subtree from `n` and return the next free label). A subtree the output holds twice (an unrolled
+ *   loop body) is relabelled in every copy but one;
+ * - shape (rule `shape`): every node is a kind of this file with each field of its declared type;
+ *   lists are the prelude's `cons`/`nil` cells, options its `some`/`none`;
+ * - types (rule `type`): scalar type strings are 'int' (32-bit two's complement, wrapping), 'float'
+ *   (IEEE binary32) and 'bool' (values 0/1); a function's `ret` may also be 'void', 'int[]',
+ *   'float[]' or 'bool[]'; a combinator's `op` is one of the six `Soac` lists;
+ * - elaborated (rule `elaborated`): every implicit C conversion is an explicit `cast` node with
+ *   `implicit: true`, so both operands of an arithmetic or comparison `binary` have the same type,
+ *   an index is an int, and the right-hand side of `assign`/`store`, a `return` value and every call
+ *   argument have exactly the target's type;
+ * - statement lists (rule `seq`): a list of commands is a chain of `seq`s without `skip` elements
+ *   (an empty list is one `skip`), right-nested as the parser builds them: `seq(a, seq(b, c))`. An
+ *   optimizer's output may nest a `seq` first (copy-prop's does), so after a pass the rule asks
+ *   only for no `skip` in a list. `mkSeq` joins two commands and drops a `skip`; `appendSeq` and
+ *   `seqOf` build right-nested lists;
+ * - combinators (rule `soac`): `comb` and `ne` are present exactly for the ops that take them, and
+ *   `ne` is an atom (`Soac` states the rest, which the parser and fusion keep);
+ * - names (no rule checks them): a function's parameters and locals have distinct names, one type
+ *   each; every scalar an `assign`, a `var` or a scalar combinator's `dest` names is one of them,
+ *   every array a `store`, `load`, `arrayRef` or `argArray` names is an array parameter, an array
+ *   local or an array combinator's `dest`, and every function a `call` or `callCmd` names is one of
+ *   the program's (or of `Fun.fns`); the variables a lambda names are its parameters and bindings.
+ *   A pass that adds a variable declares it in `Fun.locals` under a name its function does not use
+ *   (the evaluator reads an undeclared scalar as never assigned and reports an undeclared array as
+ *   an internal error);
+ * - sugar is gone: `for` is `seq(init, while(cond, seq(body, step)))` with `isFor: true`; `x += e`
+ *   and `x++` are plain assignments; declarations are hoisted into `Fun.locals` (renamed if they
+ *   shadow).
+ *
+ * What a pass preserves: wherever its input runs without a run-time error of the reference
+ * evaluator (src/kernel/eval.ts), its output runs without one and gives the same result and output
+ * arrays, bit for bit (-0 and NaN included); where the input has one, the output may do anything.
+ * tests/optimizers/differential.test.ts checks the built-in passes so.
  *
  * Rules this file obeys (the SCF-lang checker relies on them):
  * - every node is `{ readonly kind: '...'; ...fields; readonly lbl: number }`; unions are plain `type U = A | B`;
@@ -16,21 +62,10 @@
  *   or array itself (a call among its expressions may store into the arrays passed to it) and names
  *   none in a string field. A leaf kind needs no case in the passes; any other kind needs one in each;
  * - `@ends` (a leaf only): control does not go on after it (it leaves the function or the program).
- *
- * Invariants of a program produced by `parseKernel` (and expected of every optimizer's output):
- * - `lbl` is unique within the program;
- * - the AST is *elaborated*: every implicit C conversion is an explicit `cast` node with `implicit: true`,
- *   so both operands of an arithmetic/comparison `binary` have the same type, and the right-hand side of
- *   `assign`/`store`, a `return` value and every scalar call argument have exactly the target's type;
- * - scalar type strings are 'int' (32-bit two's complement, wrapping), 'float' (IEEE binary32) and 'bool'
- *   (values 0/1); a function's `ret` may also be 'void';
- * - sugar is gone: `for` is `seq(init, while(cond, seq(body, step)))` with `isFor: true`; `x += e` and
- *   `x++` are plain assignments; declarations are hoisted into `Fun.locals` (renamed if they shadow);
- *   statement lists are `seq`s without `skip` elements, right-nested as the parser builds them (an
- *   optimizer's output may nest a `seq` first: copy-prop's does; kernel/validate.ts checks the
- *   parser's output strictly and a pass's for `skip`s only).
  */
 import type { List, Option } from '../scf-lang/prelude.js';
+
+// ---- programs, functions and variables ---------------------------------------------------------
 
 /** A whole translation unit: the kernel functions in source order. */
 export type Program = List<Fun>;
@@ -42,10 +77,15 @@ export type Program = List<Fun>;
  */
 export interface Fun {
   readonly kind: 'fun';
+  /** Its C name, unique in the program. */
   readonly name: string;
+  /** Its return type (see above). */
   readonly ret: string;
+  /** Its formal parameters, in order. */
   readonly params: List<Param>;
+  /** Every local variable of its body, hoisted (none is declared inside `body`). */
   readonly locals: List<Decl>;
+  /** Its statements: one command, a statement list being a `seq` chain. */
   readonly body: Cmd;
   /**
    * The functions its combinators apply and those these call (program order), when it is the
@@ -60,8 +100,11 @@ export interface Fun {
 export interface Param {
   readonly kind: 'param';
   readonly name: string;
+  /** The scalar type, or the element type of an array parameter. */
   readonly ty: string;
+  /** Whether it is an array passed by reference. */
   readonly isArray: boolean;
+  /** Whether the function only reads it (`const float* a`). */
   readonly isConst: boolean;
   readonly lbl: number;
 }
@@ -70,18 +113,25 @@ export interface Param {
 export interface Decl {
   readonly kind: 'decl';
   readonly name: string;
+  /** The scalar type, or the element type of an array. */
   readonly ty: string;
+  /** `some(n)` for an array of `n` elements, `none` for a scalar. */
   readonly size: Option<number>;
   readonly lbl: number;
 }
 
 // ---- commands ----------------------------------------------------------------------------------
 
+/**
+ * A command (a C statement). A statement list is a chain of `seq`s without `skip` elements, an empty
+ * one a `skip` (see the invariants above).
+ */
 export type Cmd = Assign | Store | Seq | If | While | Return | Skip | CallCmd | Soac | Hfused;
 
 /** `name = rhs;` for a scalar variable (local or parameter). */
 export interface Assign {
   readonly kind: 'assign';
+  /** The scalar variable assigned (a parameter or a local). */
   readonly name: string;
   readonly rhs: Expr;
   readonly lbl: number;
@@ -90,7 +140,9 @@ export interface Assign {
 /** `array[index] = rhs;` */
 export interface Store {
   readonly kind: 'store';
+  /** The array stored into (a non-const array parameter or an array local). */
   readonly array: string;
+  /** An int. */
   readonly index: Expr;
   readonly rhs: Expr;
   readonly lbl: number;
@@ -109,6 +161,7 @@ export interface If {
   readonly kind: 'if';
   readonly cond: Expr;
   readonly thenCmd: Cmd;
+  /** `skip` when the source has no else. */
   readonly elseCmd: Cmd;
   readonly lbl: number;
 }
@@ -121,6 +174,7 @@ export interface While {
   readonly kind: 'while';
   readonly cond: Expr;
   readonly body: Cmd;
+  /** A printing hint (see above). */
   readonly isFor: boolean;
   readonly lbl: number;
 }
@@ -131,6 +185,7 @@ export interface While {
  */
 export interface Return {
   readonly kind: 'return';
+  /** `none` exactly in a void function. */
   readonly value: Option<Expr>;
   readonly lbl: number;
 }
@@ -150,12 +205,13 @@ export interface Skip {
  */
 export interface CallCmd {
   readonly kind: 'callCmd';
+  /** The callee, a function of the program. */
   readonly name: string;
   readonly args: List<Expr>;
   readonly lbl: number;
 }
 
-// ---- data-parallel combinators (SOACs, after L0 ch. 2 and 7) ------------------------------------
+// ---- data-parallel combinators (SOACs, after L0 ch. 2 and 7) -----------------------------------
 
 /**
  * `dest = op(…)`: a second-order array combinator. Its semantics is sequential (what the evaluator
@@ -168,6 +224,7 @@ export interface CallCmd {
  * - 'scan':     dest[i] = fn(…fn(ne, x0)…, xi)                (inclusive)
  * - 'redomap':  dest = g(…g(g(ne, args at 0), args at 1)…)     (fn is the fold g, comb the ⊕)
  * - 'scanomap': dest[i] = g(…g(ne, args at 0)…, args at i)
+ *
  * `iota(n)` is a 'map' of the identity over `argIota(n)`.
  *
  * Invariants (parser and fusion keep them):
@@ -188,12 +245,19 @@ export interface CallCmd {
  */
 export interface Soac {
   readonly kind: 'soac';
+  /** 'map' | 'filter' | 'reduce' | 'scan' | 'redomap' | 'scanomap'. */
   readonly op: string;
+  /** The result: a fresh array, or the scalar variable a reduce/redomap assigns. */
   readonly dest: string;
+  /** The result's scalar type (an array result's element type). */
   readonly ty: string;
+  /** The function applied (the fold `g` of redomap/scanomap). */
   readonly fn: Lam;
+  /** The combine operator ⊕, some exactly for redomap/scanomap. */
   readonly comb: Option<Lam>;
+  /** The neutral element, an atom; some exactly for reduce/scan/redomap/scanomap. */
   readonly ne: Option<Expr>;
+  /** The arguments, aligned with `fn`'s parameters (after the accumulator for a fold). */
   readonly args: List<SoacArg>;
   readonly lbl: number;
 }
@@ -209,7 +273,7 @@ export interface Hfused {
   readonly lbl: number;
 }
 
-/** A combinator's argument. */
+/** A combinator's argument, mapped or passed whole (see `Soac`). */
 export type SoacArg = ArgArray | ArgIota | ArgScalar;
 
 /** An array variable, mapped or whole (by the matching parameter's `isArray`). */
@@ -241,8 +305,11 @@ export interface ArgScalar {
 export interface Lam {
   readonly kind: 'lam';
   readonly params: List<Param>;
+  /** Straight-line bindings, each seeing the parameters and the bindings before it. */
   readonly binds: List<Bind>;
+  /** What it returns, of type `ret`. */
   readonly result: Expr;
+  /** The scalar type of its result. */
   readonly ret: string;
   readonly lbl: number;
 }
@@ -258,6 +325,10 @@ export interface Bind {
 
 // ---- expressions -------------------------------------------------------------------------------
 
+/**
+ * An expression, of a scalar type (`exprType`) but for `arrayRef`. Evaluating one assigns no
+ * variable, but a `call` in it may store into the arrays passed to it (`hasCall`).
+ */
 export type Expr =
   | Var
   | IntLit
@@ -275,6 +346,7 @@ export type Expr =
 export interface Var {
   readonly kind: 'var';
   readonly name: string;
+  /** Its declared type. */
   readonly ty: string;
   readonly lbl: number;
 }
@@ -309,7 +381,9 @@ export interface BoolLit {
  */
 export interface Binary {
   readonly kind: 'binary';
+  /** The operator (see above). */
   readonly op: string;
+  /** The result type (see above). */
   readonly ty: string;
   readonly left: Expr;
   readonly right: Expr;
@@ -319,6 +393,7 @@ export interface Binary {
 /** `op arg`: '-' (int or float, `ty` = arg's type), '~' (int), '!' (any scalar; `ty` 'int'). */
 export interface Unary {
   readonly kind: 'unary';
+  /** '-', '~' or '!'. */
   readonly op: string;
   readonly ty: string;
   readonly arg: Expr;
@@ -330,6 +405,7 @@ export interface Load {
   readonly kind: 'load';
   readonly array: string;
   readonly index: Expr;
+  /** The array's element type. */
   readonly ty: string;
   readonly lbl: number;
 }
@@ -339,6 +415,7 @@ export interface Call {
   readonly kind: 'call';
   readonly name: string;
   readonly args: List<Expr>;
+  /** The callee's return type. */
   readonly ty: string;
   readonly lbl: number;
 }
@@ -348,6 +425,7 @@ export interface Cast {
   readonly kind: 'cast';
   readonly ty: string;
   readonly arg: Expr;
+  /** Whether C inserted it (the printer omits it then). */
   readonly implicit: boolean;
   readonly lbl: number;
 }

@@ -7,12 +7,14 @@
  * - `arraysPassed` / `modifiedNames`: the arrays a command's calls may modify and the names a
  *   command may assign, used to give up precision safely when a fixpoint runs out of fuel;
  * - `mkSeq`: the smart `seq` constructor that drops `skip`s (the AST invariant: no `skip` elements
- *   inside statement lists);
- * - `maxLabelFun` and `relabelCmd`: fresh labels. Unrolling duplicates a loop body; every copy is
- *   renumbered from a threaded counter that starts above the input's largest label, so labels stay
- *   unique in the output (the AST invariant every optimizer keeps). Both cover every node of a
- *   combinator (`soac`, `hfused`): its arguments, atoms and lambdas with their parameters and
- *   bindings;
+ *   inside statement lists); `appendSeq` and `seqOf` build statement lists right-nested as the
+ *   parser does, splicing the lists they are given and dropping their `skip`s;
+ * - `maxLabelFun`/`freshLabel` and `relabelCmd`: fresh labels. Unrolling duplicates a loop body;
+ *   every copy is renumbered from a threaded counter that starts above the input's largest label
+ *   (`freshLabel`), so labels stay unique in the output (the AST invariant every optimizer keeps).
+ *   Both cover every node of a combinator (`soac`, `hfused`): its arguments, atoms and lambdas with
+ *   their parameters and bindings. `countNodes` counts a command's nodes the same way, through
+ *   `relabelCmd` (the number of labels it hands out), for measuring what a pass does;
  * - `hasSoac`: whether a command contains a combinator.
  *
  * Leaf commands (the kinds ast.ts tags `@leaf`: `return`, `skip`, calls) go through each walk's
@@ -55,6 +57,7 @@ export function arraysPassed(e: Expr, acc: PSet<string>): PSet<string> {
   }
 }
 
+/** Adds to `acc` the arrays passed by reference to calls inside the expressions of `es`. */
 export function arraysPassedList(es: List<Expr>, acc: PSet<string>): PSet<string> {
   switch (es.kind) {
     case 'nil':
@@ -146,6 +149,41 @@ export function reverseCmds(xs: List<Cmd>, acc: List<Cmd>): List<Cmd> {
   }
 }
 
+/**
+ * The statement list of `first`'s commands followed by `second`: `first`'s `seq` chain is spliced in
+ * (left-nested parts too) and its `skip`s dropped, `second` is kept as it is (a `skip` dropped), so
+ * the result is right-nested and free of `skip`s when `second` is. The `seq`s it builds are labelled
+ * `n`, `n+1`, …; returns the list and the next free label.
+ */
+export function appendSeq(first: Cmd, second: Cmd, n: number): [Cmd, number] {
+  switch (first.kind) {
+    case 'skip':
+      return [second, n];
+    case 'seq': {
+      const [rest, n1] = appendSeq(first.second, second, n);
+      return appendSeq(first.first, rest, n1);
+    }
+    default:
+      return second.kind === 'skip' ? [first, n] : [{ kind: 'seq', first, second, lbl: n }, n + 1];
+  }
+}
+
+/**
+ * The commands of `cs`, in order, as one right-nested statement list without `skip`s (`appendSeq`
+ * of each onto the rest; a `skip` labelled `n` when nothing is left). The nodes it builds are
+ * labelled `n`, `n+1`, …; returns the list and the next free label.
+ */
+export function seqOf(cs: List<Cmd>, n: number): [Cmd, number] {
+  switch (cs.kind) {
+    case 'nil':
+      return [{ kind: 'skip', lbl: n }, n + 1];
+    case 'cons': {
+      const [rest, n1] = seqOf(cs.tail, n);
+      return appendSeq(cs.head, rest, n1);
+    }
+  }
+}
+
 // ---- labels -----------------------------------------------------------------------------------
 
 /** The largest label anywhere in `f`, its callees (`fns`) included (fresh labels start above it). */
@@ -155,6 +193,20 @@ export function maxLabelFun(f: Fun): number {
     max(maxLabelParams(f.params, 0), max(maxLabelDecls(f.locals, 0), maxLabelCmd(f.body))),
   );
   return max(own, maxLabelFuns(f.fns, 0));
+}
+
+/** The first free label of `f`: the labels a pass adds to `f` start here (`maxLabelFun(f) + 1`). */
+export function freshLabel(f: Fun): number {
+  return maxLabelFun(f) + 1;
+}
+
+/**
+ * The nodes of `c`: every labelled one (commands, expressions, and a combinator's lambdas with
+ * their parameters and bindings, its arguments and atoms), as `relabelCmd` numbers them.
+ */
+export function countNodes(c: Cmd): number {
+  const [, n] = relabelCmd(c, 0);
+  return n;
 }
 
 function maxLabelFuns(fs: List<Fun>, acc: number): number {
@@ -184,6 +236,7 @@ function maxLabelDecls(ds: List<Decl>, acc: number): number {
   }
 }
 
+/** The largest label anywhere in `c`, combinators' lambdas included. */
 export function maxLabelCmd(c: Cmd): number {
   switch (c.kind) {
     case 'assign':
@@ -260,6 +313,7 @@ function maxLabelArg(a: SoacArg): number {
   }
 }
 
+/** The largest label anywhere in `e`. */
 export function maxLabelExpr(e: Expr): number {
   switch (e.kind) {
     case 'binary':
@@ -436,6 +490,7 @@ function relabelArg(a: SoacArg, n: number): [SoacArg, number] {
   }
 }
 
+/** A copy of `e` whose labels are renumbered n, n+1, … (pre-order); returns the next free label. */
 export function relabelExpr(e: Expr, n: number): [Expr, number] {
   switch (e.kind) {
     case 'var':
@@ -478,6 +533,7 @@ export function relabelExpr(e: Expr, n: number): [Expr, number] {
   }
 }
 
+/** A copy of the expressions of `es`, relabelled from `n` in order; returns the next free label. */
 export function relabelExprs(es: List<Expr>, n: number): [List<Expr>, number] {
   switch (es.kind) {
     case 'nil':
@@ -490,7 +546,10 @@ export function relabelExprs(es: List<Expr>, n: number): [List<Expr>, number] {
   }
 }
 
-/** A copy of `f` (parameters, locals, body and `fns`) whose labels are renumbered from `n`. */
+/**
+ * A copy of `f` whose own labels (parameters, locals, body; `fns` is kept as it is) are renumbered
+ * from `n`; returns the next free label.
+ */
 export function relabelFun(f: Fun, n: number): [Fun, number] {
   const [params, n1] = relabelParams(f.params, n + 1);
   const [locals, n2] = relabelDecls(f.locals, n1);
