@@ -30,7 +30,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Fun, listFromArray } from '../kernel/index.js';
+import { type Fun, listFromArray, listToArray } from '../kernel/index.js';
 import {
   checkPassOutput,
   checksPass,
@@ -42,7 +42,7 @@ import {
   type Pass,
 } from '../optimizers/index.js';
 import { InputNotAdmitted } from '../stager/runtime.js';
-import { SOURCE_ROOT, scfVersion } from '../common/index.js';
+import { clip, SOURCE_ROOT, scfVersion } from '../common/index.js';
 
 /** One source file a pass was compiled from, and its SHA-256 when staged. */
 export interface ManifestFile {
@@ -245,6 +245,48 @@ export async function loadStagedModules(
   return { ok: true, admit: admit as (input: unknown[], from?: number) => void, stages };
 }
 
+/** Elements of a late array a message shows before `…`. */
+const ELEMENTS_SHOWN = 8;
+
+/** A late value as a message shows it: an array's first elements and its length when long. */
+function showLate(v: unknown): string {
+  if (!Array.isArray(v)) return clip(String(v), 40);
+  const head = v.slice(0, ELEMENTS_SHOWN).map((x) => clip(String(x), 20));
+  return v.length <= ELEMENTS_SHOWN
+    ? `[${head.join(', ')}]`
+    : `[${head.join(', ')}, …] (${v.length} elements)`;
+}
+
+/**
+ * Why the late values were not admitted, in the user's terms: the formal, its value and the early
+ * description its config gave (`formal 'a' = 5 is outside its early description 3|1`), the element
+ * of an array formal where one differed. The admission check reports a path into the pipeline's
+ * input (`$[1].tail.tail.head.value`: the formals' list, the third formal, its value); a path that
+ * leads elsewhere keeps the check's own words.
+ */
+function refusal(
+  e: InputNotAdmitted,
+  fun: Fun,
+  bind: Readonly<Record<string, string>>,
+  values: Readonly<Record<string, unknown>>,
+): string {
+  const m = /^\$\[1\]((?:\.tail)*)\.head(.*)$/s.exec(e.path);
+  const p = m ? listToArray(fun.params)[(m[1] as string).length / 5] : undefined;
+  if (!m || p === undefined) return e.message;
+  const name = p.name;
+  const desc = clip((bind[name] ?? e.expected).replace(/\s+/g, ' '), 120);
+  const v = Object.hasOwn(values, name) ? values[name] : undefined;
+  if (v === undefined) return `formal '${clip(name)}' is not given, and was staged as known early: ${desc}`;
+  const el = /^\.elems((?:\.tail)*)(\.head)?/s.exec(m[2] as string);
+  const where =
+    !el || (el[1] === '' && el[2] === undefined)
+      ? ''
+      : el[2] !== undefined
+        ? ` (its element ${(el[1] as string).length / 5})`
+        : ' (its length)';
+  return `formal '${clip(name)}' = ${showLate(v)} is outside its early description ${desc}${where}`;
+}
+
 /** `x` and everything reachable from it frozen (plain JSON data: objects and arrays). */
 function deepFreeze<T>(x: T, seen = new WeakSet<object>()): T {
   if (typeof x === 'object' && x !== null && !seen.has(x)) {
@@ -337,7 +379,9 @@ export function makeStub(parts: StubParts): Stub {
         return { fun: stub.stagedPipeline(formals), staged: true };
       } catch (e) {
         if (!(e instanceof InputNotAdmitted)) throw e;
-        warn(`scf: ${manifest.function}: ${e.message}; running the unstaged pipeline`);
+        warn(
+          `scf: ${manifest.function}: ${refusal(e, fun, manifest.bind, values)}; running the unstaged pipeline`,
+        );
         return { fun: stub.unstagedPipeline(formals), staged: false };
       }
     },
