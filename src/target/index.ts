@@ -38,4 +38,5 @@ export {
   runKernel,
   ShaderRejected,
   SOFTWARE_DRIVER_HINT,
+  type WebGpuDevice,
 } from './webgpu.js';

@@ -5,12 +5,14 @@
  *
  * Algorithm. `GpuRuntime.open` creates Dawn's GPU object once per process (kept referenced for the
  * process's lifetime: dawn.node crashes when it is collected while a device lives), asks for the
- * default adapter and a device. Without an adapter it returns a `NoAdapter` saying what to install;
- * on a Debian machine with the chromium package, SwiftShader's Vulkan driver is added to the Vulkan
- * loader's search (`VK_ADD_DRIVER_FILES`) before the first adapter request, unless the environment
- * already chooses drivers. `prepare` compiles each pass's shader (module cache keyed by shader text),
- * reads `getCompilationInfo` and creates the compute pipeline (pipeline cache keyed by shader text
- * and override constants), turning any error into `ShaderRejected` with the WGSL line and column.
+ * default adapter and a device. Without an adapter it returns a `NoAdapter` saying what to install.
+ * Before dawn.node is loaded, dawn-env.ts sets its environment: on a Debian machine with the
+ * chromium package SwiftShader's Vulkan driver is added to the loader's search unless the
+ * environment already chooses drivers, and the variables whose absence makes Dawn's drivers and
+ * layers print on stderr are given values. `prepare` compiles each pass's shader (module cache
+ * keyed by shader text), reads `getCompilationInfo` and creates the compute pipeline (pipeline
+ * cache keyed by shader text and override constants), turning any error into `ShaderRejected`
+ * with the WGSL line and column.
  * `GpuKernel.run` runs the plan's host driver (JavaScript) on the CPU; each `$gpu(site, arrays,
  * scalars)` call checks lengths as the evaluator does, uploads the inputs (an array a previous
  * launch of the same run produced is already on the device and is not uploaded again), writes the
@@ -19,19 +21,22 @@
  * `count` elements) the plan marks `readBack` — an array the host only passes to later launches
  * stays in its device buffer, and the host driver holds a `DeviceArray` handle (its length).
  *
+ * Published types. GpuRuntime's public members name no WebGPU type: the device is a `WebGpuDevice`
+ * (a structural subset of `GPUDevice`), and what a run needs of Dawn (`DeviceAccess`: the device,
+ * its constants, the pipeline cache) is a private member handed to each `Run`, so the `.d.ts`
+ * type-checks in an app without the DOM lib or `@webgpu/types` (this file's own reference to
+ * `@webgpu/types`, which comes with the `webgpu` package, is not emitted).
+ *
  * Invariants. Every buffer a run creates is destroyed when the run ends; pipelines and modules
  * live as long as the runtime; `destroy` destroys the device. Errors Dawn reports for a dispatch
  * (validation, out of memory) are raised as errors naming the function and site; a lost device
  * rejects pending reads, so a run never waits forever on a dead device.
  */
-import { existsSync } from 'node:fs';
 import { type ArgValue, FOLD_OPS, type Program } from '../kernel/index.js';
+import { prepareDawnEnvironment } from './dawn-env.js';
 import { compileKernelJs, type JsKernelOptions, kernelCall, type TypedArray } from './js.js';
 import type { GpuPlan, KernelSite, ShaderPass, WgslOptions } from './plan.js';
 import { planKernelWgsl } from './wgsl.js';
-
-/** Where Debian's chromium package puts SwiftShader's Vulkan driver manifest. */
-const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 
 /** What to install when there is no adapter (Debian's SwiftShader, from the chromium package). */
 export const SOFTWARE_DRIVER_HINT =
@@ -109,10 +114,35 @@ export interface GpuStats {
 
 // ---- Dawn ----------------------------------------------------------------------------------------
 
+/**
+ * The device as GpuRuntime's published declarations show it: a structural subset of WebGPU's
+ * `GPUDevice`, declared here so that scf's `.d.ts` files type-check in any app — `@webgpu/types`
+ * declares its globals against the DOM's (EventTarget, HTMLCanvasElement, …) and fails under a
+ * `lib` without "DOM", and TypeScript's own DOM lib has the WebGPU types in some versions only.
+ * The object is Dawn's `GPUDevice`; an app with `@webgpu/types` may cast it (`rt.device as GPUDevice`).
+ */
+export interface WebGpuDevice {
+  readonly label: string;
+  /** Settles when the device is lost or destroyed. */
+  readonly lost: Promise<{ readonly reason: string; readonly message: string }>;
+}
+
 interface Dawn {
   readonly gpu: GPU;
   readonly usage: { storage: number; uniform: number; copySrc: number; copyDst: number; mapRead: number };
   readonly mapRead: number;
+}
+
+/**
+ * What a run uses of its runtime's device. Kept in a private member of GpuRuntime and handed to each
+ * Run, so that no published declaration names a WebGPU type (the private members' types are not
+ * emitted).
+ */
+interface DeviceAccess {
+  readonly device: GPUDevice;
+  readonly dawn: Dawn;
+  /** The pipeline of `pass` with these override values (cached). */
+  pipeline(fn: string, pass: ShaderPass, constants: Record<string, number>): Promise<GPUComputePipeline>;
 }
 
 /** Dawn's GPU object, created once and referenced for the process's lifetime (see the header). */
@@ -121,14 +151,7 @@ const KEEP_ALIVE = Symbol.for('scf.webgpu.keepAlive');
 
 function loadDawn(): Promise<Dawn | string> {
   dawn ??= (async () => {
-    if (
-      process.env.VK_ICD_FILENAMES === undefined &&
-      process.env.VK_DRIVER_FILES === undefined &&
-      process.env.VK_ADD_DRIVER_FILES === undefined &&
-      existsSync(SWIFTSHADER_ICD)
-    ) {
-      process.env.VK_ADD_DRIVER_FILES = SWIFTSHADER_ICD;
-    }
+    prepareDawnEnvironment();
     let mod: { create(options: string[]): GPU; globals: Record<string, unknown> };
     try {
       mod = (await import('webgpu')) as unknown as typeof mod;
@@ -181,17 +204,29 @@ export class GpuRuntime {
   private timeoutMs = 60_000;
   private abandoned = false;
 
+  private readonly access: DeviceAccess;
+
   private constructor(
-    private readonly dawn: Dawn,
-    readonly device: GPUDevice,
+    dawn: Dawn,
+    private readonly gpuDevice: GPUDevice,
     /** e.g. "google swiftshader (fallback adapter)". */
     readonly adapterName: string,
     /** Whether the adapter is a software (CPU) one. */
     readonly isSoftware: boolean,
   ) {
-    void device.lost.then((info) => {
+    this.access = {
+      device: gpuDevice,
+      dawn,
+      pipeline: (fn, pass, constants) => this.pipeline(fn, pass, constants),
+    };
+    void gpuDevice.lost.then((info) => {
       if (!this.destroyed) this.lost = `the device was lost (${info.reason}): ${info.message}`;
     });
+  }
+
+  /** The device (Dawn's `GPUDevice`, typed by the few members WebGpuDevice names). */
+  get device(): WebGpuDevice {
+    return this.gpuDevice;
   }
 
   /** Opens the default adapter and a device; a NoAdapter when there is none. */
@@ -248,7 +283,7 @@ export class GpuRuntime {
       plan,
       run: async (args, options = {}) => {
         const actuals = call.actuals(args);
-        const run = new Run(this, plan, Math.max(1, Math.floor(options.repeat ?? 1)));
+        const run = new Run(this, this.access, plan, Math.max(1, Math.floor(options.repeat ?? 1)));
         try {
           const host = entry((site, arrays, scalars) => run.launch(site, arrays, scalars));
           let returned: unknown;
@@ -271,7 +306,7 @@ export class GpuRuntime {
     this.destroyed = true;
     // A device still running an abandoned kernel cannot be destroyed (Dawn waits for it); it is
     // left to the process's exit.
-    if (!this.abandoned) this.device.destroy();
+    if (!this.abandoned) this.gpuDevice.destroy();
   }
 
   /** @internal */
@@ -308,13 +343,12 @@ export class GpuRuntime {
     }
   }
 
-  /** @internal The dawn constants. */
-  get consts(): Dawn {
-    return this.dawn;
-  }
-
-  /** @internal The pipeline of `pass` with these override values (cached). */
-  pipeline(fn: string, pass: ShaderPass, constants: Record<string, number>): Promise<GPUComputePipeline> {
+  /** The pipeline of `pass` with these override values (cached). */
+  private pipeline(
+    fn: string,
+    pass: ShaderPass,
+    constants: Record<string, number>,
+  ): Promise<GPUComputePipeline> {
     // -0, NaN and the infinities spelled out (JSON would make -0 a 0 and the others null)
     const values = Object.entries(constants).map(([k, v]) => `${k}=${Object.is(v, -0) ? '-0' : String(v)}`);
     const key = `${values.join(',')}\n${pass.wgsl}`;
@@ -333,9 +367,9 @@ export class GpuRuntime {
     const cached = this.modules.get(pass.wgsl);
     if (cached) return cached;
     const made = (async () => {
-      this.device.pushErrorScope('validation');
-      const module = this.device.createShaderModule({ code: pass.wgsl, label: pass.label });
-      const scoped = await this.device.popErrorScope();
+      this.gpuDevice.pushErrorScope('validation');
+      const module = this.gpuDevice.createShaderModule({ code: pass.wgsl, label: pass.label });
+      const scoped = await this.gpuDevice.popErrorScope();
       const info = await module.getCompilationInfo();
       const error = info.messages.find((m) => m.type === 'error');
       for (const m of info.messages)
@@ -358,7 +392,7 @@ export class GpuRuntime {
   ): Promise<GPUComputePipeline> {
     const module = await this.module(fn, pass);
     try {
-      const pipeline = await this.device.createComputePipelineAsync({
+      const pipeline = await this.gpuDevice.createComputePipelineAsync({
         label: pass.label,
         layout: 'auto',
         compute: { module, entryPoint: 'main', constants },
@@ -391,6 +425,7 @@ class Run {
 
   constructor(
     private readonly rt: GpuRuntime,
+    private readonly gpu: DeviceAccess,
     private readonly plan: GpuPlan,
     /** Times each elementwise site's dispatches are encoded (GpuKernel.run's `repeat`). */
     private readonly repeat = 1,
@@ -402,7 +437,7 @@ class Run {
   }
 
   private buffer(bytes: number, usage: number, label: string): GPUBuffer {
-    const b = this.rt.device.createBuffer({ size: Math.ceil(bytes / 4) * 4, usage, label });
+    const b = this.gpu.device.createBuffer({ size: Math.ceil(bytes / 4) * 4, usage, label });
     this.buffers.push(b);
     return b;
   }
@@ -453,10 +488,10 @@ class Run {
     const known = this.onDevice.get(arr);
     if (known) return known;
     if (arr instanceof DeviceArray) throw new Error('internal error: a device array of another run');
-    const { usage } = this.rt.consts;
+    const { usage } = this.gpu.dawn;
     const b = this.buffer(bytesFor(arr.length), usage.storage | usage.copyDst, label);
     const words = ty === 'float' ? Float32Array.from(arr) : Int32Array.from(arr);
-    this.rt.device.queue.writeBuffer(b, 0, words.buffer, words.byteOffset, words.byteLength);
+    this.gpu.device.queue.writeBuffer(b, 0, words.buffer, words.byteOffset, words.byteLength);
     // Not remembered: the host may write this array before the next launch (only combinator
     // results, which nothing writes, stay on the device).
     return b;
@@ -484,9 +519,9 @@ class Run {
       if (s.ty === 'float') uniform.setFloat32(8 + 4 * k, v, true);
       else uniform.setInt32(8 + 4 * k, v, true);
     });
-    const { usage } = this.rt.consts;
+    const { usage } = this.gpu.dawn;
     const buf = this.buffer(uniform.byteLength, usage.uniform | usage.copyDst, `${this.plan.fn}: params`);
-    this.rt.device.queue.writeBuffer(buf, 0, uniform.buffer);
+    this.gpu.device.queue.writeBuffer(buf, 0, uniform.buffer);
     return buf;
   }
 
@@ -515,7 +550,7 @@ class Run {
         let buf = bufs.scratch.get(b.name);
         if (!buf) {
           const words = b.words.kind === 'words' ? b.words.words : bufs.threads;
-          buf = this.buffer(bytesFor(words), this.rt.consts.usage.storage, `${this.plan.fn}: ${b.name}`);
+          buf = this.buffer(bytesFor(words), this.gpu.dawn.usage.storage, `${this.plan.fn}: ${b.name}`);
           bufs.scratch.set(b.name, buf);
         }
         return buf;
@@ -528,7 +563,7 @@ class Run {
   }
 
   async launch(index: number, arrays: (TypedArray | DeviceArray)[], scalars: number[]): Promise<unknown[]> {
-    const { plan, rt } = this;
+    const { plan, rt, gpu } = this;
     rt.usable(plan.fn);
     const site = plan.sites[index];
     if (!site) throw new Error(`internal error: no site ${index} in the plan of '${plan.fn}'`);
@@ -538,8 +573,8 @@ class Run {
     const G = site.maxWorkgroups;
     const threads = W * G;
     const chunk = Math.ceil(n / threads);
-    const { usage } = rt.consts;
-    const device = rt.device;
+    const { usage } = gpu.dawn;
+    const device = gpu.device;
 
     const uniformBuf = this.uniformBuffer(site, n, chunk, scalars);
 
@@ -573,7 +608,7 @@ class Run {
         const passConstants = Object.fromEntries(
           pass.overrides.map((o) => [o.field, constants[o.field] as number]),
         );
-        const pipeline = await rt.pipeline(plan.fn, pass, passConstants);
+        const pipeline = await gpu.pipeline(plan.fn, pass, passConstants);
         const bufs = { uniformBuf, inputs, outputs, results, scratch, threads };
         const entries: GPUBindGroupEntry[] = pass.bindings.map((b, binding) => ({
           binding,
@@ -614,7 +649,7 @@ class Run {
         );
       const mapped = Promise.all(
         reads.map(async (r) => {
-          await r.staging.mapAsync(rt.consts.mapRead);
+          await r.staging.mapAsync(gpu.dawn.mapRead);
           const copy = r.staging.getMappedRange().slice(0);
           r.staging.unmap();
           return copy;

@@ -2,13 +2,16 @@
  * scf as a user gets it: the package is packed (`npm pack`, which builds dist/), installed from
  * the tarball into a temporary app outside the repository, and used there under plain node — the
  * CLI, the API, a staged Table 2 config, a user's own optimizer, staged and made stale, and a
- * kernel config benchmarked and run in tiers.
+ * kernel config benchmarked and run in tiers; what the install weighs, and the published
+ * declarations type-checked by TypeScript 7 and 5 in an app with neither the DOM nor Node types.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
   appendFileSync,
   copyFileSync,
   cpSync,
+  existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -120,6 +123,96 @@ describe('the packed package, installed in an app', () => {
     expect(api.err).toBe('');
     expect(api.out.trim()).toBe('function function function function function');
   });
+
+  it('installs small: no tree-sitter package, the parser from its own copies', () => {
+    const modules = path.join(APP, 'node_modules');
+    for (const gone of ['tree-sitter-c', 'web-tree-sitter', 'node-addon-api', 'node-gyp-build'])
+      expect(existsSync(path.join(modules, gone)), gone).toBe(false);
+    for (const f of ['tree-sitter.js', 'tree-sitter.wasm', 'tree-sitter-c.wasm', 'tree-sitter-c.LICENSE'])
+      expect(existsSync(path.join(modules, 'scf/dist/vendor', f)), f).toBe(true);
+    const parsed = node(
+      '--input-type=module',
+      '-e',
+      "import { parseKernel } from 'scf'; const r = await parseKernel('int f(int x) { return x + 1; }'); console.log(r.diagnostics.length);",
+    );
+    expect(parsed.err).toBe('');
+    expect(parsed.out.trim()).toBe('0');
+    // the bytes of every file under node_modules (du --apparent-size), and the largest packages
+    const bytes = (p: string): number => {
+      const st = lstatSync(p);
+      return st.isDirectory() ? readdirSync(p).reduce((n, f) => n + bytes(path.join(p, f)), 0) : st.size;
+    };
+    const packages = readdirSync(modules)
+      .filter((f) => !f.startsWith('.'))
+      .flatMap((f) => (f.startsWith('@') ? readdirSync(path.join(modules, f)).map((g) => `${f}/${g}`) : [f]))
+      .map((f) => ({ f, n: bytes(path.join(modules, f)) }))
+      .sort((a, b) => b.n - a.n);
+    const total = bytes(modules);
+    const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
+    console.log(
+      `the app's node_modules: ${mib(total)} (${packages
+        .slice(0, 6)
+        .map((p) => `${p.f} ${mib(p.n)}`)
+        .join(', ')})`,
+    );
+    expect(total).toBeLessThanOrEqual(15 * 2 ** 20);
+  });
+
+  it('the published declarations type-check in a strict app without the DOM or Node types, under TypeScript 7 and 5', () => {
+    const dir = path.join(APP, 'types-app');
+    mkdirSync(dir);
+    writeFileSync(
+      path.join(dir, 'app.ts'),
+      [
+        "import * as scf from 'scf';",
+        "import * as kernel from 'scf/kernel';",
+        "import * as prelude from 'scf/prelude';",
+        "import * as runtime from 'scf/runtime';",
+        'export const entries = [scf, kernel, prelude, runtime];',
+        'export async function adapter(): Promise<string> {',
+        '  const gpu = await scf.GpuRuntime.open();',
+        '  if (!(gpu instanceof scf.GpuRuntime)) return gpu.reason;',
+        '  const label: string = gpu.device.label;',
+        '  gpu.destroy();',
+        "  return [gpu.adapterName, label].join(' ');",
+        '}',
+      ].join('\n'),
+    );
+    writeFileSync(
+      path.join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          module: 'nodenext',
+          target: 'es2022',
+          lib: ['ES2022'],
+          types: [],
+          skipLibCheck: false,
+          noEmit: true,
+        },
+        files: ['app.ts'],
+      }),
+    );
+    // TypeScript 5 from the npm registry, in a folder of its own (cached under the app)
+    const ts5 = path.join(APP, 'ts5');
+    mkdirSync(ts5);
+    writeFileSync(path.join(ts5, 'package.json'), JSON.stringify({ name: 'ts5', private: true }));
+    const install = spawnSync(
+      NPM,
+      ['install', '--no-audit', '--no-fund', '--cache', path.join(APP, 'npm-cache'), 'typescript@5'],
+      { cwd: ts5, env: userEnv(), encoding: 'utf8', timeout: 180_000 },
+    );
+    expect(install.status, `npm install typescript@5: ${install.stderr}`).toBe(0);
+    for (const tsc of [
+      path.join(ROOT, 'node_modules/typescript/bin/tsc'),
+      path.join(ts5, 'node_modules/typescript/bin/tsc'),
+    ]) {
+      const version = run(process.execPath, [tsc, '--version']).out.trim();
+      const r = run(process.execPath, [tsc, '-p', dir]);
+      expect(r.out + r.err, version).toBe('');
+      expect(r.code, version).toBe(0);
+    }
+  }, 240_000);
 
   it('stages a Table 2 config; its stub under plain node, bundled, and scf opt --staged equal the unstaged pipeline', async () => {
     expect(scf('stage', 'mul_add.json', '--out', 'staged', '-q').code).toBe(0);
