@@ -37,7 +37,8 @@ import { clip } from '../common/index.js';
 
 export const EVAL = {
   name: 'eval',
-  usage: 'scf eval FILE.c [--function F] [--args JSON] [--bind NAME=VALUE ...] [--passes LIST] [--fuel N]',
+  usage:
+    'scf eval FILE.c [--function F] [--args JSON] [--bind NAME=VALUE ...] [--passes LIST] [--check] [--fuel N]',
   about: `Runs kernel function F of FILE.c on the reference evaluator (C semantics: wrapping int,
 binary32 float) and prints {"result": ..., "outputs": {ARRAY_PARAM: [...], ...}}.`,
   flags: {

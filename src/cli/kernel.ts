@@ -54,7 +54,7 @@ import { optimizeUnstaged, parseBinds } from './opt.js';
 
 export const KERNEL = {
   name: 'kernel',
-  usage: `scf kernel FILE.c [--function F] [--bind NAME=VALUE ...] [--passes P1,P2,...] [--math exact|finite]
+  usage: `scf kernel FILE.c [--function F] [--bind NAME=VALUE ...] [--passes P1,P2,...] [--check] [--math exact|finite]
                   --emit wgsl|js [--run [--args JSON] [--backend auto|webgpu|js]]`,
   about: `Generates code for kernel function F of FILE.c and prints it: with --emit wgsl the WGSL compute
 shaders of its combinators, with --emit js the JavaScript back end's source. With --run, runs the

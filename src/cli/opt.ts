@@ -31,7 +31,7 @@ import { equal } from '../scf-lang/prelude.js';
 export const OPT = {
   name: 'opt',
   usage:
-    'scf opt FILE.c [--function F] [--bind NAME=VALUE ...] [--passes P1,P2,...] [--math exact|finite] [--staged DIR]',
+    'scf opt FILE.c [--function F] [--bind NAME=VALUE ...] [--passes P1,P2,...] [--check] [--math exact|finite] [--staged DIR]',
   about: `Optimizes kernel function F of FILE.c with the unstaged pipeline (or, with --staged, with the
 staged pipeline that 'scf stage' wrote into DIR) and prints it as C.`,
   flags: {

@@ -19,6 +19,8 @@ import {
   LOCK_FILE,
   LOCK_WAIT_MS,
   loadConfig,
+  PRINT_ALTS,
+  PRINT_LINE,
   stageConfig,
   stageReport,
   writeStaged,
@@ -29,7 +31,7 @@ import { prepareOutDir } from './out-path.js';
 
 export const STAGE = {
   name: 'stage',
-  usage: 'scf stage CONFIG.json --out DIR [--k N] [--quiet] [--explain] [--json]',
+  usage: 'scf stage CONFIG.json --out DIR [--k N] [--quiet] [--full] [--explain] [--json]',
   about: `Stages the optimizer pipeline of CONFIG for what it says is known early about the function's
 formals, writes into DIR one staged optimizer per pass (NAME.PASS.staged.mjs), a stub
 (NAME.stub.mjs, whose specialize(values) runs the staged pipeline; typed by NAME.stub.d.mts),
@@ -56,6 +58,11 @@ by another stage for over ${LOCK_WAIT_MS / 1000} s; 3 an internal error (a bug i
       help: 'call-chain bound of the partial evaluator (default 2)',
     },
     quiet: { type: 'boolean', short: 'q', help: 'do not print the abstract programs' },
+    full: {
+      type: 'boolean',
+      help: `print the abstract programs whole: by default a union longer than ${PRINT_LINE} characters,
+or of more than ${PRINT_ALTS} blocks, is cut short (NAME.abstract.txt holds them whole)`,
+    },
     explain: {
       type: 'boolean',
       short: 'e',
@@ -118,7 +125,7 @@ async function run({ values, positionals }: CommandArgs<typeof STAGE.flags>, io:
     const manifest = JSON.parse(readFileSync(files.manifest, 'utf8')) as unknown;
     io.out(JSON.stringify({ config: config.file, manifest, ...stageReport(result.stages) }, null, 2));
   } else {
-    if (!values.quiet) io.out(describeStages(result.stages).trimEnd());
+    if (!values.quiet) io.out(describeStages(result.stages, values.full ?? false).trimEnd());
     if (values.explain) io.out(explainStages(result.stages).trimEnd());
   }
   io.err(

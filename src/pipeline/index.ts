@@ -35,8 +35,11 @@ export {
 export { importStub, type LoadedStub } from './load.js';
 export { type PipelineProgress, type PipelineStage, stagePipeline } from './pipeline.js';
 export {
+  ABBREVIATED_NOTE,
   ELIDED,
   KERNEL_CTORS,
+  PRINT_ALTS,
+  PRINT_LINE,
   PRINT_NODES,
   type PrintKernelOptions,
   printAbstractCmd,

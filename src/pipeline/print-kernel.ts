@@ -79,7 +79,18 @@ export interface PrintKernelOptions {
    * command or other part not yet printed is `…`.
    */
   readonly maxNodes?: number;
+  /**
+   * Print every alternative of every union (`scf stage --full`). Otherwise a part that is not one
+   * constructor prints in at most `PRINT_LINE` characters, and a union of commands shows its first
+   * `PRINT_ALTS` blocks, each cut with a note of what was left out.
+   */
+  readonly full?: boolean;
 }
+
+/** Longest text a union or other off-AST part prints as, unless `full`. */
+export const PRINT_LINE = 400;
+/** Blocks of a union of commands printed, unless `full`. */
+export const PRINT_ALTS = 4;
 
 /**
  * The nodes a description prints at most. An abstract value is a DAG (a result that shares a
@@ -98,8 +109,12 @@ export const ELIDED = '…';
 export function printAbstractFun(v: AbsValue, opts: PrintKernelOptions = {}): string {
   const { p, hooks } = printer(opts);
   const text = p.fun(v);
-  return hooks.elided ? `${text}\n${hooks.note()}` : text;
+  const notes = [...(hooks.elided ? [hooks.note()] : []), ...(hooks.abbreviated ? [ABBREVIATED_NOTE] : [])];
+  return [text, ...notes].join('\n');
 }
+
+/** The note under a description whose big unions were cut short. */
+export const ABBREVIATED_NOTE = `(* ${ELIDED}: big unions cut short; scf stage --full prints them whole *)`;
 
 /** An abstract kernel `Expr` in Fig. 6 notation (`x | (x * 'Int)`). */
 export function printAbstractExpr(v: AbsValue, opts: PrintKernelOptions = {}): string {
@@ -117,7 +132,7 @@ export function printAbstractCmd(v: AbsValue, indent = 0, opts: PrintKernelOptio
 
 function printer(opts: PrintKernelOptions): { p: CPrinter<AbsValue>; hooks: Fig6Hooks } {
   const ctors = withPrelude(opts.ctors ?? KERNEL_CTORS);
-  const hooks = new Fig6Hooks(opts.maxNodes ?? PRINT_NODES);
+  const hooks = new Fig6Hooks(opts.maxNodes ?? PRINT_NODES, opts.full ?? false);
   return { p: new CPrinter(new AbstractView(ctors), hooks, { pointerReturn: false }), hooks };
 }
 
@@ -186,8 +201,20 @@ class Fig6Hooks implements PrintHooks<AbsValue> {
   private nodes = 0;
   /** Whether some part was not printed (`maxNodes` reached). */
   elided = false;
+  /** Whether some union was cut short (not printing in full). */
+  abbreviated = false;
 
-  constructor(private readonly maxNodes: number) {}
+  constructor(
+    private readonly maxNodes: number,
+    private readonly fullText: boolean,
+  ) {}
+
+  /** `s`, cut to PRINT_LINE characters with a note unless printing in full. */
+  private cut(s: string): string {
+    if (this.fullText || s.length <= PRINT_LINE) return s;
+    this.abbreviated = true;
+    return `${s.slice(0, PRINT_LINE)}${ELIDED} (${s.length - PRINT_LINE} more characters)`;
+  }
 
   /** Counts one more node; true once past `maxNodes` (the caller prints ELIDED instead). */
   private full(): boolean {
@@ -230,6 +257,10 @@ class Fig6Hooks implements PrintHooks<AbsValue> {
    * reads best), anything else in printAbs notation.
    */
   other(place: Place, v: AbsValue, p: CPrinter<AbsValue>): string {
+    return this.cut(this.otherText(place, v, p));
+  }
+
+  private otherText(place: Place, v: AbsValue, p: CPrinter<AbsValue>): string {
     const alts = v.kind === 'union' ? v.alts : undefined;
     switch (place) {
       case 'fun':
@@ -263,7 +294,7 @@ class Fig6Hooks implements PrintHooks<AbsValue> {
         return this.generic(e, p);
       case 'union':
         // x | (x * 'Int)
-        return wrap(e.alts.map((a) => p.expr(a, UNARY)).join(' | '), ALT, min);
+        return wrap(this.cut(e.alts.map((a) => p.expr(a, UNARY)).join(' | ')), ALT, min);
       case 'top':
         return "'Any";
       case 'bottom':
@@ -282,10 +313,16 @@ class Fig6Hooks implements PrintHooks<AbsValue> {
     switch (c.kind) {
       case 'union':
         // { c1 } | { c2 }: one block per alternative
-        c.alts.forEach((a, i) => {
+        for (const [i, a] of c.alts.entries()) {
+          if (!this.fullText && i === PRINT_ALTS) {
+            this.abbreviated = true;
+            const more = c.alts.length - PRINT_ALTS;
+            lines.push(`${pd}} | ${ELIDED} (${more} more alternative${more === 1 ? '' : 's'}) {`);
+            break;
+          }
           lines.push(i === 0 ? `${pd}{` : `${pd}} | {`);
           p.printList(p.flatten(a), indent + 1, lines);
-        });
+        }
         lines.push(`${pd}}`);
         return;
       case 'fix':
@@ -318,7 +355,7 @@ class Fig6Hooks implements PrintHooks<AbsValue> {
       case 'bottom':
         return "'Empty";
       case 'union':
-        return wrap(x.alts.map((a) => p.text(a, UNARY, render)).join(' | '), ALT, min);
+        return wrap(this.cut(x.alts.map((a) => p.text(a, UNARY, render)).join(' | ')), ALT, min);
       default:
         return wrap(this.generic(x, p), ALT, min);
     }
@@ -336,7 +373,7 @@ class Fig6Hooks implements PrintHooks<AbsValue> {
         return `${this.inFix(() => item(cons.args[0] as AbsValue))}...`;
       }
     }
-    return `...${this.generic(v, p)}`;
+    return `...${this.cut(this.generic(v, p))}`;
   }
 
   alternatives(texts: readonly string[], min: number): string {

@@ -103,17 +103,20 @@ export function stageManifest(
   };
 }
 
-/** I1, I2, … in Fig. 6 notation, one block per stage. */
-export function describeStages(stages: readonly PipelineStage[]): string {
+/**
+ * I1, I2, … in Fig. 6 notation, one block per stage; big unions cut short unless `full`
+ * (`printAbstractFun`). The staged folder's `NAME.abstract.txt` holds them in full.
+ */
+export function describeStages(stages: readonly PipelineStage[], full = false): string {
   const out: string[] = [];
   stages.forEach((s, i) => {
     const fun = s.input[0] as AbsValue;
-    out.push(`(* I${i + 1}: input of ${s.pass.name} *)\n${printAbstractFun(fun)}`);
+    out.push(`(* I${i + 1}: input of ${s.pass.name} *)\n${printAbstractFun(fun, { full })}`);
   });
   const last = stages[stages.length - 1];
   if (last)
     out.push(
-      `(* I${stages.length + 1}: output of ${last.pass.name} *)\n${printAbstractFun(last.result.output)}`,
+      `(* I${stages.length + 1}: output of ${last.pass.name} *)\n${printAbstractFun(last.result.output, { full })}`,
     );
   return `${out.join('\n\n')}\n`;
 }
@@ -187,7 +190,7 @@ export function writeStaged(stages: readonly PipelineStage[], opts: WriteOptions
   const manifest = stageManifest(stages, dir, opts, modules);
   files.push(
     { name: `${name}.manifest.json`, text: `${JSON.stringify(manifest, null, 2)}\n` },
-    { name: `${name}.abstract.txt`, text: describeStages(stages) },
+    { name: `${name}.abstract.txt`, text: describeStages(stages, true) },
     { name: `${name}.stub.d.mts`, text: stubTypes(name, opts) },
     // last: the stub makes the modules reachable
     { name: `${name}.stub.mjs`, text: stubSource(stages, name, stems, manifest, opts) },

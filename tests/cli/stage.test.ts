@@ -2,6 +2,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ABBREVIATED_NOTE } from '../../src/pipeline/index.js';
 import { cli } from './helpers.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -74,6 +75,22 @@ describe('scf stage', () => {
     for (const e of cp.events)
       expect(Object.keys(e).sort()).toEqual(['fn', 'key', 'reason', 'spec', 'to', 'what']);
   });
+
+  it('big unions print cut short, with a note; --full prints them whole, as NAME.abstract.txt holds them', async () => {
+    const cfg = path.join(ROOT, 'configs/table2/08-main_loop.json');
+    const out = path.join(TMP, 'out8');
+    const short = await cli('stage', cfg, '--out', out);
+    expect(short.code, short.err).toBe(0);
+    const longest = (s: string) => Math.max(...s.split('\n').map((l) => l.length));
+    expect(longest(short.out)).toBeLessThan(1000);
+    expect(short.out).toContain(ABBREVIATED_NOTE);
+    expect(short.out).toMatch(/… \(\d+ more characters\)/);
+    const full = await cli('stage', cfg, '--out', out, '--full');
+    expect(full.code, full.err).toBe(0);
+    expect(full.out).not.toContain(ABBREVIATED_NOTE);
+    expect(full.out.length).toBeGreaterThan(short.out.length);
+    expect(readFileSync(path.join(out, 'main_loop.abstract.txt'), 'utf8').trimEnd()).toBe(full.out);
+  }, 60_000);
 
   it('an input outside the description falls back to the unstaged pipeline with a warning', async () => {
     const out = path.join(TMP, 'out3');
