@@ -97,9 +97,29 @@ async function run({ values, positionals }: CommandArgs<typeof STAGE.flags>, io:
   const cleanUp = out.removeCreated;
   let result: Awaited<ReturnType<typeof stageConfig>>;
   try {
+    // on a terminal, a pass that takes longer than a second shows how far it got, once a second
+    const progress = process.stderr.isTTY === true;
+    let started = 0;
+    let shown = 0;
     result = await stageConfig(config, {
       k,
-      onStage: (line) => io.err(line),
+      onStage: (line) => {
+        io.err(line);
+        started = Date.now();
+        shown = started;
+      },
+      ...(progress
+        ? {
+            onWork: (pass, index, total, stats) => {
+              const now = Date.now();
+              if (now - shown < 1000) return;
+              shown = now;
+              io.err(
+                `[${index + 1}/${total}] ${pass}: ${Math.round((now - started) / 1000)} s, ${stats.visits} visits, ${stats.specs} specializations …`,
+              );
+            },
+          }
+        : {}),
     });
   } catch (e) {
     cleanUp();

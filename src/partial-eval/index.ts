@@ -12,7 +12,10 @@ export {
   type PeResult,
   type PeStats,
   type PeStop,
+  GROW_CAP,
   NEST_LIMIT,
   partialEvaluate,
+  SPEC_FUEL,
   STATIC_WORK,
+  UNFOLD_DEPTH,
 } from './pe.js';

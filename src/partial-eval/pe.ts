@@ -202,9 +202,9 @@ export interface PeOptions {
   readonly chainDepth?: number;
   /** Changes of a specialization's parameters or result joined exactly before widening (default 3). */
   readonly joinsBeforeWiden?: number;
-  /** Changes of a specialization's parameters (or of its result) after which they are widened to `1`, the key's parameters excepted (default 8). */
+  /** Changes of a specialization's parameters (or of its result) after which they are widened to `1`, the key's parameters excepted (default SPEC_FUEL). */
   readonly specFuel?: number;
-  /** A specialization's parameter or result that grows beyond this many nodes is widened to `1` (default 256). */
+  /** A specialization's parameter or result that grows beyond this many nodes is widened to `1` (default GROW_CAP). */
   readonly growCap?: number;
   /** Expression visits after which no new specialization is made (calls stay generic); four times as many abandon specialization altogether (default 800,000). */
   readonly budget?: number;
@@ -225,6 +225,10 @@ export interface PeOptions {
 
 /** Most calls unfolded inside one another (`PeOptions.unfoldDepth`). */
 export const UNFOLD_DEPTH = 64;
+/** Changes of a specialization's parameters or result before they are widened (`PeOptions.specFuel`). */
+export const SPEC_FUEL = 8;
+/** Nodes a specialization's parameter or result may grow to before it is widened (`PeOptions.growCap`). */
+export const GROW_CAP = 256;
 
 /**
  * Most analyses and unfoldings open inside one another (each is a JavaScript recursion of the
@@ -568,8 +572,8 @@ class PartialEvaluator {
     this.hardBudget = this.budget * 4;
     this.maxSpecs = opts.maxSpecs ?? 20_000;
     this.joinsBeforeWiden = opts.joinsBeforeWiden ?? 3;
-    this.specFuel = opts.specFuel ?? 8;
-    this.growCap = opts.growCap ?? 256;
+    this.specFuel = opts.specFuel ?? SPEC_FUEL;
+    this.growCap = opts.growCap ?? GROW_CAP;
     this.staticSteps = opts.staticCallSteps ?? 2_000_000;
     this.raiseMaps = opts.raiseMaps ?? true;
     this.unfoldDepth = opts.unfoldDepth ?? UNFOLD_DEPTH;

@@ -204,7 +204,8 @@ export function loadConfig(file: string): StageConfig {
   return parseConfig(text, file);
 }
 
-const KEYS = [
+/** The keys a config may have (docs/config.md documents each). */
+export const CONFIG_KEYS = [
   'id',
   'description',
   'input',
@@ -349,11 +350,11 @@ class ConfigReader {
   topLevel(root: Node): Map<string, Node> {
     const byKey = new Map<string, Node>();
     for (const [key, k, v] of this.props(root)) {
-      if (!(KEYS as readonly string[]).includes(key))
+      if (!(CONFIG_KEYS as readonly string[]).includes(key))
         this.fail(
           k,
           'C1003',
-          `unknown key '${clip(key)}' (expected ${KEYS.map((x) => `'${x}'`).join(', ')})`,
+          `unknown key '${clip(key)}' (expected ${CONFIG_KEYS.map((x) => `'${x}'`).join(', ')})`,
         );
       byKey.set(key, v);
       this.at(key, v);

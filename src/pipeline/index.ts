@@ -9,6 +9,7 @@
 export {
   type ArgSpec,
   CONFIG_CODES,
+  CONFIG_KEYS,
   type ConfigCode,
   ConfigError,
   configError,

@@ -7,6 +7,7 @@
  * Shared by `scf stage`, `npm run stage`, the benchmarks and the tests.
  */
 import type { AbsValue } from '../abstract-values/index.js';
+import type { PeStats } from '../partial-eval/index.js';
 import { formatProblems, type Fun, type Program as KernelProgram, validateProgram } from '../kernel/index.js';
 import path from 'node:path';
 import {
@@ -41,6 +42,8 @@ export async function stageConfig(
     readonly k?: number;
     readonly onStage?: (line: string) => void;
     readonly onProgress?: (p: PipelineProgress) => void;
+    /** Called every ~100,000 visits of the partial evaluator, with the pass being staged. */
+    readonly onWork?: (pass: string, index: number, total: number, stats: PeStats) => void;
   } = {},
 ): Promise<StagedConfig> {
   const passes = configPasses(config);
@@ -64,7 +67,16 @@ export async function stageConfig(
   let stages: PipelineStage[];
   try {
     stages = stagePipeline(funAbs, formalsAbs, passes, {
-      pe: { k: opts.k ?? 2, ...config.pe },
+      pe: {
+        k: opts.k ?? 2,
+        ...config.pe,
+        ...(opts.onWork
+          ? {
+              onProgress: (stats: PeStats) =>
+                opts.onWork?.(passes[staging]?.name ?? '', staging, passes.length, stats),
+            }
+          : {}),
+      },
       onProgress: (p) => {
         opts.onProgress?.(p);
         if (p.phase === 'start') {

@@ -36,6 +36,7 @@ import {
   sha256,
   stageHashLine,
 } from '../runtime/index.js';
+import { GROW_CAP, type PeEvent, SPEC_FUEL, UNFOLD_DEPTH } from '../partial-eval/index.js';
 import { emitModule } from '../stager/index.js';
 import { printAbstractFun } from './print-kernel.js';
 import { optimizerSources } from '../optimizers/index.js';
@@ -122,10 +123,13 @@ export function describeStages(stages: readonly PipelineStage[], full = false): 
 }
 
 /**
- * `scf stage --explain`: per pass, why partial evaluation stopped and every loss of precision
- * it made — each parameter or result widened to a skeleton or to `1`, each specialization given
- * up — with the optimizer function, what the specialization handled (its key: the input node)
- * and the reason. This is where a compiler writer looks when their optimizer stages poorly.
+ * `scf stage --explain`: per pass, why partial evaluation stopped and every loss of precision it
+ * made — each parameter or result widened to a skeleton or to `1`, each specialization given up.
+ * The losses are counted by the optimizer function they happened in, the pass's own functions
+ * apart from scf's helpers (`scf/kernel`, the prelude) that it calls; then, per reason, the
+ * setting of the config's `"pe"` that bounds it (with its default) or the rewrite that avoids it;
+ * then each loss: the specialization, what it handled (its key: the input node), what was cut and
+ * how. This is where a compiler writer looks when their optimizer stages poorly.
  */
 export function explainStages(stages: readonly PipelineStage[]): string {
   const out: string[] = [];
@@ -134,12 +138,41 @@ export function explainStages(stages: readonly PipelineStage[]): string {
     out.push(
       `${s.pass.name}: stop ${r.stop}${r.stop === 'fixpoint' ? '' : ` (${r.reason})`}; ${r.peStats.visits} visits, ${r.peStats.specs} specializations, ${r.peStats.residualFuns} residual functions; ${r.events.length} loss(es) of precision`,
     );
+    if (r.events.length === 0) continue;
+    const own = path.basename(s.pass.file).replace(/\.[cm]?ts$/, '');
+    const byFn = new Map<string, Map<string, number>>();
+    for (const e of r.events) {
+      const counts = byFn.get(e.fn) ?? new Map<string, number>();
+      counts.set(e.reason, (counts.get(e.reason) ?? 0) + 1);
+      byFn.set(e.fn, counts);
+    }
+    const line = (fn: string, counts: Map<string, number>): string =>
+      `    ${fn}: ${[...counts].map(([reason, n]) => `${n} × ${reason}`).join(', ')}`;
+    const mine = [...byFn].filter(([fn]) => fn.split('.')[0] === own);
+    const theirs = [...byFn].filter(([fn]) => fn.split('.')[0] !== own);
+    if (mine.length > 0) out.push(`  in ${own}'s own functions:`, ...mine.map(([fn, c]) => line(fn, c)));
+    if (theirs.length > 0)
+      out.push(
+        `  in functions it calls (scf's helpers: scf/kernel, the prelude):`,
+        ...theirs.map(([fn, c]) => line(fn, c)),
+      );
+    out.push('  what may help:');
+    for (const reason of new Set(r.events.map((e) => e.reason)))
+      out.push(`    ${reason}: ${LOSS_ADVICE[reason]}`);
+    out.push('  each loss (specialization, what it handled, what was cut: why -> what it became):');
     for (const e of r.events) {
       out.push(`  ${e.spec}  ${e.key}  ${e.what}: ${e.reason} -> ${e.to}`);
     }
   }
   return `${out.join('\n')}\n`;
 }
+
+/** Per reason of a loss of precision: the config setting that bounds it, or the rewrite that avoids it. */
+const LOSS_ADVICE: Readonly<Record<PeEvent['reason'], string>> = {
+  'size-cap': `a value grew past growCap = ${GROW_CAP} nodes (it grows with the input: an accumulator, a list built across a loop). Raise the bound in the config, "pe": { "growCap": 1024 } (staging takes longer and the staged code may grow), or keep such values small in the pass: look facts up in a map keyed by label rather than carry a growing list`,
+  'spec-fuel': `a parameter or result changed more than specFuel = ${SPEC_FUEL} times (a value that changes at every iteration of a fixpoint). Raise it in the config, "pe": { "specFuel": 16 }, or pass such values in a form that converges sooner (a set or map joined, not a list appended to)`,
+  budget: `the partial evaluator's visit budget or its count of specializations ran out, so calls stayed generic. Narrow the early description (fewer 'Any or 'Array parts), or split the pipeline into smaller passes; "pe": { "unfoldDepth": 0 } (default ${UNFOLD_DEPTH}) unfolds fewer calls on static paths`,
+};
 
 /** Machine-readable staging report (`scf stage --json`): per pass, stop, stats, sizes and events. */
 export function stageReport(stages: readonly PipelineStage[]): object {

@@ -2,7 +2,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ABBREVIATED_NOTE } from '../../src/pipeline/index.js';
+import { ABBREVIATED_NOTE, loadConfig, stageConfig } from '../../src/pipeline/index.js';
 import { cli } from './helpers.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -70,7 +70,14 @@ describe('scf stage', () => {
       lines.findIndex((l) => l.startsWith('const-prop: stop')) + 1,
       lines.findIndex((l) => l.startsWith('copy-prop: stop')),
     );
-    expect(cp.events.length).toBe(section.length);
+    expect(cp.events.length).toBe(section.filter((l) => /^ {2}\S+\$\d+ {2}/.test(l)).length);
+    // counted by function, scf's helpers apart, with the setting that bounds each reason
+    expect(r.out).toMatch(/^ {2}in const-prop's own functions:\n( {4}const-prop\.\w+: .*\n)+ {2}in functions it calls/m);
+    expect(r.out).toMatch(/^ {4}const-prop\.unroll: \d+ × size-cap$/m);
+    expect(r.out).toMatch(/^ {4}kernel-walk\.reverseCmds: \d+ × size-cap$/m);
+    expect(r.out).toMatch(
+      /^ {4}size-cap: a value grew past growCap = 256 nodes.*"pe": \{ "growCap": 1024 \}/m,
+    );
     expect(cp.events.length).toBeGreaterThan(0);
     for (const e of cp.events)
       expect(Object.keys(e).sort()).toEqual(['fn', 'key', 'reason', 'spec', 'to', 'what']);
@@ -90,6 +97,20 @@ describe('scf stage', () => {
     expect(full.out).not.toContain(ABBREVIATED_NOTE);
     expect(full.out.length).toBeGreaterThan(short.out.length);
     expect(readFileSync(path.join(out, 'main_loop.abstract.txt'), 'utf8').trimEnd()).toBe(full.out);
+  }, 60_000);
+
+  it('a long pass reports its work as it goes (what scf stage shows on a terminal once a second)', async () => {
+    const config = loadConfig(path.join(ROOT, 'configs/table2/08-main_loop.json'));
+    const seen: { pass: string; visits: number }[] = [];
+    await stageConfig(config, {
+      onWork: (pass, _i, total, stats) => {
+        expect(total).toBe(3);
+        seen.push({ pass, visits: stats.visits });
+      },
+    });
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen[0]?.pass).toBe('const-prop');
+    expect(seen[0]?.visits).toBeGreaterThan(0);
   }, 60_000);
 
   it('an input outside the description falls back to the unstaged pipeline with a warning', async () => {

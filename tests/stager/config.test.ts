@@ -35,8 +35,10 @@ import {
   formalsFromBindings,
   runPipeline,
 } from '../../src/optimizers/index.js';
+import { GROW_CAP, SPEC_FUEL, UNFOLD_DEPTH } from '../../src/partial-eval/index.js';
 import { compileFile } from '../../src/scf-lang/index.js';
 import {
+  CONFIG_KEYS,
   ConfigError,
   configPipelineInput,
   KNOWN_PASSES,
@@ -651,3 +653,16 @@ function pos(lc: string): { line: number; col: number } {
 function countQuotesBefore(text: string, needle: string): number {
   return (text.slice(0, text.indexOf(needle)).match(/"/g) ?? []).length;
 }
+
+describe('docs/config.md', () => {
+  const doc = readFileSync(path.resolve(import.meta.dirname, '../../docs/config.md'), 'utf8');
+  it('documents every key a config may have', () => {
+    for (const key of CONFIG_KEYS) expect(doc, key).toMatch(new RegExp(`^\\| \`${key}\` +\\|`, 'm'));
+  });
+  it("gives the partial evaluator's defaults as the code has them", () => {
+    const row = (name: string) => new RegExp(`^\\| \`${name}\` +\\| (\\d+) +\\|`, 'm').exec(doc)?.[1];
+    expect(row('growCap')).toBe(String(GROW_CAP));
+    expect(row('specFuel')).toBe(String(SPEC_FUEL));
+    expect(row('unfoldDepth')).toBe(String(UNFOLD_DEPTH));
+  });
+});
