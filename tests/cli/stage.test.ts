@@ -72,7 +72,9 @@ describe('scf stage', () => {
     );
     expect(cp.events.length).toBe(section.filter((l) => /^ {2}\S+\$\d+ {2}/.test(l)).length);
     // counted by function, scf's helpers apart, with the setting that bounds each reason
-    expect(r.out).toMatch(/^ {2}in const-prop's own functions:\n( {4}const-prop\.\w+: .*\n)+ {2}in functions it calls/m);
+    expect(r.out).toMatch(
+      /^ {2}in const-prop's own functions:\n( {4}const-prop\.\w+: .*\n)+ {2}in functions it calls/m,
+    );
     expect(r.out).toMatch(/^ {4}const-prop\.unroll: \d+ × size-cap$/m);
     expect(r.out).toMatch(/^ {4}kernel-walk\.reverseCmds: \d+ × size-cap$/m);
     expect(r.out).toMatch(
