@@ -28,7 +28,7 @@ import {
   speedupChartSvg,
 } from '../bench/index.js';
 import { KernelArgumentError, KernelRuntimeError } from '../kernel/index.js';
-import { BindError, PassError } from '../optimizers/index.js';
+import { BindError, PassError, PassOutputError } from '../optimizers/index.js';
 import { ConfigError } from '../pipeline/index.js';
 import { GpuRuntime } from '../target/index.js';
 import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, UsageError } from './io.js';
@@ -103,6 +103,8 @@ export const benchCommand = defineCommand(BENCH, run, [
   { type: KernelBenchError, status: 1 },
   { type: BindError },
   { type: PassError },
+  // a user's pass whose output breaks the kernel AST's invariants
+  { type: PassOutputError, status: 1 },
 ]);
 
 async function run(args: CommandArgs<typeof BENCH.flags>, io: CliIo): Promise<number> {

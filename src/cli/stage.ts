@@ -146,7 +146,7 @@ async function run({ values, positionals }: CommandArgs<typeof STAGE.flags>, io:
     io.out(JSON.stringify({ config: config.file, manifest, ...stageReport(result.stages) }, null, 2));
   } else {
     if (!values.quiet) io.out(describeStages(result.stages, values.full ?? false).trimEnd());
-    if (values.explain) io.out(explainStages(result.stages).trimEnd());
+    if (values.explain) io.out(explainStages(result.stages, config.pe).trimEnd());
   }
   io.err(
     `wrote ${[...files.modules, files.stub, files.types, files.manifest, files.descriptions].join(', ')}`,

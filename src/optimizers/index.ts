@@ -315,12 +315,13 @@ export class PassOutputError extends Error {
     readonly pass: string,
     readonly fun: string,
     readonly problems: readonly ValidationProblem[],
-    at: (lbl: number) => string | undefined = () => undefined,
+    at?: (lbl: number) => string | undefined,
   ) {
     const shown = problems.slice(0, PROBLEMS_SHOWN).map((p) => {
-      const where = p.lbl === undefined ? undefined : at(p.lbl);
-      const node =
-        p.lbl === undefined ? '' : ` (at label ${p.lbl}${where ? `, ${where}` : ', a node the pass made'})`;
+      const where = p.lbl === undefined || at === undefined ? undefined : at(p.lbl);
+      // with the source's places known, a label without one is a node the pass made
+      const made = at === undefined ? '' : ', a node the pass made';
+      const node = p.lbl === undefined ? '' : ` (at label ${p.lbl}${where ? `, ${where}` : made})`;
       return `  ${p.rule}: ${p.message}${node}`;
     });
     const more = problems.length > PROBLEMS_SHOWN ? [`  … and ${problems.length - PROBLEMS_SHOWN} more`] : [];

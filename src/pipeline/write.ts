@@ -27,7 +27,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AbsValue } from '../abstract-values/index.js';
 import { type Fun, listToArray } from '../kernel/index.js';
-import { commentText, jsData, jsString, SOURCE_ROOT, scfVersion } from '../common/index.js';
+import { assertNever, commentText, jsData, jsString, SOURCE_ROOT, scfVersion } from '../common/index.js';
 import {
   kernelHash,
   type ManifestFile,
@@ -90,6 +90,7 @@ export function stageManifest(
       files: [...own, ...files.filter((f) => f !== s.pass.file)].map((f) => ({
         path: s.pass.builtin ? posixRelative(SOURCE_ROOT, f) : posixRelative(dir, f),
         sha256: sha256(readFileSync(f, 'utf8')),
+        ...(s.pass.builtin ? {} : { staged: path.resolve(f) }),
       })),
     };
   });
@@ -131,7 +132,7 @@ export function describeStages(stages: readonly PipelineStage[], full = false): 
  * then each loss: the specialization, what it handled (its key: the input node), what was cut and
  * how. This is where a compiler writer looks when their optimizer stages poorly.
  */
-export function explainStages(stages: readonly PipelineStage[]): string {
+export function explainStages(stages: readonly PipelineStage[], pe: PeSettings = {}): string {
   const out: string[] = [];
   for (const s of stages) {
     const r = s.result;
@@ -158,7 +159,7 @@ export function explainStages(stages: readonly PipelineStage[]): string {
       );
     out.push('  what may help:');
     for (const reason of new Set(r.events.map((e) => e.reason)))
-      out.push(`    ${reason}: ${LOSS_ADVICE[reason]}`);
+      out.push(`    ${reason}: ${lossAdvice(reason, pe)}`);
     out.push('  each loss (specialization, what it handled, what was cut: why -> what it became):');
     for (const e of r.events) {
       out.push(`  ${e.spec}  ${e.key}  ${e.what}: ${e.reason} -> ${e.to}`);
@@ -167,12 +168,31 @@ export function explainStages(stages: readonly PipelineStage[]): string {
   return `${out.join('\n')}\n`;
 }
 
-/** Per reason of a loss of precision: the config setting that bounds it, or the rewrite that avoids it. */
-const LOSS_ADVICE: Readonly<Record<PeEvent['reason'], string>> = {
-  'size-cap': `a value grew past growCap = ${GROW_CAP} nodes (it grows with the input: an accumulator, a list built across a loop). Raise the bound in the config, "pe": { "growCap": 1024 } (staging takes longer and the staged code may grow), or keep such values small in the pass: look facts up in a map keyed by label rather than carry a growing list`,
-  'spec-fuel': `a parameter or result changed more than specFuel = ${SPEC_FUEL} times (a value that changes at every iteration of a fixpoint). Raise it in the config, "pe": { "specFuel": 16 }, or pass such values in a form that converges sooner (a set or map joined, not a list appended to)`,
-  budget: `the partial evaluator's visit budget or its count of specializations ran out, so calls stayed generic. Narrow the early description (fewer 'Any or 'Array parts), or split the pipeline into smaller passes; "pe": { "unfoldDepth": 0 } (default ${UNFOLD_DEPTH}) unfolds fewer calls on static paths`,
-};
+/** The partial evaluator's settings a config may give (`"pe"`, docs/config.md). */
+export interface PeSettings {
+  readonly growCap?: number;
+  readonly specFuel?: number;
+  readonly unfoldDepth?: number;
+}
+
+/**
+ * Per reason of a loss of precision: the config setting that bounds it, at the value it had
+ * (`pe`, else its default), with a higher one to try, or the rewrite that avoids it.
+ */
+function lossAdvice(reason: PeEvent['reason'], pe: PeSettings): string {
+  const growCap = pe.growCap ?? GROW_CAP;
+  const specFuel = pe.specFuel ?? SPEC_FUEL;
+  switch (reason) {
+    case 'size-cap':
+      return `a value grew past growCap = ${growCap} nodes (it grows with the input: an accumulator, a list built across a loop). Raise the bound in the config, "pe": { "growCap": ${growCap * 4} } (staging takes longer and the staged code may grow), or keep such values small in the pass: look facts up in a map keyed by label rather than carry a growing list`;
+    case 'spec-fuel':
+      return `a parameter or result changed more than specFuel = ${specFuel} times (a value that changes at every iteration of a fixpoint). Raise it in the config, "pe": { "specFuel": ${specFuel * 2} }, or pass such values in a form that converges sooner (a set or map joined, not a list appended to)`;
+    case 'budget':
+      return `the partial evaluator's visit budget or its count of specializations ran out, so calls stayed generic. Narrow the early description (fewer 'Any or 'Array parts), or split the pipeline into smaller passes; "pe": { "unfoldDepth": 0 } (now ${pe.unfoldDepth ?? UNFOLD_DEPTH}) unfolds no calls on static paths`;
+    default:
+      return assertNever(reason);
+  }
+}
 
 /** Machine-readable staging report (`scf stage --json`): per pass, stop, stats, sizes and events. */
 export function stageReport(stages: readonly PipelineStage[]): object {

@@ -27,7 +27,7 @@
  * (src/kernel/validate.ts): a broken one is a `PassOutputError` naming the pass.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Fun, listFromArray, listToArray } from '../kernel/index.js';
@@ -39,6 +39,7 @@ import {
   formalsFromBindings,
   type LatticeVal,
   loadUserPass,
+  PassError,
   type Pass,
 } from '../optimizers/index.js';
 import { InputNotAdmitted } from '../stager/runtime.js';
@@ -49,6 +50,8 @@ export interface ManifestFile {
   /** Built-in: relative to scf's `src/` (`optimizers/dae.ts`); a user's: relative to the stub's folder. */
   readonly path: string;
   readonly sha256: string;
+  /** A user's file: its absolute path when staged (where a moved folder looks next). */
+  readonly staged?: string;
 }
 
 export interface ManifestPass {
@@ -139,17 +142,30 @@ export function kernelHash(fun: Fun): string {
   return sha256(JSON.stringify(fun));
 }
 
-function sourcePath(p: ManifestPass, f: ManifestFile, stubDir: string): string {
-  return p.builtin ? path.join(SOURCE_ROOT, f.path) : path.resolve(stubDir, f.path);
+/**
+ * Where a pass's source file is now: a built-in's in this installation's `src/`; a user's relative
+ * to the stub's folder, else where it was when staged (`staged`: a folder moved within the app
+ * keeps finding it). Undefined when a user's file is at neither place (a deployed folder).
+ */
+function sourcePath(p: ManifestPass, f: ManifestFile, stubDir: string): string | undefined {
+  if (p.builtin) return path.join(SOURCE_ROOT, f.path);
+  const near = path.resolve(stubDir, f.path);
+  if (existsSync(near)) return near;
+  return f.staged !== undefined && existsSync(f.staged) ? f.staged : undefined;
 }
 
-/** What differs between the manifest and the sources now, or undefined when none does. */
+/**
+ * What differs between the manifest and the sources now, or undefined when none does. A user's
+ * source that is nowhere to be found is no difference: the staged modules carry their own hashes
+ * (`loadStagedModules`), so a folder deployed without the optimizers' sources runs staged.
+ */
 export function checkManifest(m: StageManifest, stubDir: string): string | undefined {
   const version = scfVersion();
   if (m.scf !== version) return `staged by scf ${m.scf}, running scf ${version}`;
   for (const p of m.passes) {
     for (const f of p.files) {
       const file = sourcePath(p, f, stubDir);
+      if (file === undefined) continue;
       let text: string;
       try {
         text = readFileSync(file, 'utf8');
@@ -277,6 +293,10 @@ function refusal(
   const desc = clip((bind[name] ?? e.expected).replace(/\s+/g, ' '), 120);
   const v = Object.hasOwn(values, name) ? values[name] : undefined;
   if (v === undefined) return `formal '${clip(name)}' is not given, and was staged as known early: ${desc}`;
+  if (!Object.hasOwn(bind, name)) {
+    const bound = Object.keys(bind).map((n) => `'${clip(n)}'`);
+    return `formal '${clip(name)}' = ${showLate(v)} was not bound early (the config binds ${bound.join(', ') || 'no formal'}), so the staged pipeline takes it as unknown; bind it in the config to stage for it, or leave it out of the values`;
+  }
   const el = /^\.elems((?:\.tail)*)(\.head)?/s.exec(m[2] as string);
   const where =
     !el || (el[1] === '' && el[2] === undefined)
@@ -311,7 +331,13 @@ export function makeStub(parts: StubParts): Stub {
         if (!b) throw new Error(`scf ${scfVersion()} has no pass '${p.name}'`);
         return b;
       }
-      return loadUserPass(sourcePath(p, p.files[0] as ManifestFile, stubDir));
+      const f = p.files[0] as ManifestFile;
+      const file = sourcePath(p, f, stubDir);
+      if (file === undefined)
+        throw new PassError(
+          `${p.name}: its source is neither at ${path.resolve(stubDir, f.path)} nor at ${f.staged ?? f.path}, where it was staged from; the unstaged pipeline (for values outside the early description) needs it`,
+        );
+      return loadUserPass(file);
     });
     return passes;
   };

@@ -75,6 +75,11 @@ describe('scf bench --dir on configs of ones own', () => {
     expect(r.out).toMatch(/^with-args total +[\d.]+/m);
     expect(r.out).not.toMatch(/^no-args/m);
     expect(r.err).not.toMatch(/no "args"/);
+    // a user's configs are not scored against SCF's Table 3
+    expect(r.out).not.toMatch(/In parentheses|Targets:|MISSED/);
+    expect(r.out).toMatch(
+      /^Summary: median compiler speed-up [\d.]+×; staged output equal on every config$/m,
+    );
     const bad = await cli('bench', '--dir', user, '--config', '1');
     expect(bad.code).toBe(2);
     expect(bad.err).toBe('scf bench: --config 1: no such configuration (known: no-args, with-args)');

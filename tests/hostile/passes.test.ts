@@ -13,7 +13,7 @@
  *   (exit 2); a result that is no `Fun` at run time is a user error too.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -298,6 +298,25 @@ export function optimize(f: Fun): Fun {
       expect(r.err).toMatch(/label: label \d+ occurs twice \(at label \d+, .*k\.c:\d+:\d+\)/);
     }
   });
+
+  it('under scf bench --dir too: exit 1, naming the pass', async () => {
+    const dir = path.join(TMP, 'bench-dup');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      path.join(dir, 'dup.json'),
+      JSON.stringify({
+        input: KERNEL,
+        function: 'f',
+        pipeline: ['const-prop', DUP],
+        bind: { a: "'Int" },
+        sample: { a: 2 },
+        args: { x: 1 },
+      }),
+    );
+    const r = clean(await cli('bench', '--dir', dir, '--budget', '20'));
+    expect(r.code, r.err).toBe(1);
+    expect(r.err).toMatch(/pass 'dup' returned a function 'f' that breaks the kernel AST's invariants/);
+  }, 60_000);
 
   it('built-in passes are checked too under --check, and pass', async () => {
     const r = clean(await cli('opt', KERNEL, '--check', '--bind', 'a=0'));

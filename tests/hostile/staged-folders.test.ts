@@ -229,3 +229,45 @@ describe('nothing outside --out', () => {
     expect(readFileSync(path.join(top, 'user.txt'), 'utf8')).toBe('mine');
   });
 });
+
+describe("a staged folder of a user's pass, moved or deployed", () => {
+  it('moved within the app it runs staged, and falls back to the pass where it was staged from', async () => {
+    const config = project(['const-prop', './mine.ts'], { a: '1|2' });
+    writeFileSync(path.join(path.dirname(config), 'mine.ts'), IDENTITY_PASS);
+    const out = path.join(path.dirname(config), 'generated');
+    await stage(config, out);
+    const moved = path.join(path.dirname(config), 'src', 'deep', 'er', 'staged');
+    mkdirSync(path.dirname(moved), { recursive: true });
+    execFileSync('cp', ['-R', out, moved]);
+    expect(await specialize(moved, { a: 2 })).toMatchObject({ staged: true, warnings: [] });
+    const outside = await specialize(copyOf(moved), { a: 5 });
+    expect(outside.staged).toBe(false);
+    expect(outside.warnings[0]).toMatch(/formal 'a' = 5 is outside its early description 1\|2/);
+  });
+
+  it("deployed without the pass's source it runs staged; only the fallback needs the source, and says so", async () => {
+    const config = project(['const-prop', './gone.ts'], { a: '1|2' });
+    const pass = path.join(path.dirname(config), 'gone.ts');
+    writeFileSync(pass, IDENTITY_PASS);
+    const out = path.join(TMP, `deployed${n++}`);
+    await stage(config, out);
+    rmSync(pass);
+    const stub = await importStub(path.join(out, 'mul_add.stub.mjs'));
+    const warnings: string[] = [];
+    expect(stub.specialize({ a: 1 }, (m) => warnings.push(m)).staged).toBe(true);
+    expect(warnings).toEqual([]);
+    expect(() => stub.specialize({ a: 7 }, () => {})).toThrow(
+      /gone: its source is neither at .* the unstaged pipeline .* needs it/,
+    );
+  });
+
+  it('a value for a formal the config did not bind is named as such', async () => {
+    const out = path.join(TMP, `unbound${n++}`);
+    await stage(project(['const-prop'], { a: '1|2' }), out);
+    const stub = await importStub(path.join(out, 'mul_add.stub.mjs'));
+    const warnings: string[] = [];
+    const r = stub.specialize({ a: 1, x: 3 }, (m) => warnings.push(m));
+    expect(r.staged).toBe(false);
+    expect(warnings[0]).toMatch(/formal 'x' = 3 was not bound early \(the config binds 'a'\)/);
+  });
+});
