@@ -1,9 +1,9 @@
 /**
  * Where this installation of scf lives, so every part finds the same files whether it runs from
  * the TypeScript sources (a checkout, under tsx or vitest) or from the compiled package (`dist/`,
- * under plain node). The package ships `src/` beside `dist/`: the stager reads the SCF-lang
- * sources of the built-in optimizers from there, and a staged stub hashes them to notice that it
- * is stale.
+ * under plain node). The package ships, of `src/`, the SCF-lang sources of the built-in
+ * optimizers and the kernel modules they import (package.json's "files"): the stager reads them
+ * from there, and a staged stub hashes them to notice that it is stale.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
