@@ -216,6 +216,7 @@ export function writeStaged(stages: readonly PipelineStage[], opts: WriteOptions
   const name = opts.name ?? opts.fun.name;
   const imports = { prelude: RUNTIME_SPECIFIER, runtime: RUNTIME_SPECIFIER };
   const stems = moduleStems(stages, name);
+  const formalsAt = stages.findIndex((s) => s.pass.takesFormals);
   const files: FolderFile[] = [];
   const modules: ManifestFile[] = [];
   stages.forEach((s, i) => {
@@ -231,12 +232,14 @@ export function writeStaged(stages: readonly PipelineStage[], opts: WriteOptions
       header,
       comments: r.comments,
       imports,
-      ...(i === 0 ? { admission: { desc: s.input, name: 'admit', ctors: s.ctors } } : {}),
+      // the first module checks its input; the first pass taking the formals, when it is a later
+      // one, checks them (their description is the same for every pass that takes them)
+      ...(i === 0 || i === formalsAt ? { admission: { desc: s.input, name: 'admit', ctors: s.ctors } } : {}),
     });
     const sha = sha256(code);
     files.push(
       { name: `${stems[i]}.mjs`, text: `${code}${stageHashLine(sha)}` },
-      { name: `${stems[i]}.d.mts`, text: stagedTypes(i === 0) },
+      { name: `${stems[i]}.d.mts`, text: stagedTypes(i === 0 || i === formalsAt) },
     );
     modules.push({ path: `${stems[i]}.mjs`, sha256: sha });
   });

@@ -96,6 +96,11 @@ export type LoadedStages =
       readonly ok: true;
       /** The first module's admission check (see `StubParts`). */
       readonly admit: (input: unknown[], from?: number) => void;
+      /**
+       * The formals' admission check, when the first pass taking the formals is not the first
+       * pass: that pass's module exports one (its `admit`, run on `[_, formals]` from 1).
+       */
+      readonly admitFormals?: (input: unknown[], from?: number) => void;
       /** The staged optimizers, in pipeline order. */
       readonly stages: readonly ((...args: unknown[]) => unknown)[];
     }
@@ -237,6 +242,9 @@ export async function loadStagedModules(
   }
   const stages: ((...args: unknown[]) => unknown)[] = [];
   let admit: unknown;
+  let admitFormals: unknown;
+  // the first pass that takes the formals checks them, when it is not the first pass
+  const formalsAt = manifest.passes.findIndex((p) => p.takesFormals);
   for (const [i, f] of files.entries()) {
     let m: StagedModule;
     try {
@@ -254,11 +262,20 @@ export async function loadStagedModules(
     if (typeof m.optimize !== 'function')
       return { ok: false, problem: `the staged module ${f.path} exports no optimize function` };
     if (i === 0) admit = m.admit;
+    else if (i === formalsAt) admitFormals = m.admit;
     stages.push(m.optimize as (...args: unknown[]) => unknown);
   }
   if (typeof admit !== 'function')
     return { ok: false, problem: `the staged module ${files[0]?.path} exports no admit function` };
-  return { ok: true, admit: admit as (input: unknown[], from?: number) => void, stages };
+  if (formalsAt > 0 && typeof admitFormals !== 'function')
+    return { ok: false, problem: `the staged module ${files[formalsAt]?.path} exports no admit function` };
+  type Admit = (input: unknown[], from?: number) => void;
+  return {
+    ok: true,
+    admit: admit as Admit,
+    ...(formalsAt > 0 ? { admitFormals: admitFormals as Admit } : {}),
+    stages,
+  };
 }
 
 /** Elements of a late array a message shows before `…`. */
@@ -368,7 +385,10 @@ export function makeStub(parts: StubParts): Stub {
       if (!staged.ok) throw new Error(`scf: ${manifest.function}: ${staged.problem}`);
       const list = listFromArray([...formals]);
       const input: unknown[] = manifest.passes[0]?.takesFormals ? [fun, list] : [fun];
+      // every late value is checked before any staged code runs: the formals by the first pass
+      // that takes them (the kernel, its own, once)
       staged.admit(input, funAdmitted ? 1 : 0);
+      staged.admitFormals?.([undefined, list], 1);
       funAdmitted = true;
       let f = (staged.stages[0] as (...a: unknown[]) => unknown)(...input) as Fun;
       check(f, 0);

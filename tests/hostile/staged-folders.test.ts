@@ -271,3 +271,23 @@ describe("a staged folder of a user's pass, moved or deployed", () => {
     expect(warnings[0]).toMatch(/formal 'x' = 3 was not bound early \(the config binds 'a'\)/);
   });
 });
+
+describe('the formals are admitted whichever pass takes them first', () => {
+  it.each([
+    [['dae', 'const-prop'], 1],
+    [['copy-prop', 'dae', 'const-prop'], '0|3'],
+  ] as const)(
+    'pipeline %j, bind a = %j: values outside the description run unstaged',
+    async (pipeline, a) => {
+      const out = path.join(TMP, `late-formals${n++}`);
+      await stage(project(pipeline, { a }), out);
+      const inside = a === 1 ? [1] : [0, 3];
+      for (const v of inside) expect((await specialize(copyOf(out), { a: v })).staged, `a = ${v}`).toBe(true);
+      for (const v of [2, -5, 7]) {
+        const r = await specialize(copyOf(out), { a: v });
+        expect(r.staged, `a = ${v}`).toBe(false);
+        expect(r.warnings[0]).toMatch(new RegExp(`formal 'a' = ${v} is outside its early description`));
+      }
+    },
+  );
+});
