@@ -12,7 +12,7 @@
  * exit 1) or does not take them (a `ConfigError`, exit 2) is reported with the config named, under
  * `--kernel` too.
  */
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
 import {
@@ -32,7 +32,7 @@ import { BindError, PassError, PassOutputError } from '../optimizers/index.js';
 import { ConfigError } from '../pipeline/index.js';
 import { GpuRuntime } from '../target/index.js';
 import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, UsageError } from './io.js';
-import { prepareOutFile } from './out-path.js';
+import { prepareOutFile, writeOutFile } from './out-path.js';
 import { clip } from '../common/index.js';
 
 export const BENCH = {
@@ -160,13 +160,13 @@ async function run(args: CommandArgs<typeof BENCH.flags>, io: CliIo): Promise<nu
   }
   for (const row of report.configs)
     if (row.codeSkipped !== undefined) io.err(`scf bench: ${row.id}: code × left out: ${row.codeSkipped}`);
-  if (args.values.save) writeFileSync(args.values.save, `${JSON.stringify(report, null, 2)}\n`);
+  if (args.values.save) writeOutFile(args.values.save, `${JSON.stringify(report, null, 2)}\n`, '--save');
   if (args.values.chart) {
     const title = `Late-stage speed-ups, staged vs unstaged (${report.machine.cpus} × ${report.machine.cpuModel.trim()})`;
     const svg = await speedupChartSvg(report.configs, title);
     // Vega and Vega-Lite are optional: without them the report is still printed.
     if (svg === null) io.err(CHART_SKIPPED);
-    else writeFileSync(args.values.chart, svg);
+    else writeOutFile(args.values.chart, svg, '--chart');
   }
   io.out(args.values.json ? JSON.stringify(report, null, 2) : formatTable(report));
   return 0;
@@ -217,7 +217,7 @@ async function runKernel(args: CommandArgs<typeof BENCH.flags>, io: CliIo): Prom
     if (gpu instanceof GpuRuntime) gpu.destroy();
   }
   const json = reports.length === 1 ? reports[0] : reports;
-  if (args.values.save) writeFileSync(args.values.save, `${JSON.stringify(json, null, 2)}\n`);
+  if (args.values.save) writeOutFile(args.values.save, `${JSON.stringify(json, null, 2)}\n`, '--save');
   if (args.values.json) io.out(JSON.stringify(json, null, 2));
   return reports.every((r) => r.equal) ? 0 : 1;
 }

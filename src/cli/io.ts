@@ -49,17 +49,28 @@ export interface ErrorRule {
 export function reportError(name: string, io: CliIo, e: unknown, rules: readonly ErrorRule[] = []): number {
   for (const r of rules) {
     if (e instanceof r.type) {
-      io.err(r.asIs ? e.message : `scf ${name}: ${e.message}`);
+      io.err(shortLines(r.asIs ? e.message : `scf ${name}: ${e.message}`));
       return r.status ?? EXIT_BAD_INPUT;
     }
   }
   if (e instanceof UsageError) {
-    io.err(`scf ${name}: ${e.message}`);
+    io.err(shortLines(`scf ${name}: ${e.message}`));
     return EXIT_BAD_INPUT;
   }
-  io.err(`scf ${name}: internal error: ${e instanceof Error ? e.message : String(e)}`);
+  io.err(shortLines(`scf ${name}: internal error: ${e instanceof Error ? e.message : String(e)}`));
   if (process.env.SCF_DEBUG) io.err(String(e instanceof Error ? e.stack : e));
   return EXIT_INTERNAL;
+}
+
+/** Longest line of a message: what a user typed (a megabyte-long flag or name) is cut, not echoed. */
+export const MESSAGE_LINE_MAX = 1000;
+
+/** `message` with every line longer than MESSAGE_LINE_MAX cut, ending in `…`. */
+export function shortLines(message: string): string {
+  return message
+    .split('\n')
+    .map((l) => (l.length <= MESSAGE_LINE_MAX ? l : `${l.slice(0, MESSAGE_LINE_MAX - 1)}…`))
+    .join('\n');
 }
 
 /** A command's flags, as node's `parseArgs` takes them. */
@@ -148,7 +159,7 @@ export function defineCommand<const F extends Flags>(
       return await body(args, io);
     } catch (e) {
       if (e instanceof UsageError && e.showHelp) {
-        io.err(`scf ${spec.name}: ${e.message}\n\n${commandHelp(spec)}`);
+        io.err(`${shortLines(`scf ${spec.name}: ${e.message}`)}\n\n${commandHelp(spec)}`);
         return EXIT_BAD_INPUT;
       }
       return reportError(spec.name, io, e, rules);

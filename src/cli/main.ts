@@ -13,7 +13,7 @@
  * stager, the kernel parser and Dawn take most of a second to load).
  */
 import { readFileSync } from 'node:fs';
-import { type CliIo, EXIT_BAD_INPUT, reportError } from './io.js';
+import { type CliIo, EXIT_BAD_INPUT, reportError, shortLines } from './io.js';
 
 type Command = (argv: string[], io: CliIo) => number | Promise<number>;
 
@@ -137,9 +137,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   const entry = COMMANDS.find((c) => c.name === name);
   if (entry === undefined) {
     io.err(
-      name.startsWith('-')
-        ? `scf: unknown option '${name}'\nRun 'scf --help' for its options.`
-        : `scf: unknown command '${name}'\nRun 'scf --help' for the commands.`,
+      shortLines(
+        name.startsWith('-')
+          ? `scf: unknown option '${name}'\nRun 'scf --help' for its options.`
+          : `scf: unknown command '${name}'\nRun 'scf --help' for the commands.`,
+      ),
     );
     return EXIT_BAD_INPUT;
   }

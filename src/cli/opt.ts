@@ -74,7 +74,14 @@ another budget) and the JavaScript stack. One that runs out of either, or return
 'scf opt: pass FILE ...' with exit status 2, as a pass that cannot be loaded does.`,
 } satisfies CommandSpec;
 
-import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, EXIT_BAD_INPUT } from './io.js';
+import {
+  type CliIo,
+  type CommandArgs,
+  type CommandSpec,
+  defineCommand,
+  EXIT_BAD_INPUT,
+  shortLines,
+} from './io.js';
 import {
   type KernelInput,
   loadKernelFunction,
@@ -146,7 +153,7 @@ export function optimizeUnstaged(
   } catch (e) {
     if (e instanceof PassError) {
       // a user's pass failed as it ran: the message names the pass
-      io.err(`${command}: ${e.message}`);
+      io.err(shortLines(`${command}: ${e.message}`));
       return null;
     }
     if (!(e instanceof BindError)) throw e;

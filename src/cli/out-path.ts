@@ -13,9 +13,23 @@ import {
   rmdirSync,
   statSync,
   unlinkSync,
+  writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
+import { clip } from '../common/index.js';
 import { fileProblem, UsageError } from './io.js';
+
+/**
+ * Writes `text` to `file` (checked by `prepareOutFile`); a failure — a full disk (`/dev/full`),
+ * permissions changed meanwhile — is a UsageError naming `flag`, not an internal error.
+ */
+export function writeOutFile(file: string, text: string, flag: string): void {
+  try {
+    writeFileSync(file, text);
+  } catch (e) {
+    throw new UsageError(`cannot write ${flag} '${clip(file)}': ${fileProblem(e)}`);
+  }
+}
 
 /**
  * Makes sure `out` is a folder this process can write into, creating it and missing parents, and
@@ -86,12 +100,15 @@ export function prepareOutDir(out: string, flag: string): { readonly removeCreat
  */
 export function prepareOutFile(file: string, flag: string): void {
   const target = path.resolve(file);
-  let isDir = false;
+  let kind: 'folder' | 'FIFO' | 'socket' | undefined;
   try {
-    isDir = statSync(target).isDirectory();
+    const st = statSync(target);
+    kind = st.isDirectory() ? 'folder' : st.isFIFO() ? 'FIFO' : st.isSocket() ? 'socket' : undefined;
   } catch {
     // absent (or unreachable: prepareOutDir says why)
   }
-  if (isDir) throw new UsageError(`${flag} '${file}' is a directory`);
+  if (kind === 'folder') throw new UsageError(`${flag} '${clip(file)}' is a directory`);
+  // writing to a FIFO waits for a reader that may never come
+  if (kind !== undefined) throw new UsageError(`${flag} '${clip(file)}' is a ${kind}, not a file`);
   prepareOutDir(path.dirname(target), `${flag} '${file}': folder`);
 }

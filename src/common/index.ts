@@ -27,6 +27,7 @@ export {
 } from './paths.js';
 export { clip, COMMENT_MAX, commentText, jsData, jsString } from './generated-text.js';
 export {
+  inSystemFileSystem,
   MAX_SOURCE_BYTES,
   readFailure,
   readSourceFile,

@@ -64,6 +64,15 @@ export function readFailure(e: unknown): string {
   }
 }
 
+/**
+ * Whether `p` (made absolute) lies in one of the system's pseudo file systems, where no source is
+ * read and no folder is made (node's recursive mkdir never returns under /proc).
+ */
+export function inSystemFileSystem(p: string): boolean {
+  const abs = path.resolve(p);
+  return SYSTEM_ROOTS.some((r) => inside(abs, r));
+}
+
 function inside(file: string, dir: string): boolean {
   const rel = path.relative(dir, file);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));

@@ -23,11 +23,21 @@
  * Invariants. `specialize(values)` returns exactly what the unstaged pipeline returns on the same
  * values (see runtime/stub.ts).
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { AbsValue } from '../abstract-values/index.js';
 import { type Fun, listToArray } from '../kernel/index.js';
-import { assertNever, commentText, jsData, jsString, SOURCE_ROOT, scfVersion } from '../common/index.js';
+import {
+  assertNever,
+  clip,
+  commentText,
+  inSystemFileSystem,
+  jsData,
+  jsString,
+  readSourceFile,
+  SOURCE_ROOT,
+  scfVersion,
+} from '../common/index.js';
 import {
   kernelHash,
   type ManifestFile,
@@ -89,7 +99,7 @@ export function stageManifest(
       takesFormals: s.pass.takesFormals,
       files: [...own, ...files.filter((f) => f !== s.pass.file)].map((f) => ({
         path: s.pass.builtin ? posixRelative(SOURCE_ROOT, f) : posixRelative(dir, f),
-        sha256: sha256(readFileSync(f, 'utf8')),
+        sha256: sha256(readSourceFile(f)),
         ...(s.pass.builtin ? {} : { staged: path.resolve(f) }),
       })),
     };
@@ -212,8 +222,15 @@ export function stageReport(stages: readonly PipelineStage[]): object {
 
 export function writeStaged(stages: readonly PipelineStage[], opts: WriteOptions): WrittenFiles {
   const dir = path.resolve(opts.outDir);
-  mkdirSync(dir, { recursive: true });
+  if (inSystemFileSystem(dir))
+    throw new Error(`writeStaged: '${clip(opts.outDir)}' is in a system file system`);
   const name = opts.name ?? opts.fun.name;
+  // a file name, never a path: every file is written inside outDir
+  if (name === '' || name === '.' || name === '..' || /[/\\\0]/.test(name))
+    throw new Error(
+      `writeStaged: the name '${clip(name)}' is not a file name (it names the files inside outDir)`,
+    );
+  mkdirSync(dir, { recursive: true });
   const imports = { prelude: RUNTIME_SPECIFIER, runtime: RUNTIME_SPECIFIER };
   const stems = moduleStems(stages, name);
   const formalsAt = stages.findIndex((s) => s.pass.takesFormals);

@@ -27,7 +27,7 @@
  * (src/kernel/validate.ts): a broken one is a `PassOutputError` naming the pass.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Fun, listFromArray, listToArray } from '../kernel/index.js';
@@ -43,7 +43,7 @@ import {
   type Pass,
 } from '../optimizers/index.js';
 import { InputNotAdmitted } from '../stager/runtime.js';
-import { clip, SOURCE_ROOT, scfVersion } from '../common/index.js';
+import { clip, readFailure, readSourceFile, SOURCE_ROOT, scfVersion } from '../common/index.js';
 
 /** One source file a pass was compiled from, and its SHA-256 when staged. */
 export interface ManifestFile {
@@ -173,9 +173,9 @@ export function checkManifest(m: StageManifest, stubDir: string): string | undef
       if (file === undefined) continue;
       let text: string;
       try {
-        text = readFileSync(file, 'utf8');
-      } catch {
-        return `${p.name}'s source ${file} is missing`;
+        text = readSourceFile(file); // a regular file only: a FIFO or a device would never end
+      } catch (e) {
+        return `${p.name}'s source ${file} cannot be read (${readFailure(e)})`;
       }
       if (sha256(text) !== f.sha256) return `${p.name}'s source ${file} changed`;
     }
@@ -196,7 +196,7 @@ export function stageHashLine(sha: string): string {
 function readIfThere(dir: string | undefined, rel: string): string | undefined {
   if (dir === undefined) return undefined;
   try {
-    return readFileSync(path.resolve(dir, rel), 'utf8');
+    return readSourceFile(path.resolve(dir, rel)); // a regular file only (a FIFO would never end)
   } catch {
     return undefined;
   }

@@ -157,3 +157,44 @@ describe('messages print only what the user named', () => {
     expect(r.code).toBe(0);
   });
 });
+
+describe('what a command writes, and names a megabyte long', () => {
+  it('--save to a full device or a FIFO: exit 2 at once, not an internal error or a hang', async () => {
+    await refused(
+      /cannot write --save '\/dev\/full': no space left on the device/,
+      'bench',
+      '--config',
+      '1',
+      '--budget',
+      '5',
+      '--save',
+      '/dev/full',
+    );
+    await refused(
+      /--save '.*fifo' is a FIFO, not a file/,
+      'bench',
+      '--config',
+      '1',
+      '--budget',
+      '5',
+      '--save',
+      FIFO,
+    );
+  }, 60_000);
+
+  it('a command, a flag, a binding or a pass path a megabyte long is cut in the message', async () => {
+    const long = 'x'.repeat(1_000_000);
+    for (const argv of [
+      [long],
+      [`--${long}`],
+      ['opt', path.join(TMP, 'input.c'), `--${long}`],
+      ['opt', path.join(TMP, 'input.c'), '--bind', `a=${long}`],
+      ['opt', path.join(TMP, 'input.c'), '--passes', `./${long}.ts`],
+      ['stage', `${long}.json`, '--out', path.join(TMP, 'o-long2')],
+    ]) {
+      const r = await cli(...argv);
+      expect(r.code, argv[0]?.slice(0, 20)).toBe(2);
+      expect(r.err.length, argv[0]?.slice(0, 20)).toBeLessThan(3000);
+    }
+  });
+});

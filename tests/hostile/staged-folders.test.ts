@@ -29,7 +29,14 @@ import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { prepareOutDir } from '../../src/cli/out-path.js';
-import { importStub, LOCK_FILE, TEMP_PREFIX } from '../../src/pipeline/index.js';
+import {
+  importStub,
+  LOCK_FILE,
+  loadConfig,
+  stageConfig,
+  TEMP_PREFIX,
+  writeStaged,
+} from '../../src/pipeline/index.js';
 import { cli } from '../cli/helpers.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -290,4 +297,42 @@ describe('the formals are admitted whichever pass takes them first', () => {
       }
     },
   );
+});
+
+describe('writeStaged through the API, and a pass source that stops being a file', () => {
+  it('a name that is a path, or a folder in /proc, is refused before anything is written', async () => {
+    const config = project(['const-prop'], { a: 1 });
+    const staged = await stageConfig(loadConfig(config), {});
+    const out = path.join(path.dirname(config), 'api-out');
+    for (const name of ['../escaped', '../../escaped2', '..', 'a/b', 'a\\b']) {
+      expect(
+        () => writeStaged(staged.stages, { outDir: out, name, fun: staged.fun, bind: staged.config.bind }),
+        name,
+      ).toThrow(/is not a file name/);
+    }
+    expect(readdirSync(path.dirname(config)).some((f) => f.startsWith('escaped'))).toBe(false);
+    expect(() =>
+      writeStaged(staged.stages, { outDir: '/proc/x/y', fun: staged.fun, bind: staged.config.bind }),
+    ).toThrow(/system file system/);
+  });
+
+  it("a user's pass source replaced by a FIFO: specialize neither hangs nor crashes", async () => {
+    const config = project(['const-prop', './fifo-later.ts'], { a: '1|2' });
+    const pass = path.join(path.dirname(config), 'fifo-later.ts');
+    writeFileSync(pass, IDENTITY_PASS);
+    const out = path.join(TMP, `fifo-pass${n++}`);
+    await stage(config, out);
+    rmSync(pass);
+    execFileSync('mkfifo', [pass]);
+    const stub = await importStub(path.join(out, 'mul_add.stub.mjs'));
+    const warnings: string[] = [];
+    // stale: the unstaged pipeline runs (its pass, loaded once per process, is this process's
+    // own copy; a fresh process would be told the source is a FIFO)
+    try {
+      expect(stub.specialize({ a: 1 }, (m) => warnings.push(m)).staged).toBe(false);
+    } catch (e) {
+      expect(String(e)).toMatch(/FIFO/);
+    }
+    expect(warnings[0]).toMatch(/fifo-later's source .* cannot be read \(is a FIFO/);
+  });
 });
