@@ -23,6 +23,8 @@ import path from 'node:path';
 import type { Cmd, Fun, Program } from '../kernel/index.js';
 import {
   article,
+  firstTooDeep,
+  MAX_TREE_DEPTH,
   listFromArray,
   listToArray,
   programWith,
@@ -345,6 +347,13 @@ export function checkPassOutput(
   program: Program | undefined,
   at?: (lbl: number) => string | undefined,
 ): void {
+  // first without recursion: a result nested deeper than the tools walk would overflow the stack
+  // of the validator, the next pass or a back end
+  const deep = firstTooDeep(f, MAX_TREE_DEPTH);
+  if (deep !== undefined) {
+    const message = `the function nests more than ${MAX_TREE_DEPTH} levels deep (MAX_TREE_DEPTH: what later passes and the back ends can walk)`;
+    throw new PassOutputError(pass.name, f.name, [{ rule: 'shape', lbl: deep.lbl, message }], at);
+  }
   const problems = validateFun(f, program, { seqs: 'skip-free' });
   if (problems.length > 0) throw new PassOutputError(pass.name, f.name, problems, at);
 }

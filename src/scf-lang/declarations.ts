@@ -734,21 +734,36 @@ export class Declarations {
     }
   }
 
-  /** The signature a call to `name` in module `m` reaches, following imports. */
+  /**
+   * The signature a call to `name` in module `m` reaches, following imports; null when none does,
+   * or when the imports go round in a cycle (`import { q } from './self.js'` in self.ts).
+   */
   lookupFun(m: Module, name: string): FunSig | null {
-    const local = this.sigs.get(m)?.get(name);
-    if (local) return local;
-    const imp = m.imports.get(name);
-    if (imp && imp.from !== 'prelude') return this.lookupFun(imp.from, imp.name);
+    const seen = new Set<string>();
+    for (let at = m, n = name; !seen.has(`${at.file}\u0000${n}`); ) {
+      seen.add(`${at.file}\u0000${n}`);
+      const local = this.sigs.get(at)?.get(n);
+      if (local) return local;
+      const imp = at.imports.get(n);
+      if (!imp || imp.from === 'prelude') return null;
+      at = imp.from;
+      n = imp.name;
+    }
     return null;
   }
 
+  /** The constant `name` in module `m` is, following exported imports (null on a cycle too). */
   lookupConst(m: Module, name: string): ConstDecl | null {
-    const local = m.consts.get(name);
-    if (local) return local;
-    const imp = m.imports.get(name);
-    if (imp && imp.from !== 'prelude' && imp.from.exports.has(imp.name))
-      return this.lookupConst(imp.from, imp.name);
+    const seen = new Set<string>();
+    for (let at = m, n = name; !seen.has(`${at.file}\u0000${n}`); ) {
+      seen.add(`${at.file}\u0000${n}`);
+      const local = at.consts.get(n);
+      if (local) return local;
+      const imp = at.imports.get(n);
+      if (!imp || imp.from === 'prelude' || !imp.from.exports.has(imp.name)) return null;
+      at = imp.from;
+      n = imp.name;
+    }
     return null;
   }
 }

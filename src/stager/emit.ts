@@ -312,17 +312,28 @@ class ModuleEmitter {
     }
   }
 
+  /**
+   * The functions that return only booleans: the greatest fixpoint, from all of them, with a
+   * worklist — a function found not to return a boolean puts its callers back on it — so a chain
+   * of n functions costs O(n) checks, not the O(n²) of sweeping all functions until none changes.
+   */
   private inferBoolFuns(): void {
-    for (const f of this.funs) this.boolFuns.add(f.name);
-    let changed = true;
-    while (changed) {
-      changed = false;
-      for (const f of this.funs) {
-        if (this.boolFuns.has(f.name) && !this.returnsBool(f.body, new Set())) {
-          this.boolFuns.delete(f.name);
-          changed = true;
-        }
+    const byName = new Map<string, FunDef>();
+    const callers = new Map<string, FunDef[]>();
+    for (const f of this.funs) {
+      this.boolFuns.add(f.name);
+      byName.set(f.name, f);
+      for (const callee of callsIn(f.body)) {
+        const cs = callers.get(callee);
+        if (cs === undefined) callers.set(callee, [f]);
+        else cs.push(f);
       }
+    }
+    const work = [...this.funs];
+    for (let f = work.pop(); f !== undefined; f = work.pop()) {
+      if (!this.boolFuns.has(f.name) || this.returnsBool(f.body, new Set())) continue;
+      this.boolFuns.delete(f.name);
+      for (const c of callers.get(f.name) ?? []) if (this.boolFuns.has(c.name)) work.push(c);
     }
   }
 
@@ -802,6 +813,24 @@ type Env = ReadonlyMap<string, Local>;
 function boolVarsOf(env: Env): Set<string> {
   const out = new Set<string>();
   for (const [k, v] of env) if (v.bool) out.add(k);
+  return out;
+}
+
+/** The names of the functions `e` calls anywhere in it (walked with a stack, not recursion). */
+function callsIn(e: CoreExpr): Set<string> {
+  const out = new Set<string>();
+  const stack: unknown[] = [e];
+  for (let x = stack.pop(); x !== undefined; x = stack.pop()) {
+    if (typeof x !== 'object' || x === null) continue;
+    if (Array.isArray(x)) {
+      for (const y of x) stack.push(y);
+      continue;
+    }
+    const node = x as { kind?: unknown; fn?: unknown };
+    if (node.kind === 'lit') continue; // a constant's value holds no calls
+    if (node.kind === 'call' && typeof node.fn === 'string') out.add(node.fn);
+    for (const y of Object.values(x)) if (typeof y === 'object' && y !== null) stack.push(y);
+  }
   return out;
 }
 

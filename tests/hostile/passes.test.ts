@@ -323,3 +323,46 @@ export function optimize(f: Fun): Fun {
     expect(r.code, r.err).toBe(0);
   });
 });
+
+describe('pass sources and outputs of unusual shapes', () => {
+  it('a pass returning a function nested deeper than the tools walk: exit 1, naming the pass', async () => {
+    const deep = file(
+      'deep-out.ts',
+      `import type { Cmd, Fun } from 'scf/kernel';
+
+function wrap(c: Cmd, n: number): Cmd {
+  return n === 0 ? c : wrap({ kind: 'seq', first: c, second: { kind: 'skip', lbl: 0 }, lbl: 0 }, n - 1);
+}
+
+export function optimize(f: Fun): Fun {
+  return { kind: 'fun', name: f.name, ret: f.ret, params: f.params, locals: f.locals, body: wrap(f.body, 5000), fns: f.fns, lbl: f.lbl };
+}
+`,
+    );
+    const r = clean(await cli('opt', KERNEL, '--passes', deep));
+    expect(r.code, r.err).toBe(1);
+    expect(r.err).toMatch(
+      /pass 'deep-out' returned a function 'f' .*\n {2}shape: the function nests more than 1000 levels deep/,
+    );
+  });
+
+  it('a module that imports a name from itself: positioned diagnostics, not a stack overflow', async () => {
+    const self = file(
+      'self-import.ts',
+      "import type { Fun } from 'scf/kernel';\nimport { q } from './self-import.js';\nexport function optimize(f: Fun): Fun {\n  return q ? f : f;\n}\n",
+    );
+    const r = clean(await cli('check', self, '--no-frame'));
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/self-import\.ts:2:10: error SCF1005: 'q' is not exported by that module/);
+  });
+
+  it('a pass of 20,000 functions loads and runs (the emitter is linear in them)', async () => {
+    const n = 20_000;
+    const chain = file(
+      'chain.ts',
+      `import type { Fun } from 'scf/kernel';\n${Array.from({ length: n }, (_, i) => `function f${i}(f: Fun, d: number): Fun {\n  return d === 0 ? f : ${i === 0 ? 'f' : `f${i - 1}(f, d - 1)`};\n}\n`).join('')}export function optimize(f: Fun): Fun {\n  return f${n - 1}(f, 100);\n}\n`,
+    );
+    const r = clean(await cli('opt', KERNEL, '--passes', chain));
+    expect(r.code, r.err).toBe(0);
+  }, 60_000);
+});
