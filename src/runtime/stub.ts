@@ -364,6 +364,19 @@ export function makeStub(parts: StubParts): Stub {
     if (p !== undefined && checksPass(p)) checkPassOutput(p, f, undefined);
   };
   const { staged } = parts;
+  // a staged user's pass keeps the recursion of its source: one without end exhausts the stack,
+  // which is the pass's error (`PassError`), as it is when the pass runs unstaged
+  const runStaged = (i: number, args: readonly unknown[]): Fun => {
+    if (!staged.ok) throw new Error(`scf: ${manifest.function}: ${staged.problem}`);
+    try {
+      return (staged.stages[i] as (...a: unknown[]) => unknown)(...args) as Fun;
+    } catch (e) {
+      if (!(e instanceof RangeError) || !/call stack/i.test(e.message)) throw e;
+      throw new PassError(
+        `pass '${clip(manifest.passes[i]?.name ?? String(i))}' (staged) recursed deeper than the JavaScript stack allows: a recursion without end, or one call deep per step of a long count or list`,
+      );
+    }
+  };
   // why the staged code may not run, and the warning that says so (computed on first use)
   let stale: { readonly why: string; readonly warning: string } | undefined | null = null;
   let warned = false;
@@ -390,11 +403,10 @@ export function makeStub(parts: StubParts): Stub {
       staged.admit(input, funAdmitted ? 1 : 0);
       staged.admitFormals?.([undefined, list], 1);
       funAdmitted = true;
-      let f = (staged.stages[0] as (...a: unknown[]) => unknown)(...input) as Fun;
+      let f = runStaged(0, input);
       check(f, 0);
       for (let i = 1; i < staged.stages.length; i++) {
-        const run = staged.stages[i] as (...a: unknown[]) => unknown;
-        f = (manifest.passes[i]?.takesFormals ? run(f, list) : run(f)) as Fun;
+        f = runStaged(i, manifest.passes[i]?.takesFormals ? [f, list] : [f]);
         check(f, i);
       }
       return f;
