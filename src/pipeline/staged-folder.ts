@@ -32,7 +32,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
-  statSync,
+  type Stats,
   writeFileSync,
   writeSync,
 } from 'node:fs';
@@ -122,31 +122,44 @@ function acquireLock(dir: string): () => void {
     const holder = lockHolder(lock);
     if (holder === 'gone') continue;
     if (holder === 'dead') {
-      rmSync(lock, { force: true });
+      rmSync(lock, { force: true }); // a link is removed itself, never what it points to
       continue;
     }
+    if (holder === 'foreign')
+      throw new FolderBusy(
+        `'${path.join(dir, LOCK_FILE)}' is not a lock file of scf's (a folder, a device or a FIFO); remove it`,
+      );
     if (Date.now() > deadline)
       throw new FolderBusy(
-        `another scf process (pid ${holder}) is writing into '${dir}'; try again when it has finished, or remove ${LOCK_FILE} if it is not running`,
+        `another scf process (${holder === 'young' ? 'starting' : `pid ${holder}`}) is writing into '${dir}'; try again when it has finished, or remove ${LOCK_FILE} if it is not running`,
       );
     sleep(50);
   }
 }
 
 /**
- * Who holds the lock: a live pid, 'dead' (a pid that is gone, or a lock left empty by a writer
- * killed before it wrote its pid, after a second), or 'gone' (released meanwhile).
+ * Who holds the lock, looked at without following links or reading what is not a regular file:
+ * a live pid; 'young' (empty: its writer has not written its pid yet); 'dead' (a pid that is gone,
+ * text that is no pid, an empty lock older than a second, a symbolic link — scf makes none);
+ * 'gone' (released meanwhile); 'foreign' (a folder, a FIFO, a device: not scf's).
  */
-function lockHolder(lock: string): number | 'dead' | 'gone' {
-  let text: string;
-  let age: number;
+function lockHolder(lock: string): number | 'young' | 'dead' | 'gone' | 'foreign' {
+  let st: Stats;
   try {
-    text = readFileSync(lock, 'utf8');
-    age = Date.now() - statSync(lock).mtimeMs;
+    st = lstatSync(lock);
   } catch {
     return 'gone';
   }
-  if (text === '') return age > 1000 ? 'dead' : Number.NaN;
+  if (st.isSymbolicLink()) return 'dead';
+  if (!st.isFile()) return 'foreign';
+  let text: string;
+  try {
+    text = readFileSync(lock, 'utf8');
+  } catch {
+    return 'gone';
+  }
+  if (text === '') return Date.now() - st.mtimeMs > 1000 ? 'dead' : 'young';
+  if (!/^[1-9]\d{0,9}$/.test(text)) return 'dead';
   const pid = Number(text);
   return alive(pid) ? pid : 'dead';
 }

@@ -27,7 +27,7 @@
  * (src/kernel/validate.ts): a broken one is a `PassOutputError` naming the pass.
  */
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Fun, listFromArray, listToArray } from '../kernel/index.js';
@@ -192,13 +192,23 @@ export function stageHashLine(sha: string): string {
   return `export const STAGE_HASH = '${sha}';\n`;
 }
 
-/** The text of `file` (a `file:` URL's path), or undefined when it cannot be read (bundled, moved). */
-function readIfThere(dir: string | undefined, rel: string): string | undefined {
+/**
+ * The text of the module `rel` beside the stub; undefined when there is no such file (a bundler
+ * inlined the folder); `{ bad }` when there is something else there — a folder, a FIFO, a device,
+ * a link out of the folder — which must not be imported (a FIFO would never end).
+ */
+function readIfThere(dir: string | undefined, rel: string): string | undefined | { readonly bad: string } {
   if (dir === undefined) return undefined;
+  const file = path.resolve(dir, rel);
   try {
-    return readSourceFile(path.resolve(dir, rel)); // a regular file only (a FIFO would never end)
+    lstatSync(file);
   } catch {
     return undefined;
+  }
+  try {
+    return readSourceFile(file);
+  } catch (e) {
+    return { bad: readFailure(e) };
   }
 }
 
@@ -237,6 +247,8 @@ export async function loadStagedModules(
   for (const [i, f] of files.entries()) {
     const text = texts[i];
     if (text === undefined) continue;
+    if (typeof text !== 'string')
+      return { ok: false, problem: `the staged module ${f.path} cannot be read (${text.bad})` };
     const line = stageHashLine(f.sha256);
     if (!text.endsWith(line) || sha256(text.slice(0, -line.length)) !== f.sha256) return foreign(f);
   }

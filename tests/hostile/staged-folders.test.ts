@@ -336,3 +336,46 @@ describe('writeStaged through the API, and a pass source that stops being a file
     expect(warnings[0]).toMatch(/fifo-later's source .* cannot be read \(is a FIFO/);
   });
 });
+
+describe('odd things where the lock or a module should be', () => {
+  it('a lock that is a link (dangling or not), garbage text or a folder: no hang', async () => {
+    const victim = path.join(TMP, `lock-victim${n++}.txt`);
+    writeFileSync(victim, 'keep me');
+    const config = project(['const-prop'], { a: 1 });
+    for (const make of [
+      (lock: string) => symlinkSync(victim, lock),
+      (lock: string) => symlinkSync(path.join(TMP, 'nowhere', 'x'), lock),
+      (lock: string) => writeFileSync(lock, ' 1'),
+      (lock: string) => writeFileSync(lock, '99999999999999999999'),
+    ]) {
+      const out = path.join(TMP, `odd-lock${n++}`);
+      mkdirSync(out);
+      make(path.join(out, LOCK_FILE));
+      await stage(config, out);
+      expect(readdirSync(out).filter((f) => f.startsWith('.'))).toEqual([]);
+    }
+    expect(readFileSync(victim, 'utf8')).toBe('keep me');
+    const out = path.join(TMP, `odd-lock${n++}`);
+    mkdirSync(path.join(out, LOCK_FILE), { recursive: true });
+    const r = await cli('stage', config, '--out', out, '-q');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/is not a lock file of scf's/);
+  });
+
+  it('a module replaced by a FIFO or a link to /dev/zero is not imported: a warning, the unstaged result', async () => {
+    const base = path.join(TMP, `odd-module${n++}`);
+    await stage(project(['const-prop', 'dae'], { a: "'Int" }), base);
+    for (const make of [
+      (m: string) => execFileSync('mkfifo', [m]),
+      (m: string) => symlinkSync('/dev/zero', m),
+    ]) {
+      const out = copyOf(base);
+      const m = path.join(out, 'mul_add.dae.staged.mjs');
+      rmSync(m);
+      make(m);
+      const r = await specialize(out, { a: 3 });
+      expect(r.staged).toBe(false);
+      expect(r.warnings[0]).toMatch(/the staged module mul_add\.dae\.staged\.mjs cannot be read/);
+    }
+  });
+});
