@@ -18,7 +18,8 @@
  *   right-hand side of `assign`/`store`, a `return` value (for an array-returning function, the
  *   array's element type) and every call argument have the target's type (scalar variables, arrays
  *   and callees found among the function's parameters, locals and combinator results, and the
- *   program's functions);
+ *   program's functions); a scalar assigned is a parameter or local, an array stored into or
+ *   loaded from is one, a function called is one of the program's (when it is known);
  * - `seq`: statement lists are right-nested `seq`s without `skip` elements (a `seq`'s first is no
  *   `seq` and neither part is `skip`); after passes only the second half holds (`ValidateOptions`);
  * - `soac`: `comb` is some exactly for redomap/scanomap, `ne` some exactly for the folds, and an atom.
@@ -188,6 +189,8 @@ class FunChecker {
     private readonly out: ValidationProblem[],
   ) {
     for (const g of program ? listToArray(program) : []) this.funs.set(g.name, g);
+    // the functions its combinators apply, and constant propagation's clones of them
+    for (const g of listToArray(f.fns)) this.funs.set(g.name, g);
     for (const p of listToArray(f.params)) (p.isArray ? this.arrays : this.scalars).set(p.name, p.ty);
     for (const d of listToArray(f.locals))
       (d.size.kind === 'some' ? this.arrays : this.scalars).set(d.name, d.ty);
@@ -227,13 +230,17 @@ class FunChecker {
     switch (c.kind) {
       case 'assign':
         this.expr(c.rhs);
-        this.want(c.rhs, this.scalars.get(c.name), `the value assigned to '${c.name}'`);
+        if (!this.scalars.has(c.name))
+          this.problem('elaborated', c.lbl, `'${clipName(c.name)}' is assigned but is no parameter or local`);
+        this.want(c.rhs, this.scalars.get(c.name), `the value assigned to '${clipName(c.name)}'`);
         return;
       case 'store':
         this.expr(c.index);
         this.expr(c.rhs);
+        if (!this.arrays.has(c.array))
+          this.problem('elaborated', c.lbl, `'${clipName(c.array)}' is stored into but is no array`);
         this.want(c.index, 'int', 'an index');
-        this.want(c.rhs, this.arrays.get(c.array), `the value stored into '${c.array}'`);
+        this.want(c.rhs, this.arrays.get(c.array), `the value stored into '${clipName(c.array)}'`);
         return;
       case 'seq':
         if (c.first.kind === 'skip' || c.second.kind === 'skip')
@@ -297,7 +304,11 @@ class FunChecker {
   private call(name: string, args: readonly Expr[], lbl: number): void {
     for (const a of args) this.expr(a);
     const callee = this.funs.get(name);
-    if (callee === undefined) return;
+    if (callee === undefined) {
+      if (this.funs.size > 0 && !this.arrays.has(name))
+        this.problem('elaborated', lbl, `'${clipName(name)}' is called but the program has no such function`);
+      return;
+    }
     const params = listToArray(callee.params);
     if (params.length !== args.length) {
       this.problem('elaborated', lbl, `'${name}' takes ${params.length} arguments, not ${args.length}`);
@@ -322,6 +333,8 @@ class FunChecker {
         return;
       case 'load':
         this.scalarType(e.ty, e.lbl);
+        if (!this.arrays.has(e.array))
+          this.problem('elaborated', e.lbl, `'${clipName(e.array)}' is loaded from but is no array`);
         this.expr(e.index);
         this.want(e.index, 'int', 'an index');
         return;
@@ -360,4 +373,9 @@ class FunChecker {
       if (e.ty !== 'int') this.problem('elaborated', e.lbl, `'${e.op}' gives ${e.ty}, expected int`);
     } else this.problem('type', e.lbl, `'${e.op}' is not a binary operator`);
   }
+}
+
+/** A name as a problem shows it: at most 60 characters. */
+function clipName(name: string): string {
+  return name.length <= 60 ? name : `${name.slice(0, 59)}…`;
 }

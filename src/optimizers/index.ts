@@ -347,8 +347,14 @@ export function checkPassOutput(
   program: Program | undefined,
   at?: (lbl: number) => string | undefined,
 ): void {
-  // first without recursion: a result nested deeper than the tools walk would overflow the stack
-  // of the validator, the next pass or a back end
+  // first without recursion and once per object: a labelled node at two places (a DAG, whose tree
+  // may be exponentially big) and a result nested deeper than the tools walk would hang or
+  // overflow the validator, the next pass or a back end
+  const shared = firstSharedNode(f);
+  if (shared !== undefined) {
+    const message = `a node (label ${shared}) stands at two places: a function is a tree, each labelled node in one place (copy it with fresh labels: relabelCmd, relabelExpr)`;
+    throw new PassOutputError(pass.name, f.name, [{ rule: 'label', lbl: shared, message }], at);
+  }
   const deep = firstTooDeep(f, MAX_TREE_DEPTH);
   if (deep !== undefined) {
     const message = `the function nests more than ${MAX_TREE_DEPTH} levels deep (MAX_TREE_DEPTH: what later passes and the back ends can walk)`;
@@ -356,6 +362,27 @@ export function checkPassOutput(
   }
   const problems = validateFun(f, program, { seqs: 'skip-free' });
   if (problems.length > 0) throw new PassOutputError(pass.name, f.name, problems, at);
+}
+
+/**
+ * The label of a labelled node (an object with a numeric `lbl`) reached twice in `root`, walked
+ * with a stack and each object entered once, so the cost is linear in the distinct objects even
+ * when the tree they spell is exponentially big; undefined when there is none.
+ */
+export function firstSharedNode(root: unknown): number | undefined {
+  const seen = new WeakSet<object>();
+  const stack: unknown[] = [root];
+  for (let x = stack.pop(); x !== undefined; x = stack.pop()) {
+    if (typeof x !== 'object' || x === null) continue;
+    if (seen.has(x)) {
+      const lbl = (x as { lbl?: unknown }).lbl;
+      if (typeof lbl === 'number') return lbl;
+      continue;
+    }
+    seen.add(x);
+    for (const y of Object.values(x)) if (typeof y === 'object' && y !== null) stack.push(y);
+  }
+  return undefined;
 }
 
 /** Names the first repeated label of `f`, or returns undefined when all labels are unique. */

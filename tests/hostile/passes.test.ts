@@ -397,3 +397,52 @@ export function optimize(f: Fun): Fun {
     expect(r.err).toMatch(/pass 'down' \(staged\) recursed deeper than the JavaScript stack allows/);
   }, 60_000);
 });
+
+describe('outputs that are no kernel function', () => {
+  const output = (name: string, body: string, helpers = '') =>
+    file(
+      `${name}.ts`,
+      `import type { Cmd, Fun } from 'scf/kernel';
+${helpers}
+export function optimize(f: Fun): Fun {
+  return { kind: 'fun', name: f.name, ret: f.ret, params: f.params, locals: f.locals, body: ${body}, fns: f.fns, lbl: f.lbl };
+}
+`,
+    );
+
+  it.each([
+    [
+      'dag',
+      'dup(f.body, 60)',
+      "function dup(c: Cmd, n: number): Cmd {\n  return n === 0 ? c : dup({ kind: 'seq', first: c, second: c, lbl: n }, n - 1);\n}\n",
+      /stands at two places/,
+    ],
+    [
+      'undeclared',
+      "{ kind: 'seq', first: { kind: 'assign', name: 'zz', rhs: { kind: 'intLit', value: 1, lbl: 900 }, lbl: 901 }, second: f.body, lbl: 902 }",
+      '',
+      /'zz' is assigned but is no parameter or local/,
+    ],
+    [
+      'no-array',
+      "{ kind: 'seq', first: { kind: 'assign', name: 'y', rhs: { kind: 'load', array: 'nope', index: { kind: 'intLit', value: 0, lbl: 900 }, ty: 'int', lbl: 903 }, lbl: 901 }, second: f.body, lbl: 902 }",
+      '',
+      /'nope' is loaded from but is no array/,
+    ],
+  ] as const)(
+    '%s: exit 1 at once, naming the pass, under opt, eval and kernel',
+    async (name, body, helpers, why) => {
+      const pass = output(name, body, helpers);
+      for (const argv of [
+        ['opt', KERNEL, '--passes', pass],
+        ['eval', KERNEL, '--passes', pass, '--args', '[1,2]'],
+        ['kernel', KERNEL, '--passes', pass, '--emit', 'js', '--run', '--args', '[1,2]'],
+      ]) {
+        const r = clean(await cli(...argv));
+        expect(r.code, `${argv[0]} ${r.err}`).toBe(1);
+        expect(r.err).toMatch(new RegExp(`pass '${name}' returned a function 'f'`));
+        expect(r.err).toMatch(why);
+      }
+    },
+  );
+});
