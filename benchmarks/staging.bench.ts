@@ -1,6 +1,6 @@
 /**
- * Staging cost per configuration of SCF Table 2 (issue: staging one configuration stays under
- * 5 s on a 2-core machine; the staged code grows linearly with the input program).
+ * Staging cost per configuration of SCF Table 2 (the target: staging one configuration stays
+ * under 5 s on a 2-core machine; the staged code grows linearly with the input program).
  *
  * Method: each config is staged once in this process after one warm-up staging of config 1
  * (JIT and optimizer compilation); wall-clock time of `stageConfig` (PE + DAE of every pass),

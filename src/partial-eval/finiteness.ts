@@ -40,8 +40,8 @@
  * repeats of one key, and a parameter that receives ever new values makes a new key each time.
  * What still stops the partial evaluator then is its specialization and visit budgets (pe.ts,
  * `maxSpecs`), so a wrongly "finite" parameter costs size — but keys that deepen on every call
- * can also exhaust the stack in the recursive walks over values before a budget is reached (a
- * second review forced one: `fresh` overflowed), so the rules above must stay sound.
+ * can also exhaust the stack in the recursive walks over values before a budget is reached
+ * (`fresh` overflows on such keys), so the rules above must stay sound.
  */
 import { assertNever } from '../common/index.js';
 import { tupleArity } from '../abstract-values/index.js';

@@ -196,8 +196,9 @@ export interface PeOptions {
   /** At most k instances of a specialization key in a call chain (SCF §3.4; default 2). */
   readonly k?: number;
   /**
-   * Most keys in a specialization context: the most recent ones are kept (default 2; it was 3
-   * before unfolding, whose frames are keys of the contexts below them too).
+   * Most keys in a specialization context: the most recent ones are kept (default 2:
+   * unfolded calls' frames are keys of the contexts below them too, so 2 already tells the
+   * unfolded paths apart).
    */
   readonly chainDepth?: number;
   /** Changes of a specialization's parameters or result joined exactly before widening (default 3). */
@@ -729,7 +730,7 @@ class PartialEvaluator {
    * The size cap of a specialization's result: `growCap`, or RESULT_CAP_PER_KEY_NODE times the
    * nodes of its key values when that is more — what a pass returns for a command is that
    * command rewritten, about as big as it, so a cap below the command's size cuts the rest of
-   * a program to a skeleton whatever the budget (a fixed cap did, at main_loop's spine).
+   * a program to a skeleton whatever the budget (a fixed cap does, at main_loop's spine).
    */
   private resultCap(spec: Spec): number {
     let n = 0;

@@ -96,9 +96,9 @@ export const PRINT_ALTS = 4;
  * The nodes a description prints at most. An abstract value is a DAG (a result that shares a
  * sub-value at several places, like a statement list that follows each alternative of an
  * unrolled loop); printed as a tree it can be exponentially bigger: on 20 nested loops the
- * descriptions took 40 s and 90 MB to write, on 30 nested loops almost 5 minutes. On the
+ * uncut descriptions take 40 s and 90 MB to write, on 30 nested loops almost 5 minutes. On the
  * benchmark configurations the inputs I1–I3 print in at most 600 nodes; the last pass's output
- * in up to 1.1 · 10⁶ (doconvol's: 9 MB of text), which is now cut.
+ * in up to 1.1 · 10⁶ (doconvol's: 9 MB of text), which is cut.
  */
 export const PRINT_NODES = 50_000;
 

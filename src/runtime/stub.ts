@@ -22,8 +22,8 @@
  *   (pipeline/write.ts), so a stage interrupted while rewriting a folder leaves either the old stub
  *   over modules it does not match, which it detects, or a complete new folder.
  * The kernel is the stub's own (`FUN`), deep-frozen here, so it is admitted once, on the first
- * staged run; every run admits the formals (on config 8 the kernel's check was a fifth of the
- * staged pipeline's time). The output of a user's pass, staged or not, is validated
+ * staged run; every run admits the formals (on config 8 checking the kernel on every run would be a
+ * fifth of the staged pipeline's time). The output of a user's pass, staged or not, is validated
  * (src/kernel/validate.ts): a broken one is a `PassOutputError` naming the pass.
  */
 import { createHash } from 'node:crypto';

@@ -5,8 +5,8 @@
  * can hold thousands of Core nodes (configuration 6's staged const-prop: one function of about
  * 116 KB of JavaScript). V8 never optimizes a function whose bytecode exceeds
  * `--max-optimized-bytecode-size` (60 KB), so such a function runs in the interpreter for ever:
- * measured on configuration 6, the staged const-prop took 40–54 µs per run as emitted and 3–12
- * µs with that limit raised. A staged module is only as fast as its largest hot function is
+ * measured on configuration 6, the staged const-prop takes 40–54 µs per run as one function and
+ * 3–12 µs with that limit raised. A staged module is only as fast as its largest hot function is
  * compiled, so no function is emitted larger than `maxNodes` Core nodes.
  *
  * Algorithm. Outlining, bottom-up over each function whose body is over the limit: a node's

@@ -256,7 +256,7 @@ describe('lattice', () => {
       chain = con('cons', [k % 2 === 0 ? con('wrap', [base('Int')]) : con('some', [base('Str')]), chain]);
     const t0 = performance.now();
     expect(foldSpines(chain)).toBe(chain);
-    // a generous bound: the cubic version took minutes on a tenth of this
+    // a generous bound: a cubic algorithm takes minutes on a tenth of this
     expect(performance.now() - t0).toBeLessThan(20_000);
   });
 

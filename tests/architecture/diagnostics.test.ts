@@ -1,5 +1,5 @@
 /**
- * One diagnostics system (issue 18, item 3): every language scf reads has one table of codes,
+ * One diagnostics system: every language scf reads has one table of codes,
  * sorted, with a prefix of its own; every diagnostic is printed by common's `formatDiagnostic`
  * from an offset span, its line and column computed from the text only then.
  */

@@ -1,5 +1,5 @@
 /**
- * No function of src/ is longer than MAX_LINES lines (issue 18 item 6): a longer one is split into
+ * No function of src/ is longer than MAX_LINES lines: a longer one is split into
  * named steps. Functions are found with oxc-parser (declarations, methods, function expressions
  * and arrows, nested ones each on their own), measured from their first line to their last.
  */

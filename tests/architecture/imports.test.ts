@@ -1,5 +1,5 @@
 /**
- * The layering of src/, checked on every import (issue 18 item 5; docs/ARCHITECTURE.md,
+ * The layering of src/, checked on every import (docs/ARCHITECTURE.md,
  * "Layers"). Two rules:
  * - Direction: a folder imports only folders of its own layer or below (LAYERS, lowest first).
  *   A lower stage importing a higher one (say abstract-values → cli) fails here.
@@ -7,8 +7,8 @@
  *   optimizers' standard library, a package export of its own) and imports made by SCF-lang
  *   sources (the files the built-in passes are compiled from: the SCF-lang loader reads the files
  *   an optimizer imports, and an index.ts is not SCF-lang).
- * What breaks a rule today and why is listed in EXCEPTIONS, each with its reason; an exception
- * that no longer occurs fails too, so the list only shrinks.
+ * What breaks a rule is listed in EXCEPTIONS, each with its reason; an exception that does not
+ * occur fails too, so the list only shrinks.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -40,7 +40,7 @@ const ENTRIES = new Set(['index.ts', 'kernel/public.ts']);
 /** The prelude: any module may import it directly (`scf/prelude` is its own package export). */
 const PRELUDE = 'scf-lang/prelude.ts';
 
-/** `importer -> imported` (paths relative to src/) that break a rule today, with the reason. */
+/** `importer -> imported` (paths relative to src/) that break a rule, each with its reason. */
 const EXCEPTIONS: ReadonlyMap<string, string> = new Map([
   [
     'optimizers/user.ts -> stager/emit.ts',
@@ -143,7 +143,7 @@ describe('layering of src/', () => {
     expect([...new Set(deep)].sort()).toEqual([]);
   });
 
-  it('lists no exception that no longer occurs', () => {
+  it('lists no exception that does not occur', () => {
     const seen = new Set(all.map(key));
     expect([...EXCEPTIONS.keys()].filter((k) => !seen.has(k))).toEqual([]);
   });

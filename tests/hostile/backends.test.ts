@@ -1,10 +1,10 @@
 /**
- * Hostile inputs to the back ends (issue 17), through the public interface: `scf kernel` (run
+ * Hostile inputs to the back ends, through the public interface: `scf kernel` (run
  * in-process, tests/cli/helpers.ts) and the exports of src/target/index.ts, always against the
  * reference evaluator.
  *
  * 1. Names. User identifiers that are exactly the names the back ends generate must not change a
- *    result. A fixed case (issue 17's: a user function `g__in_b` beside the helper the WGSL back end
+ *    result. A fixed case (a user function `g__in_b` beside the helper the WGSL back end
  *    specialises from `g` for buffer `in_b`), then properties: random programs (tests/kernel/gen.ts
  *    for scalar code, tests/target/wgsl-gen.ts for combinators) whose identifiers are renamed,
  *    consistently, to names harvested from the code both back ends emit for them (`f_add`, `v_x`,
@@ -126,8 +126,8 @@ const C_WORDS = new Set(
 );
 
 /**
- * Prototype keys are left out: the evaluator's own handling of them belongs to another part of
- * issue 17, and the back ends never generate them.
+ * Prototype keys are left out: the evaluator's own handling of them is tested with the
+ * commands' hostile names (inputs.test.ts), and the back ends never generate them.
  */
 const PROTOTYPE_KEYS = new Set(Object.getOwnPropertyNames(Object.prototype));
 
@@ -246,7 +246,7 @@ const againArb = fc.array(fc.tuple(fc.nat(), fc.nat()), { minLength: 1, maxLengt
 
 // ---- 1. names ----------------------------------------------------------------------------------
 
-/** Issue 17's example: `g` specialised for buffer `in_b` and a user function `g__in_b`. */
+/** A collision: `g` specialised for buffer `in_b` and a user function `g__in_b`. */
 const COLLIDE = `int g(const int a[], int x) { return a[0] * x; }
 int g__in_b(int x) { return x + 100; }
 int h(const int b[], int x) { return g(b, x) + g__in_b(x); }
@@ -258,7 +258,7 @@ int *f(const int b[], const int xs[]) {
 const COLLIDE_ARGS = '{"b":[2,0,0,0],"xs":[1,2,3,4]}';
 
 describe('names: user identifiers that are the back ends’ generated names', () => {
-  it("issue 17's g__in_b: scf kernel --emit js --run gives the evaluator's result", async () => {
+  it("a user function named like a WGSL helper (g__in_b): scf kernel --emit js --run gives the evaluator's result", async () => {
     const f = file('collide.c', COLLIDE);
     const expected = await cli('eval', f, '--function', 'f', '--args', COLLIDE_ARGS);
     expect(expected.code).toBe(0);
@@ -268,7 +268,7 @@ describe('names: user identifiers that are the back ends’ generated names', ()
     expect(JSON.parse(js.out)).toEqual({ backend: 'js', result: [103, 106, 109, 112] });
   });
 
-  it('issue 17’s g__in_b: the WGSL has two functions for g (with in_b) and g__in_b, and no name twice', async () => {
+  it('a user function named like a WGSL helper (g__in_b): the WGSL has two functions for g (with in_b) and g__in_b, and no name twice', async () => {
     const f = file('collide.c', COLLIDE);
     const r = await cli('kernel', f, '--function', 'f', '--emit', 'wgsl');
     expect(r.code, r.err).toBe(0);
@@ -278,7 +278,7 @@ describe('names: user identifiers that are the back ends’ generated names', ()
   });
 
   describe.skipIf(gpu.skip)(gpu.title('on WebGPU'), () => {
-    it("issue 17's g__in_b: scf kernel --emit wgsl --run --backend webgpu gives the evaluator's result", async () => {
+    it("a user function named like a WGSL helper (g__in_b): scf kernel --emit wgsl --run --backend webgpu gives the evaluator's result", async () => {
       gpu.runtime();
       const f = file('collide.c', COLLIDE);
       const r = await cli(

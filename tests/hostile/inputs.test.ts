@@ -1,5 +1,5 @@
 /**
- * Hostile inputs to the commands (issue 17): names and files, through the CLI in-process
+ * Hostile inputs to the commands: names and files, through the CLI in-process
  * (tests/cli/helpers.ts), except where a real process is the point.
  *
  * 1. Names. A kernel's identifiers are user names that end up as keys: formals in `--args` and

@@ -1,5 +1,5 @@
 /**
- * Malformed inputs to the commands (issue 17): C sources, configurations, descriptions and command
+ * Malformed inputs to the commands: C sources, configurations, descriptions and command
  * lines broken at random, through the CLI in-process (tests/cli/helpers.ts).
  *
  * 1. C. The benchmark kernels, mutated by fast-check (a span deleted or repeated, a token or a byte

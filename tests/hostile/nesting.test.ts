@@ -1,5 +1,5 @@
 /**
- * Deep, long and growing inputs (issue 17): no stack overflow, no crash, no hang, no runaway memory.
+ * Deep, long and growing inputs: no stack overflow, no crash, no hang, no runaway memory.
  *
  * - Kernels nested deeper than the parser's MAX_NESTING (10^4 parentheses, `if`s, `while`s, sums,
  *   unary chains, ternaries, calls, else-if chains) are one positioned K1014 error, exit 2, for
@@ -15,7 +15,7 @@
  *   real processes, where a crash shows as an exit status.
  * - Growth: nested 64-trip loops unroll within UNROLL_BUDGET (seconds, under a 1 GB heap: node is
  *   run with --max-old-space-size=1024, so more would be a crash); 30,000 functions evaluate in
- *   seconds (the parser was quadratic in them); staging DAE on 20 nested loops (whose liveness
+ *   seconds (which a parser quadratic in them would not); staging DAE on 20 nested loops (whose liveness
  *   fixpoints, run concretely for static calls, are exponential in the nesting) stops at the
  *   partial evaluator's static-work budget (STATIC_WORK); staging the whole pipeline on 30 nested
  *   loops writes descriptions of bounded size (PRINT_NODES: a value shared at many places printed
@@ -318,7 +318,7 @@ describe('long straight-line code', () => {
   }, 180_000);
 });
 
-describe('SCF-lang nested past the raw-text limit (real processes: oxc-parser used to crash)', () => {
+describe('SCF-lang nested past the raw-text limit (real processes: oxc-parser overflows the native stack on such text)', () => {
   const big = 100_000;
   const deep: Record<string, string> = {
     parens: `export function f(x: number): number {\n  return ${'('.repeat(20_000)}x${')'.repeat(20_000)};\n}\n`,

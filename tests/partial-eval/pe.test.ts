@@ -590,8 +590,8 @@ export function run(c: C, k: number, late: boolean): number {
 
   it('a lookup whose key is late compares the key with the keys it may be, instead of a map lookup', () => {
     // `name` is one of three variables or a fourth name: the lookup becomes a chain of string
-    // comparisons, each reading its slot; before, the raised map was built again (an insert per
-    // key) to look one key up
+    // comparisons, each reading its slot, rather than building the raised map again (an insert
+    // per key) to look one key up
     const LATE = `
 export function run(x: number, y: number, name: string): number {
   const env = mapInsert(mapInsert(mapInsert(mapEmpty(), 'a', x), 'b', y), 'c', x + y);

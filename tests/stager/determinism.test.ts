@@ -26,7 +26,7 @@ function files(dir: string): Map<string, string> {
 
 describe('staging is deterministic', () => {
   // dotproduct: a configuration whose staging runs into fuel and widening, where a time-based
-  // budget used to change the output with the machine's load
+  // budget would change the output with the machine's load (the fuel is counted in work)
   const CONFIG = path.join(ROOT, 'configs/table2/04-dotproduct.json');
 
   it('the same config staged twice in one process and once in a child gives identical files', async () => {

@@ -1,8 +1,8 @@
 /**
- * Regression guards for the stager's precision on the big Table 2 configurations (issue 15): the
+ * Guards for the stager's precision on the big Table 2 configurations: the
  * staged const-prop of main_loop (configuration 8) keeps every environment arity-raised, so on the
  * configuration's sample it does no map or set operation at all, while the unstaged one does
- * thousands. What used to break it, each found by tracing where representations turned plain: a
+ * thousands. What breaks it, each case found by tracing where representations turn plain: a
  * call keyed on `cv ? A : B` with a late constant (a union of two commands), an environment
  * parameter out of fuel widened to `1`, a state over the size cap cut as a whole, a constant
  * environment meeting raised ones.

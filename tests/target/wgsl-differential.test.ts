@@ -1,5 +1,5 @@
 /**
- * WGSL back end ≡ JS back end (issue 8): random combinator programs (wgsl-gen.ts) run on the GPU
+ * WGSL back end ≡ JS back end: random combinator programs (wgsl-gen.ts) run on the GPU
  * through `runKernel(…, { backend: 'webgpu', gpu })` and on the CPU through `compileKernelJs`, both
  * as generated and after the fusion pass (map∘map chains, redomaps, scanomaps, filter compositions,
  * hfused groups), in both scalar modes ('uniform', 'override') and several workgroup shapes; then
@@ -173,7 +173,7 @@ describe('WGSL differential-test generator (no GPU)', () => {
   });
 
   it('never fails to build a program: an exact-only broadcast scalar when c is inexact and no exact result is in scope', () => {
-    // Found by CI (about one tape in 30,000): the scalar pool was empty and the generator threw.
+    // About one tape in 30,000 leaves the scalar pool empty, where a generator could throw.
     const tape = [
       73918, 757060, 97717, 191011, 109877, 884976, 554591, 678437, 274994, 82371, 225781, 943262, 910586,
       171198, 317463, 925783, 756224, 27012, 34523, 954282, 341588, 781967,

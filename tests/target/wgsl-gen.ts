@@ -41,7 +41,7 @@
  *   division is 2.5 ULP, the JS back end's 0.5 ULP).
  * A float result is compared with |gpu − js| ≤ tol = 4·r·M + 2^-100: 2·r·M because both sides may
  * err, times 2 for the second-order terms the rules drop. For n = 300 a sum of divided terms has
- * r ≈ 300·2^-24 + 1.5e-7 ≈ 1.8e-5, i.e. tol ≈ 7e-5·Σ|terms| — the "1e-4 · Σ|terms|" of issue 8,
+ * r ≈ 300·2^-24 + 1.5e-7 ≈ 1.8e-5, i.e. tol ≈ 7e-5·Σ|terms| — within a "1e-4 · Σ|terms|" tolerance,
  * derived rather than guessed. Exact values (r = 0) are compared exactly (−0 = +0: a chunked max
  * may meet ±0 in another order).
  *

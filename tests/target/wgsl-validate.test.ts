@@ -1,5 +1,5 @@
 /**
- * Every generated shader passes WebGPU validation (issue 8). For every kernel program in the repo —
+ * Every generated shader passes WebGPU validation. For every kernel program in the repo —
  * tests/fusion/programs/*.c, benchmarks/inputs/fusion/*.c, benchmarks/inputs/kernel/*.c — and every
  * function in it, unfused and after the fusion pass (run on every function that has a combinator),
  * in both scalar modes ('uniform', 'override'):
