@@ -57,10 +57,15 @@ export interface ArrayRepr {
 
 /**
  * The most elements a description states of one array: a length `'Array[n]` or
- * `holes.array(d, n)` gives, or the elements a `[d, …]` lists (2^16). Longer arrays are
+ * `holes.array(d, n)` gives, or the elements a `[d, …]` lists (2^13). Staging costs memory in
+ * proportion to the elements stated (about 10 KB each: an abstract value, its admission code and
+ * the staged code that reads it), so this keeps a config's staging under 1 GB; longer arrays are
  * described by `'Array`, of any length.
  */
-export const MAX_DESCRIBED_LENGTH = 2 ** 16;
+export const MAX_DESCRIBED_LENGTH = 2 ** 13;
+
+/** The most elements a config's descriptions state over all its array formals (2^14). */
+export const MAX_DESCRIBED_TOTAL = 2 ** 14;
 
 /** Arrays as the prelude's cons lists (`List<T>`): the default. */
 export const LIST_ARRAYS: ArrayRepr = {

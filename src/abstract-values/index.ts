@@ -21,6 +21,7 @@ export {
   holes,
   LIST_ARRAYS,
   MAX_DESCRIBED_LENGTH,
+  MAX_DESCRIBED_TOTAL,
   parseDescription,
   toAbsValue,
 } from './describe.js';

@@ -30,7 +30,7 @@
  *
  * Sizes. Lists are rebuilt by a loop down their tails (`mapSpine`), so a described array of any
  * length takes no stack. An array formal's description states at most `MAX_DESCRIBED_LENGTH`
- * (2^16) elements, and at most `MAX_OPEN_ARRAY` (1024) when some are unknown (`'Array[n]`, a
+ * (2^13) elements, and at most `MAX_OPEN_ARRAY` (1024) when some are unknown (`'Array[n]`, a
  * literal with holes): the partial evaluator walks such a list recursively. Beyond either, a
  * `FormalDescriptionError`, so staging refuses the config at the bind entry instead of crashing.
  */
@@ -50,6 +50,7 @@ import {
   isConcrete,
   LIST_ARRAYS,
   MAX_DESCRIBED_LENGTH,
+  MAX_DESCRIBED_TOTAL,
   type Prim,
   parseDescription,
   rec,
@@ -318,7 +319,7 @@ export function describeFormal(p: Param, d: Description | undefined, ctors: Ctor
  * The most elements of an array a bind description may state with some of them unknown
  * (`'Array[n]` with n ≤ 1024, `[1, 'Int, 3]`): the partial evaluator walks such a list element
  * by element, recursively, so a longer one would exhaust its stack. An array whose elements are
- * all known constants may have up to `MAX_DESCRIBED_LENGTH` (2^16); `'Array` is any length.
+ * all known constants may have up to `MAX_DESCRIBED_LENGTH` (2^13); `'Array` is any length.
  */
 export const MAX_OPEN_ARRAY = 1024;
 
@@ -329,7 +330,7 @@ export const MAX_OPEN_ARRAY = 1024;
  * with an explicit stack: each path down the tails counts its cells, and its cells that are not
  * fully known.
  */
-function checkLengths(p: Param, d: Description, typed: AbsValue): void {
+function checkLengths(p: Param, d: Description, typed: AbsValue): number {
   let longest = 0;
   let longestOpen = 0;
   const work: [AbsValue, number, number][] = [[typed, 0, 0]];
@@ -356,6 +357,21 @@ function checkLengths(p: Param, d: Description, typed: AbsValue): void {
       `the description '${clip(text)}' is an array of ${longest} elements, some of them unknown, more than staging takes (MAX_OPEN_ARRAY = ${MAX_OPEN_ARRAY}); 'Array is an array of any length, and an array of known elements may have up to ${MAX_DESCRIBED_LENGTH}`,
     );
   }
+  return longest;
+}
+
+/** The most `cons` cells along one path of `v` (the elements a formal's description states). */
+function statedLength(v: AbsValue): number {
+  let longest = 0;
+  const work: [AbsValue, number][] = [[v, 0]];
+  for (let w = work.pop(); w !== undefined; w = work.pop()) {
+    const [x, n] = w;
+    longest = Math.max(longest, n);
+    if (x.kind === 'con') for (const a of x.args) work.push([a, x.ctor === 'cons' ? n + 1 : n]);
+    else if (x.kind === 'union') for (const a of x.alts) work.push([a, n]);
+    else if (x.kind === 'fix') work.push([x.body, n]);
+  }
+  return longest;
 }
 
 /** Throws `FormalDescriptionError` for a bind key that names no formal of `fun`. */
@@ -374,9 +390,20 @@ export function describeFormalList(
   bind: Readonly<Record<string, Description>>,
   ctors: CtorTable,
 ): AbsValue[] {
-  return checkNames(fun, bind).map((p) =>
-    describeFormal(p, Object.hasOwn(bind, p.name) ? bind[p.name] : undefined, ctors),
-  );
+  let total = 0;
+  return checkNames(fun, bind).map((p) => {
+    const d = Object.hasOwn(bind, p.name) ? bind[p.name] : undefined;
+    const v = describeFormal(p, d, ctors);
+    if (p.isArray && d !== undefined) {
+      total += statedLength(v);
+      if (total > MAX_DESCRIBED_TOTAL)
+        throw new FormalDescriptionError(
+          p.name,
+          `the descriptions state ${total} array elements up to '${clip(p.name)}', more than staging takes over all formals (MAX_DESCRIBED_TOTAL = ${MAX_DESCRIBED_TOTAL}); describe some arrays as 'Array`,
+        );
+    }
+    return v;
+  });
 }
 
 /**

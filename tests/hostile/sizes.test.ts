@@ -251,7 +251,7 @@ describe('long descriptions in a config', () => {
       expect(ce.reason).toMatch(
         name === 'open-3000'
           ? /is an array of 3000 elements, some of them unknown, more than staging takes \(MAX_OPEN_ARRAY = 1024\)/
-          : /is an array of 70000 elements, more than a description states \(MAX_DESCRIBED_LENGTH = 65536\)/,
+          : /is an array of 70000 elements, more than a description states \(MAX_DESCRIBED_LENGTH = 8192\)/,
       );
     }
   });
@@ -389,5 +389,35 @@ describe(`abstract values of ${N}-element lists take no stack`, () => {
     expect(n).toBe(N);
     expect(conforms(list(xs), v)).toBe(true);
     expect(conforms(list(xs.slice(1)), v)).toBe(false);
+  });
+});
+
+describe('the elements a config states over all its arrays', () => {
+  it('three literals of 6,000 elements: refused at the third, before staging (MAX_DESCRIBED_TOTAL)', async () => {
+    writeFileSync(
+      path.join(TMP, 'three.c'),
+      'int three(int a[], int b[], int c[]) {\n  return a[0] + b[0] + c[0];\n}\n',
+    );
+    const lit = Array.from({ length: 6000 }, (_, i) => i % 5);
+    const file = path.join(TMP, 'three.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        input: 'three.c',
+        function: 'three',
+        pipeline: ['const-prop'],
+        bind: { a: lit, b: lit, c: lit },
+      }),
+    );
+    let err: unknown;
+    try {
+      await stageConfig(loadConfig(file));
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).reason).toMatch(
+      /the descriptions state 18000 array elements up to 'c', more than staging takes over all formals \(MAX_DESCRIBED_TOTAL = 16384\)/,
+    );
   });
 });
