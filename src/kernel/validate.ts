@@ -8,7 +8,7 @@
  * Rules (each problem names its rule and the label of the node it is at):
  * - `shape`: every node has a kind of the field table (fields.generated.ts) and each field the
  *   declared type (number, string, boolean, a node of the declared type or union, a `cons`/`nil`
- *   list, a `some`/`none` option);
+ *   list, a `some`/`none` option); names (`name`, `array`, `dest`) are identifiers;
  * - `label`: labels are unique (within a function by `validateFun`, program-wide by
  *   `validateProgram`; an optimizer numbers fresh labels above its function's largest);
  * - `type`: type strings are legal: 'int' | 'float' | 'bool' for values, also 'void' and 'T[]' for a
@@ -26,6 +26,7 @@
  * `isFor` is not checked: it is a printing hint the printer re-checks (ast.ts).
  * Not SCF-lang; reads the field table for `shape` and for the walk.
  */
+import { clip } from '../common/index.js';
 import type { Binary, Cmd, Expr, Fun, Program, Soac } from './ast.js';
 import { exprType } from './expr-info.js';
 import { children, KERNEL_UNIONS, type KernelNode, nodeInfo, nodesOfType } from './fields.js';
@@ -156,8 +157,17 @@ function checkShape(x: unknown, t: FieldType, at: number | undefined, out: Valid
       continue;
     }
     checkShape(node[f.name], f.type, own, out);
+    // a name is printed into C, JavaScript and WGSL as it is: it must be an identifier
+    const v = node[f.name];
+    if (NAME_FIELDS.has(f.name) && typeof v === 'string' && !IDENTIFIER.test(v))
+      out.push({ rule: 'shape', lbl: own, message: `${kind}.${f.name} '${clipName(v)}' is not an identifier` });
   }
 }
+
+/** The string fields that hold names (of variables, arrays, functions). */
+const NAME_FIELDS: ReadonlySet<string> = new Set(['name', 'array', 'dest']);
+/** An identifier: a letter or `_`, then letters, digits and `_`. */
+const IDENTIFIER = /^[\p{L}_][\p{L}\p{N}_]*$/u;
 
 function typeText(t: FieldType): string {
   switch (t.tag) {
@@ -375,7 +385,7 @@ class FunChecker {
   }
 }
 
-/** A name as a problem shows it: at most 60 characters. */
+/** A name as a problem shows it: at most 60 characters, control characters escaped. */
 function clipName(name: string): string {
-  return name.length <= 60 ? name : `${name.slice(0, 59)}…`;
+  return clip(name, 60);
 }

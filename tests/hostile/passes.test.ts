@@ -432,6 +432,12 @@ export function optimize(f: Fun): Fun {
       '',
       /'nope' is loaded from but is no array/,
     ],
+    [
+      'bad-name',
+      "{ kind: 'seq', first: { kind: 'assign', name: 'x; #include </etc/passwd>', rhs: { kind: 'intLit', value: 1, lbl: 900 }, lbl: 901 }, second: f.body, lbl: 902 }",
+      '',
+      /assign\.name 'x; #include <\/etc\/passwd>' is not an identifier/,
+    ],
   ] as const)(
     '%s: exit 1 at once, naming the pass, under opt, eval and kernel',
     async (name, body, helpers, why) => {
