@@ -160,7 +160,11 @@ function checkShape(x: unknown, t: FieldType, at: number | undefined, out: Valid
     // a name is printed into C, JavaScript and WGSL as it is: it must be an identifier
     const v = node[f.name];
     if (NAME_FIELDS.has(f.name) && typeof v === 'string' && !IDENTIFIER.test(v))
-      out.push({ rule: 'shape', lbl: own, message: `${kind}.${f.name} '${clipName(v)}' is not an identifier` });
+      out.push({
+        rule: 'shape',
+        lbl: own,
+        message: `${kind}.${f.name} '${clipName(v)}' is not an identifier`,
+      });
   }
 }
 
