@@ -50,6 +50,8 @@ export const KERNEL_MODULES: readonly string[] = [
   'optimizers/lattice.ts',
 ].map((f) => path.join(SOURCE_ROOT, f));
 export const PRELUDE_PATH = path.join(SOURCE_ROOT, 'scf-lang/prelude.ts');
+/** Most modules imported inside one another (a longer chain is SCF1007). */
+export const MAX_IMPORT_DEPTH = 200;
 
 export interface ConstDecl {
   readonly value: number | string | boolean;
@@ -160,6 +162,8 @@ export class Declarations {
   private readonly tooDeep = new Set<string>();
   /** Type parameters of a (rejected) generic function being resolved: read as `unknown`. */
   private typeParamsInScope: ReadonlySet<string> = new Set();
+  /** Modules being loaded inside one another (`load`). */
+  private importDepth = 0;
 
   constructor(
     readonly log: DiagnosticLog,
@@ -181,8 +185,25 @@ export class Declarations {
 
   // ---- 1. loading ----
 
-  /** Loads `absPath` and everything it imports; null when the entry itself cannot be read. */
+  /**
+   * Loads `absPath` and everything it imports; null when the entry itself cannot be read. Imports
+   * are loaded depth first, one call per module: a chain of imports deeper than
+   * `MAX_IMPORT_DEPTH` modules is one diagnostic (SCF1007), not a stack overflow.
+   */
   load(absPath: string, from?: { module: Module; span: Span }): Module | null {
+    if (from !== undefined && !this.modules.has(absPath) && this.importDepth >= MAX_IMPORT_DEPTH) {
+      this.log.add(diag('SCF1007', from.span, MAX_IMPORT_DEPTH));
+      return null;
+    }
+    this.importDepth++;
+    try {
+      return this.loadModule(absPath, from);
+    } finally {
+      this.importDepth--;
+    }
+  }
+
+  private loadModule(absPath: string, from?: { module: Module; span: Span }): Module | null {
     const existing = this.modules.get(absPath);
     if (existing) return existing;
     if (this.tooDeep.has(absPath)) return null;

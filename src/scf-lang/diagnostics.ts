@@ -23,6 +23,8 @@ export const MESSAGES = {
   SCF1005: (name: string) => `'${name}' is not exported by that module`,
   SCF1006: (limit: number) =>
     `nesting too deep (limit ${limit}): brackets, operator chains and the statements of blocks nest deeper than the front end can parse here (a block's statements nest: 'const x = e; rest' is 'let x = e in rest')`,
+  SCF1007: (limit: number) =>
+    `imports nest more than ${limit} modules deep (a module imports one that imports another, …): import the modules you use from fewer levels`,
   SCF2001: (kw: string) => `'${kw}' declarations are not allowed: bindings are immutable, use 'const'`,
   SCF2002: () => 'assignment is not allowed: SCF-lang has no mutable variables; bind a new name with const',
   SCF2003: (loop: string) => `'${loop}' loops are not allowed: use recursion`,

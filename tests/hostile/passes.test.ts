@@ -357,6 +357,25 @@ export function optimize(f: Fun): Fun {
     expect(r.err).toMatch(/self-import\.ts:2:10: error SCF1005: 'q' is not exported by that module/);
   });
 
+  it('a chain of 3,000 modules, each importing the next: one diagnostic, not a stack overflow', async () => {
+    for (let i = 0; i < 3000; i++)
+      file(
+        `m${i}.ts`,
+        i < 2999
+          ? `import type { Fun } from 'scf/kernel';\nimport { g${i + 1} } from './m${i + 1}.js';\nexport function g${i}(f: Fun): Fun {\n  return g${i + 1}(f);\n}\n`
+          : `import type { Fun } from 'scf/kernel';\nexport function g${i}(f: Fun): Fun {\n  return f;\n}\n`,
+      );
+    const chain = file(
+      'module-chain.ts',
+      "import type { Fun } from 'scf/kernel';\nimport { g0 } from './m0.js';\nexport function optimize(f: Fun): Fun {\n  return g0(f);\n}\n",
+    );
+    const r = clean(await cli('check', chain, '--no-frame'));
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/error SCF1007: imports nest more than 200 modules deep/);
+    const o = clean(await cli('opt', KERNEL, '--passes', chain));
+    expect(o.code).toBe(2);
+  }, 60_000);
+
   it('a pass of 20,000 functions loads and runs (the emitter is linear in them)', async () => {
     const n = 20_000;
     const chain = file(
