@@ -358,7 +358,16 @@ function codeTimer(
         )
       : kernelArgs(fun, (config.sample ?? {}) as Record<string, unknown>);
   const original = compileKernelJs(kernel, config.function);
-  const optimized = compileKernelJs(optimizedKernel, config.function);
+  let optimized: ReturnType<typeof compileKernelJs>;
+  try {
+    optimized = compileKernelJs(optimizedKernel, config.function);
+  } catch (e) {
+    // the original compiles: what the pipeline made of it does not (a user's pass wrote a call
+    // to no function, or a name no back end knows)
+    throw new KernelBenchError(
+      `${name} (${config.file}): '${config.function}' as the pipeline optimized it cannot be compiled (${(e instanceof Error ? e.message : String(e)).replace(/^(internal error: )+/, '')}): a pass of the pipeline broke it`,
+    );
+  }
   try {
     original.run(args);
   } catch (e) {
@@ -373,6 +382,15 @@ function codeTimer(
       throw configError(config, 'args', `'args' do not fit '${config.function}': ${detail}`);
     throw new KernelBenchError(
       `${name} (${config.file}): '${config.function}' fails on the config's "args": ${detail}`,
+    );
+  }
+  // the original runs: the optimized kernel must too, or a pass of the pipeline broke it
+  try {
+    optimized.run(args);
+  } catch (e) {
+    if (!isArgumentFault(e)) throw e;
+    throw new KernelBenchError(
+      `${name} (${config.file}): '${config.function}' as the pipeline optimized it fails where the original runs (${e.message.replace(/^error: /, '')}): a pass of the pipeline changed what it computes`,
     );
   }
   return {

@@ -88,10 +88,10 @@ function kindOf(s: Stats): string {
 
 /**
  * The text of the source or config file `file` (relative to the working directory), UTF-8, its
- * byte-order mark dropped. Throws `SourceFileProblem` (see the header) or node's error for a
+ * byte-order mark dropped; at most `maxBytes` (a staged module, which scf wrote, may be bigger). Throws `SourceFileProblem` (see the header) or node's error for a
  * file that cannot be opened (`readFailure` words both).
  */
-export function readSourceFile(file: string): string {
+export function readSourceFile(file: string, maxBytes = MAX_SOURCE_BYTES): string {
   const abs = path.resolve(file);
   const link = lstatSync(abs).isSymbolicLink();
   const real = realpathSync(abs);
@@ -105,8 +105,10 @@ export function readSourceFile(file: string): string {
   try {
     const s = fstatSync(fd);
     if (!s.isFile()) throw new SourceFileProblem(kindOf(s));
-    if (s.size > MAX_SOURCE_BYTES)
-      throw new SourceFileProblem(`is larger than ${MAX_SOURCE_BYTES / 1024 / 1024} MiB (${s.size} bytes)`);
+    if (s.size > maxBytes)
+      throw new SourceFileProblem(
+        `is larger than ${Math.round(maxBytes / 1024 / 1024)} MiB (${s.size} bytes)`,
+      );
     const text = readFileSync(fd, 'utf8');
     return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   } finally {

@@ -192,6 +192,9 @@ export function stageHashLine(sha: string): string {
   return `export const STAGE_HASH = '${sha}';\n`;
 }
 
+/** The largest staged module a stub reads to check it (staged code grows with its description). */
+const STAGED_MODULE_MAX = 2 ** 30;
+
 /**
  * The text of the module `rel` beside the stub; undefined when there is no such file (a bundler
  * inlined the folder); `{ bad }` when there is something else there — a folder, a FIFO, a device,
@@ -206,7 +209,7 @@ function readIfThere(dir: string | undefined, rel: string): string | undefined |
     return undefined;
   }
   try {
-    return readSourceFile(file);
+    return readSourceFile(file, STAGED_MODULE_MAX);
   } catch (e) {
     return { bad: readFailure(e) };
   }

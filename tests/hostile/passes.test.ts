@@ -474,3 +474,28 @@ export function optimize(f: Fun): Fun {
     },
   );
 });
+
+describe('scf bench on a pipeline whose pass breaks the kernel at run time', () => {
+  it('a kernel the pass left without its return: exit 1, naming the config, not an internal error', async () => {
+    const noReturn = file(
+      'no-return.ts',
+      "import type { Fun } from 'scf/kernel';\nexport function optimize(f: Fun): Fun {\n  return { kind: 'fun', name: f.name, ret: f.ret, params: f.params, locals: f.locals, body: { kind: 'skip', lbl: f.lbl + 1000 }, fns: f.fns, lbl: f.lbl };\n}\n",
+    );
+    const dir = path.join(TMP, 'bench-no-return');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      path.join(dir, 'nr.json'),
+      JSON.stringify({
+        input: KERNEL,
+        function: 'f',
+        pipeline: ['const-prop', noReturn],
+        bind: { a: "'Int" },
+        sample: { a: 2 },
+        args: { x: 1 },
+      }),
+    );
+    const r = clean(await cli('bench', '--dir', dir, '--budget', '20'));
+    expect(r.code, r.err).toBe(1);
+    expect(r.err).toMatch(/'f' as the pipeline optimized it fails where the original runs/);
+  }, 60_000);
+});
