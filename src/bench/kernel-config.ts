@@ -19,8 +19,19 @@
  *   side, µs per call.
  * - `equal`: every output of both kernels equal, element for element, to the reference
  *   evaluator's on the original kernel with the same arguments (`maxAbsDiff` and `maxUlps` say by
- *   how much where not). The report's `equal` asks that of the JS back end, and of a GPU only up
- *   to GPU_ULPS ulps: a device may fuse a multiply and an add into one rounding.
+ *   how much where not). The report's `equal` asks that of the JS back end, and of a GPU only
+ *   `withinTolerance`: each output within GPU_ULPS ulps of its own value or of the data's scale
+ *   (the largest magnitude among the float arguments, late values and reference outputs). A device
+ *   may fuse a multiply and an add into one rounding (WGSL leaves that to it), and where terms
+ *   cancel, one rounding of a term is many ulps of a result near zero: the scale bounds that error.
+ *
+ * `runMs` on WebGPU is read from the device's clock where the adapter has 'timestamp-query'
+ * (`runTimer: 'timestamps'`): the sum over the kernel's compute passes of end − start, per run —
+ * the kernel alone, free of upload, encoding, submission and read back. Elsewhere
+ * (`runTimer: 'repeat'`) it is (T_R − T_1)/(R − 1) with R calibrated per config: from `repeat`
+ * (default 20) R grows fourfold, up to MAX_REPEAT, until R dispatches of the specialized kernel
+ * take at least REPEAT_TARGET_MS, and as long again as one run, more than one (`repeat` in the
+ * report), so the dispatches outweigh the jitter of the run's fixed costs.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -42,6 +53,7 @@ import {
   type KernelBackend,
   type KernelResult,
   type NoAdapter,
+  NoGpuAdapter,
   programOf,
   type ReadyKernel,
   TieredKernels,
@@ -66,6 +78,8 @@ export interface BackendReport {
   readonly speedup: { readonly run: number; readonly roundTrip: number };
   /** Every output identical to the reference evaluator's, element for element. */
   readonly equal: boolean;
+  /** Every output within GPU_ULPS ulps of the reference value or of the data's scale (header). */
+  readonly withinTolerance: boolean;
   readonly maxAbsDiff: number;
   /**
    * The largest distance in binary32 steps (units in the last place) from the reference: 0 when
@@ -73,6 +87,10 @@ export interface BackendReport {
    * device): a few ulps there are the device's, not the optimizer's.
    */
   readonly maxUlps: number;
+  /** WebGPU: how `runMs` was read, the device's timestamps or R dispatches against one (header). */
+  readonly runTimer?: 'timestamps' | 'repeat';
+  /** WebGPU under `runTimer: 'repeat'`: R, the dispatches per elementwise launch (calibrated). */
+  readonly repeat?: number;
 }
 
 export interface KernelConfigReport {
@@ -81,11 +99,12 @@ export interface KernelConfigReport {
   readonly id: number | string;
   readonly function: string;
   readonly stagingSeconds: number;
-  readonly backends: { readonly js: BackendReport; readonly webgpu?: BackendReport };
+  /** `js` absent only under `backend: 'webgpu'`; `webgpu` absent without an adapter or under 'js'. */
+  readonly backends: { readonly js?: BackendReport; readonly webgpu?: BackendReport };
   /** Why there is no `webgpu` entry. */
   readonly noWebgpu?: string;
   readonly specializeUs: { readonly staged: number; readonly unstaged: number };
-  /** The JS back end's outputs identical to the reference's, the GPU's within GPU_ULPS ulps. */
+  /** The JS back end's outputs identical to the reference's, the GPU's `withinTolerance`. */
   readonly equal: boolean;
   /** What the sample's specialization left generic (`specializationNotes`). */
   readonly notes: readonly string[];
@@ -94,27 +113,41 @@ export interface KernelConfigReport {
 }
 
 export interface KernelConfigOptions {
-  /** 'js' skips WebGPU (default 'auto': WebGPU too when there is an adapter). */
-  readonly backend?: 'auto' | 'js';
+  /**
+   * 'js' skips WebGPU; 'webgpu' skips the JS back end and needs an adapter (`NoGpuAdapter`
+   * without one); default 'auto': the JS back end, and WebGPU too when there is an adapter.
+   */
+  readonly backend?: 'auto' | 'js' | 'webgpu';
   /** A runtime to use (and keep open) instead of opening one. */
   readonly gpu?: GpuRuntime | NoAdapter;
   /** Timed rounds per comparison (default 15). */
   readonly rounds?: number;
   /** Fresh value sets for the first-result figures (default 7). */
   readonly samples?: number;
-  /** R, the dispatches of one elementwise launch when timing `runMs` on WebGPU (default 20). */
+  /** false: time `runMs` on WebGPU by R dispatches against one even where the device has timestamps. */
+  readonly timestamps?: boolean;
+  /** The first R tried when calibrating the dispatches per launch for `runMs` on WebGPU (default 20). */
   readonly repeat?: number;
   readonly onProgress?: (step: string) => void;
 }
 
-/** How many ulps a GPU's output may be from the reference for the report to count it equal. */
+/** How many ulps (of the value or of the data's scale) a GPU's output may be from the reference. */
 export const GPU_ULPS = 4;
+
+/** R grows until R dispatches take this much longer than one (see the header)… */
+export const REPEAT_TARGET_MS = 4;
+/** …or reaches this. */
+export const MAX_REPEAT = 20480;
 
 export const KERNEL_CONFIG_METHOD =
   'one process; the config staged once and its stub imported; medians over rounds, the kernels in rotating order after ' +
-  '2 warm-up runs each; runMs on the JS back end = the compiled function on arguments converted once (50 ms batches); on WebGPU = (T of a run whose elementwise launches dispatch R times − T of one) / (R − 1), ' +
+  '2 warm-up runs each; runMs on the JS back end = the compiled function on arguments converted once (50 ms batches); ' +
+  `on WebGPU = the device's timestamps around the kernel's compute passes, summed (runTimer "timestamps"), ` +
+  'or where the adapter has none (T of a run whose elementwise launches dispatch R times − T of one) / (R − 1), ' +
+  `R calibrated so that difference is at least ${REPEAT_TARGET_MS} ms and T of one run (runTimer "repeat"), ` +
   'inputs on the device; roundTripMs = one call with upload and read back; firstResultMs with fresh values per sample ' +
-  "(the sample's floats scaled by 1 + k·2^-20); outputs compared with the reference evaluator's, element for element.";
+  "(the sample's floats scaled by 1 + k·2^-20); outputs compared with the reference evaluator's, element for element " +
+  `(a GPU's within ${GPU_ULPS} ulps of the value or of the data's scale).`;
 
 /** The arguments of every formal: the config's `args` and its `sample` (the late values). */
 export function configArgs(config: StageConfig, formals: readonly string[]): Record<string, ArgValue> {
@@ -161,41 +194,71 @@ function orderedBits(x: number): number {
   return bits < 0 ? -2147483648 - bits : bits;
 }
 
+/** The binary32 ulp at magnitude |x| (the subnormal step below the normal range). */
+function ulp32(x: number): number {
+  const a = Math.abs(x);
+  if (!(a >= 2 ** -126)) return 2 ** -149;
+  return 2 ** (Math.floor(Math.log2(a)) - 23);
+}
+
+/** Every number in a result, an output or an argument (arrays flattened; booleans skipped). */
+function numbersOf(v: unknown): number[] {
+  if (typeof v === 'number') return [v];
+  if (ArrayBuffer.isView(v) || Array.isArray(v))
+    return Array.from(v as ArrayLike<unknown>).filter((x): x is number => typeof x === 'number');
+  return [];
+}
+
+/** The data's scale: the largest finite magnitude among `values` (arguments, late values, outputs). */
+export function dataScale(...values: readonly unknown[]): number {
+  let m = 0;
+  for (const v of values) for (const x of numbersOf(v)) if (Number.isFinite(x)) m = Math.max(m, Math.abs(x));
+  return m;
+}
+
+interface Comparison {
+  /** Every element identical (Object.is). */
+  readonly equal: boolean;
+  /** Every element within GPU_ULPS ulps of the reference value or of `scale`. */
+  readonly withinTolerance: boolean;
+  readonly diff: number;
+  readonly ulps: number;
+}
+
 /**
- * Largest |a − b| and ulp distance over a result and outputs (Infinity when shapes differ), and
- * whether all are identical.
+ * `a` against the reference `b` over the result and outputs: identical, within the GPU tolerance
+ * at data scale `scale`, largest |a − b| and ulp distance (Infinity when shapes differ).
  */
-function compare(a: KernelResult, b: KernelResult): { equal: boolean; diff: number; ulps: number } {
+export function compareResults(a: KernelResult, b: KernelResult, scale: number): Comparison {
   let equal = true;
+  let within = true;
   let diff = 0;
   let ulps = 0;
+  const floor = GPU_ULPS * ulp32(scale);
   const one = (x: unknown, y: unknown) => {
-    const xs = ArrayBuffer.isView(x) || Array.isArray(x) ? Array.from(x as ArrayLike<number>) : [x];
-    const ys = ArrayBuffer.isView(y) || Array.isArray(y) ? Array.from(y as ArrayLike<number>) : [y];
+    const xs = numbersOf(x);
+    const ys = numbersOf(y);
     if (xs.length !== ys.length) {
-      equal = false;
-      diff = Number.POSITIVE_INFINITY;
-      ulps = Number.POSITIVE_INFINITY;
+      equal = within = false;
+      diff = ulps = Number.POSITIVE_INFINITY;
       return;
     }
     for (let i = 0; i < xs.length; i++) {
-      if (!Object.is(xs[i], ys[i])) {
-        equal = false;
-        const u = Math.abs(orderedBits(xs[i] as number) - orderedBits(ys[i] as number));
-        ulps = Math.max(ulps, Number.isNaN(u) ? Number.POSITIVE_INFINITY : u);
-      }
-      const d = Math.abs((xs[i] as number) - (ys[i] as number));
-      diff = Number.isNaN(d)
-        ? Object.is(xs[i], ys[i])
-          ? diff
-          : Number.POSITIVE_INFINITY
-        : Math.max(diff, d);
+      const p = xs[i] as number;
+      const q = ys[i] as number;
+      if (Object.is(p, q)) continue;
+      equal = false;
+      const u = Math.abs(orderedBits(p) - orderedBits(q));
+      ulps = Math.max(ulps, Number.isNaN(u) ? Number.POSITIVE_INFINITY : u);
+      const d = Math.abs(p - q);
+      diff = Number.isNaN(d) ? Number.POSITIVE_INFINITY : Math.max(diff, d);
+      if (!(d <= Math.max(GPU_ULPS * ulp32(q), floor))) within = false;
     }
   };
   one(a.result, b.result);
   for (const k of new Set([...Object.keys(a.outputs), ...Object.keys(b.outputs)]))
     one(a.outputs[k], b.outputs[k]);
-  return { equal, diff, ulps };
+  return { equal, withinTolerance: within, diff, ulps };
 }
 
 /** Medians of async calls, `rounds` rounds in rotating order after 2 warm-up calls each (ms per call). */
@@ -227,18 +290,20 @@ async function benchBackend(
     readonly values: Record<string, ArgValue>;
     readonly ints: ReadonlySet<string>;
     readonly reference: KernelResult;
+    /** The data's scale for the GPU tolerance (`dataScale`). */
+    readonly scale: number;
     readonly opts: KernelConfigOptions;
   },
 ): Promise<BackendReport> {
-  const { stub, args, values, ints, reference, opts } = ctx;
+  const { stub, args, values, ints, reference, scale, opts } = ctx;
   const rounds = opts.rounds ?? 15;
   const name = backend === 'js' ? 'JS back end' : backend.adapterName;
   opts.onProgress?.(`${name}: compiling the generic and the specialized kernel`);
   const genericFun = stub.unstagedPipeline(stub.formalsOf({}));
   const generic = await compileFor(genericFun, backend);
   const specialized = await compileFor(stub.specialize(values as Bindings).fun, backend);
-  const outG = compare(await generic.run(args), reference);
-  const outS = compare(await specialized.run(args), reference);
+  const outG = compareResults(await generic.run(args), reference, scale);
+  const outS = compareResults(await specialized.run(args), reference, scale);
 
   opts.onProgress?.(`${name}: timing the round trip`);
   const trip = await alternateAsync(
@@ -246,13 +311,21 @@ async function benchBackend(
     rounds,
   );
   let run: TierTimes = trip;
+  let repeat: number | undefined;
+  let runTimer: BackendReport['runTimer'];
   if (generic.bind && specialized.bind) {
     opts.onProgress?.(`${name}: timing the kernels alone`);
     const us = alternate({ generic: generic.bind(args), specialized: specialized.bind(args) }, rounds, 50);
     run = { generic: us.generic / 1000, specialized: us.specialized / 1000 };
+  } else if (backend !== 'js' && backend.timestamps && opts.timestamps !== false) {
+    opts.onProgress?.(`${name}: timing the kernels on the device's clock`);
+    runTimer = 'timestamps';
+    run = await deviceTimes({ generic, specialized }, args, rounds);
   } else {
     opts.onProgress?.(`${name}: timing the kernels with their data on the device`);
-    const R = Math.max(2, opts.repeat ?? 20);
+    runTimer = 'repeat';
+    const R = await calibrateRepeat(specialized, args, Math.max(2, opts.repeat ?? 20));
+    repeat = R;
     const t = await alternateAsync(
       {
         g1: () => generic.run(args),
@@ -307,9 +380,59 @@ async function benchBackend(
     },
     speedup: { run: ratio(run.generic, run.specialized), roundTrip: ratio(trip.generic, trip.specialized) },
     equal: outG.equal && outS.equal,
+    withinTolerance: outG.withinTolerance && outS.withinTolerance,
     maxAbsDiff: Math.max(outG.diff, outS.diff),
     maxUlps: Math.max(outG.ulps, outS.ulps),
+    ...(runTimer !== undefined ? { runTimer } : {}),
+    ...(repeat !== undefined ? { repeat } : {}),
   };
+}
+
+/** Medians of the device's time in each kernel's passes (`timing`), in rotating order after warm-up. */
+async function deviceTimes(
+  kernels: { readonly generic: ReadyKernel; readonly specialized: ReadyKernel },
+  args: Readonly<Record<string, ArgValue>>,
+  rounds: number,
+): Promise<TierTimes> {
+  const keys = ['generic', 'specialized'] as const;
+  const times = { generic: [] as number[], specialized: [] as number[] };
+  for (const k of keys) for (let w = 0; w < 2; w++) await kernels[k].run(args, { timing: true });
+  for (let r = 0; r < rounds; r++)
+    for (let j = 0; j < keys.length; j++) {
+      const k = keys[(j + r) % keys.length] as (typeof keys)[number];
+      const { gpuMs } = await kernels[k].run(args, { timing: true });
+      if (gpuMs === undefined) throw new Error('internal error: a timed run without the device time');
+      times[k].push(gpuMs);
+    }
+  return { generic: median(times.generic), specialized: median(times.specialized) };
+}
+
+/**
+ * R for `runMs` on WebGPU (see the header): from `first`, ×4 until R dispatches of `kernel` take
+ * REPEAT_TARGET_MS longer than one run and at least as long again (medians of 3), or MAX_REPEAT.
+ */
+async function calibrateRepeat(
+  kernel: ReadyKernel,
+  args: Readonly<Record<string, ArgValue>>,
+  first: number,
+): Promise<number> {
+  const time = async (r: number) => {
+    const ts: number[] = [];
+    for (let k = 0; k < 3; k++) {
+      const t = performance.now();
+      await kernel.run(args, { repeat: r });
+      ts.push(performance.now() - t);
+    }
+    return median(ts);
+  };
+  let R = Math.min(first, MAX_REPEAT);
+  await time(R);
+  for (;;) {
+    const one = await time(1);
+    const extra = (await time(R)) - one;
+    if (R >= MAX_REPEAT || (extra >= REPEAT_TARGET_MS && extra >= one)) return R;
+    R = Math.min(R * 4, MAX_REPEAT);
+  }
 }
 
 /** The kernel benchmark of one config; see the header. */
@@ -337,13 +460,15 @@ export async function runKernelConfigBench(
     const stub = await importStub(written.stub);
     opts.onProgress?.('the reference evaluator on the original kernel');
     const reference = evaluate(programOf(stub.FUN), config.function, args, { fuel: Number.MAX_SAFE_INTEGER });
-    const ctx = { stub, args, values, ints, reference, opts };
-    const js = await benchBackend('js', ctx);
+    const scale = dataScale(...Object.values(args), reference.result, ...Object.values(reference.outputs));
+    const ctx = { stub, args, values, ints, reference, scale, opts };
+    const js = opts.backend === 'webgpu' ? undefined : await benchBackend('js', ctx);
     let webgpu: BackendReport | undefined;
     let noWebgpu: string | undefined;
     if (opts.backend !== 'js') {
       opened = opts.gpu ?? (await GpuRuntime.open());
       if (opened instanceof GpuRuntime) webgpu = await benchBackend(opened, ctx);
+      else if (opts.backend === 'webgpu') throw new NoGpuAdapter(config.function, opened);
       else noWebgpu = `${opened.reason}; ${opened.install}`;
     } else noWebgpu = 'skipped (--backend js)';
     opts.onProgress?.('timing the staged and the unstaged pipeline side by side');
@@ -361,10 +486,10 @@ export async function runKernelConfigBench(
       id: configId(config),
       function: config.function,
       stagingSeconds: Math.round(stagingSeconds * 100) / 100,
-      backends: { js, ...(webgpu ? { webgpu } : {}) },
+      backends: { ...(js ? { js } : {}), ...(webgpu ? { webgpu } : {}) },
       ...(noWebgpu !== undefined ? { noWebgpu } : {}),
       specializeUs: { staged: pipe.staged, unstaged: pipe.unstaged },
-      equal: js.equal && (webgpu === undefined || webgpu.maxUlps <= GPU_ULPS),
+      equal: (js?.equal ?? true) && (webgpu?.withinTolerance ?? true),
       notes: specializationNotes(stub.specialize(values as Bindings).fun, programOf(stub.FUN)),
       machine: machineInfo(),
       method: KERNEL_CONFIG_METHOD,
@@ -377,14 +502,24 @@ export async function runKernelConfigBench(
 
 /** The report as text: one line per back end, speed-ups first. */
 export function formatKernelConfigReport(r: KernelConfigReport): string {
-  const f = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+  const f = (x: number) =>
+    x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x >= 0.01 || x === 0 ? x.toFixed(2) : x.toPrecision(2);
+  const outputs = (b: BackendReport) =>
+    b.equal
+      ? 'outputs equal'
+      : b.withinTolerance && name(b) !== 'js'
+        ? `outputs within the GPU tolerance (up to ${b.maxUlps} ulp, ${b.maxAbsDiff})`
+        : `outputs differ by up to ${b.maxUlps} ulp (${b.maxAbsDiff})`;
+  const name = (b: BackendReport) => (b === r.backends.js ? 'js' : 'webgpu');
+  const timer = (b: BackendReport) =>
+    b.runTimer === 'timestamps' ? ', device clock' : b.repeat !== undefined ? `, R = ${b.repeat}` : '';
   const lines = [`${r.config} (${r.function}): staged in ${r.stagingSeconds} s`];
-  for (const [name, b] of Object.entries(r.backends) as [string, BackendReport][]) {
+  for (const [label, b] of Object.entries(r.backends) as [string, BackendReport][]) {
     lines.push(
-      `  ${name.padEnd(6)} run ${f(b.runMs.generic)} → ${f(b.runMs.specialized)} ms (${b.speedup.run}×), ` +
+      `  ${label.padEnd(6)} run ${f(b.runMs.generic)} → ${f(b.runMs.specialized)} ms (${b.speedup.run}×${timer(b)}), ` +
         `round trip ${f(b.roundTripMs.generic)} → ${f(b.roundTripMs.specialized)} ms (${b.speedup.roundTrip}×), ` +
         `first result generic ${f(b.firstResultMs.generic)} / specialized ${f(b.firstResultMs.specialized)} / tiered ${f(b.firstResultMs.tiered)} ms, ` +
-        `${b.equal ? 'outputs equal' : `outputs differ by up to ${b.maxUlps} ulp (${b.maxAbsDiff})`} [${b.device}]`,
+        `${outputs(b)} [${b.device}]`,
     );
   }
   if (r.noWebgpu) lines.push(`  webgpu: not measured: ${r.noWebgpu}`);

@@ -39,7 +39,7 @@ export const BENCH = {
   name: 'bench',
   usage:
     'scf bench [--json] [--dir DIR] [--config N ...] [--budget MS] [--chart FILE.svg] [--save FILE.json]\n' +
-    '       scf bench --kernel CONFIG.json|DIR ... [--json] [--backend auto|js] [--save FILE.json]',
+    '       scf bench --kernel CONFIG.json|DIR ... [--json] [--backend auto|js|webgpu] [--save FILE.json]',
   about: `Benchmarks staged against unstaged optimizer pipelines on the configurations of SCF Table 2
 (configs/table2, or the configurations in DIR, e.g. configs/fusion): compiler speed-up, instruction
 and map-operation reduction, size ratio, compiled-code speed-up, distance to the lower bound,
@@ -89,8 +89,8 @@ argument of the kernel in 'args': a literal, or {"random": N, "seed": S} for N f
     },
     backend: {
       type: 'string',
-      value: 'auto|js',
-      help: 'with --kernel: js skips WebGPU (default auto: WebGPU too when there is an adapter)',
+      value: 'auto|js|webgpu',
+      help: 'with --kernel: js skips WebGPU, webgpu skips the JS back end (no adapter is an error); default auto: WebGPU too when there is an adapter',
     },
   },
 } satisfies CommandSpec;
@@ -177,8 +177,8 @@ async function runKernel(args: CommandArgs<typeof BENCH.flags>, io: CliIo): Prom
   for (const flag of ['dir', 'config', 'budget', 'chart'] as const)
     if (args.values[flag] !== undefined) throw new UsageError(`--${flag} does not go with --kernel`);
   const backend = args.values.backend ?? 'auto';
-  if (backend !== 'auto' && backend !== 'js')
-    throw new UsageError(`--backend must be auto or js, not '${clip(backend)}'`);
+  if (backend !== 'auto' && backend !== 'js' && backend !== 'webgpu')
+    throw new UsageError(`--backend must be auto, js or webgpu, not '${clip(backend)}'`);
   const files: string[] = [];
   for (const given of args.values.kernel ?? []) {
     if (!existsSync(given)) throw new UsageError(`--kernel ${given}: no such file or folder`);
@@ -193,6 +193,8 @@ async function runKernel(args: CommandArgs<typeof BENCH.flags>, io: CliIo): Prom
   }
   if (args.values.save) prepareOutFile(args.values.save, '--save');
   const gpu = backend === 'js' ? undefined : await GpuRuntime.open();
+  if (backend === 'webgpu' && !(gpu instanceof GpuRuntime))
+    throw new UsageError(`--backend webgpu: ${gpu?.reason ?? 'no adapter'}; ${gpu?.install ?? ''}`);
   const reports: KernelConfigReport[] = [];
   try {
     for (const [i, file] of files.entries()) {

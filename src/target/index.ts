@@ -30,6 +30,7 @@ export {
 export {
   GpuRunError,
   type GpuKernel,
+  type GpuRunOptions,
   GpuRuntime,
   type GpuStats,
   NoGpuAdapter,

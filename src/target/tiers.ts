@@ -24,22 +24,21 @@ import { type ArgValue, type Fun, listFromArray, listToArray, type Program } fro
 import { type Bindings, specializationNotes } from '../optimizers/index.js';
 import type { LoadedStub } from '../pipeline/index.js';
 import { compileKernelJs } from './js.js';
-import type { GpuRuntime } from './webgpu.js';
+import type { GpuRunOptions, GpuRuntime } from './webgpu.js';
 import { planKernelWgsl } from './wgsl.js';
 
 /** What a kernel run gives: the returned value and the arrays written through array formals. */
 export interface KernelResult {
   readonly result: number | number[] | undefined;
   readonly outputs: Record<string, number[]>;
+  /** On WebGPU with `timing`: the device's time in the kernel's compute passes (ms). */
+  readonly gpuMs?: number;
 }
 
 /** A kernel ready to run with arguments by formal name. */
 export interface ReadyKernel {
-  /** `repeat`: on WebGPU, each elementwise launch dispatched that many times (`GpuKernel.run`). */
-  run(
-    args: Readonly<Record<string, ArgValue>>,
-    options?: { readonly repeat?: number },
-  ): Promise<KernelResult>;
+  /** On WebGPU, `GpuKernel.run`'s options (`repeat`, `timing`); ignored on the JS back end. */
+  run(args: Readonly<Record<string, ArgValue>>, options?: GpuRunOptions): Promise<KernelResult>;
   /** On the JS back end: the kernel alone on arguments converted once (`CompiledKernel.bind`). */
   readonly bind?: (args: Readonly<Record<string, ArgValue>>) => () => unknown;
 }

@@ -20,6 +20,10 @@
  * buffer, and reads back the results the host needs: scalars, and the arrays (a filter's first
  * `count` elements) the plan marks `readBack` — an array the host only passes to later launches
  * stays in its device buffer, and the host driver holds a `DeviceArray` handle (its length).
+ * Where the adapter has 'timestamp-query', the device is opened with it and a run asked for
+ * `timing` writes a timestamp at the start and end of each compute pass, resolved and read back
+ * with the outputs: `gpuMs` is the device's time in the kernel's passes alone (no upload,
+ * encoding, submission or read back), what a benchmark of the kernel itself needs.
  *
  * Published types. GpuRuntime's public members name no WebGPU type: the device is a `WebGpuDevice`
  * (a structural subset of `GPUDevice`), and what a run needs of Dawn (`DeviceAccess`: the device,
@@ -92,14 +96,26 @@ export interface GpuKernel {
   readonly plan: GpuPlan;
   /**
    * Runs the host function with `args` (checked and converted as `evaluate` does). With `repeat`
-   * k > 1, every launch of an elementwise site (a map or a fused group of maps) encodes its
-   * dispatches k times before the read back, on the same device buffers: what a benchmark needs to
-   * time the kernel with its data on the device (the time of k dispatches minus that of one).
+   * k > 1, every launch of an elementwise site (a map or a fused group of maps) encodes each of
+   * its dispatches k times in a row (one compute pass, one bind group) before the read back, on the
+   * same device buffers: what a benchmark needs to time the kernel with its data on the device (the
+   * time of k dispatches minus that of one), with little encoding work per extra dispatch.
    */
   run(
     args: readonly ArgValue[] | Readonly<Record<string, ArgValue>>,
-    options?: { readonly repeat?: number },
-  ): Promise<{ result: number | number[] | undefined; outputs: Record<string, number[]> }>;
+    options?: GpuRunOptions,
+  ): Promise<{ result: number | number[] | undefined; outputs: Record<string, number[]>; gpuMs?: number }>;
+}
+
+/** GpuKernel.run's options. */
+export interface GpuRunOptions {
+  /** Each dispatch of an elementwise launch encoded this many times in a row (default 1). */
+  readonly repeat?: number;
+  /**
+   * Time the compute passes on the device with timestamp queries: the run's result then has
+   * `gpuMs`, the sum over its passes of end − start. Only where `GpuRuntime.timestamps`.
+   */
+  readonly timing?: boolean;
 }
 
 /** Counters for tests and benchmarks. */
@@ -129,7 +145,14 @@ export interface WebGpuDevice {
 
 interface Dawn {
   readonly gpu: GPU;
-  readonly usage: { storage: number; uniform: number; copySrc: number; copyDst: number; mapRead: number };
+  readonly usage: {
+    storage: number;
+    uniform: number;
+    copySrc: number;
+    copyDst: number;
+    mapRead: number;
+    queryResolve: number;
+  };
   readonly mapRead: number;
 }
 
@@ -172,6 +195,7 @@ function loadDawn(): Promise<Dawn | string> {
         copySrc: g.GPUBufferUsage.COPY_SRC as number,
         copyDst: g.GPUBufferUsage.COPY_DST as number,
         mapRead: g.GPUBufferUsage.MAP_READ as number,
+        queryResolve: g.GPUBufferUsage.QUERY_RESOLVE as number,
       },
       mapRead: g.GPUMapMode.READ as number,
     };
@@ -213,6 +237,8 @@ export class GpuRuntime {
     readonly adapterName: string,
     /** Whether the adapter is a software (CPU) one. */
     readonly isSoftware: boolean,
+    /** Whether runs can be timed on the device (`timing`): the adapter has 'timestamp-query'. */
+    readonly timestamps = false,
   ) {
     this.access = {
       device: gpuDevice,
@@ -245,13 +271,20 @@ export class GpuRuntime {
         reason: 'no WebGPU adapter: Vulkan found no driver',
         install: SOFTWARE_DRIVER_HINT,
       };
-    const device = await adapter.requestDevice();
+    const timestamps = adapter.features.has('timestamp-query');
+    const device = await adapter.requestDevice(timestamps ? { requiredFeatures: ['timestamp-query'] } : {});
     const info = adapter.info;
     const fallback = (info as GPUAdapterInfo & { isFallbackAdapter?: boolean }).isFallbackAdapter === true;
     const parts = [info.vendor, info.architecture, info.device, info.description].filter((s) => s);
     const name = parts.length > 0 ? parts.join(' ') : 'unnamed adapter';
     const software = fallback || /swiftshader|llvmpipe|software|cpu/i.test(name);
-    const rt = new GpuRuntime(d, device, `${name}${fallback ? ' (fallback adapter)' : ''}`, software);
+    const rt = new GpuRuntime(
+      d,
+      device,
+      `${name}${fallback ? ' (fallback adapter)' : ''}`,
+      software,
+      timestamps,
+    );
     const fromEnv = Number(process.env.SCF_GPU_TIMEOUT_MS);
     rt.timeoutMs = options.timeoutMs ?? (fromEnv > 0 ? fromEnv : 60_000);
     return rt;
@@ -283,7 +316,8 @@ export class GpuRuntime {
       plan,
       run: async (args, options = {}) => {
         const actuals = call.actuals(args);
-        const run = new Run(this, this.access, plan, Math.max(1, Math.floor(options.repeat ?? 1)));
+        const timing = options.timing === true && this.timestamps;
+        const run = new Run(this, this.access, plan, Math.max(1, Math.floor(options.repeat ?? 1)), timing);
         try {
           const host = entry((site, arrays, scalars) => run.launch(site, arrays, scalars));
           let returned: unknown;
@@ -292,7 +326,8 @@ export class GpuRuntime {
           } catch (e) {
             throw call.error(e);
           }
-          return call.finish(actuals, returned);
+          const done = call.finish(actuals, returned);
+          return timing ? { ...done, gpuMs: run.gpuNs / 1e6 } : done;
         } finally {
           run.release();
         }
@@ -421,7 +456,10 @@ function bytesFor(words: number): number {
 /** A run of a host driver: the buffers it created, and the device arrays of the outputs it made. */
 class Run {
   private readonly buffers: GPUBuffer[] = [];
+  private readonly querySets: GPUQuerySet[] = [];
   private readonly onDevice = new WeakMap<TypedArray | DeviceArray, GPUBuffer>();
+  /** Nanoseconds the device spent in this run's compute passes (with `timing`). */
+  gpuNs = 0;
 
   constructor(
     private readonly rt: GpuRuntime,
@@ -429,11 +467,69 @@ class Run {
     private readonly plan: GpuPlan,
     /** Times each elementwise site's dispatches are encoded (GpuKernel.run's `repeat`). */
     private readonly repeat = 1,
+    /** Timestamps around each compute pass (GpuKernel.run's `timing`; the device has the feature). */
+    private readonly timing = false,
   ) {}
 
   release(): void {
     for (const b of this.buffers) b.destroy();
+    for (const q of this.querySets) q.destroy();
     this.buffers.length = 0;
+    this.querySets.length = 0;
+  }
+
+  /** One compute pass: `pass`'s pipeline and bindings, its workgroups dispatched `times` times. */
+  private dispatch(
+    encoder: GPUCommandEncoder,
+    d: {
+      readonly pass: ShaderPass;
+      readonly pipeline: GPUComputePipeline;
+      readonly bindGroup: GPUBindGroup;
+      readonly groups: number;
+      readonly times: number;
+    },
+    timestampWrites: GPUComputePassTimestampWrites | undefined,
+  ): void {
+    const cp = encoder.beginComputePass({
+      label: d.pass.label,
+      ...(timestampWrites ? { timestampWrites } : {}),
+    });
+    cp.setPipeline(d.pipeline);
+    cp.setBindGroup(0, d.bindGroup);
+    for (let r = 0; r < d.times; r++) cp.dispatchWorkgroups(d.groups);
+    cp.end();
+    this.rt.stats.dispatches += d.times;
+  }
+
+  /**
+   * Timestamps for `passes` compute passes: where each pass writes its start and end, how to
+   * resolve them into a readable buffer (encoded after the passes), and their sum once mapped.
+   */
+  private stamps(passes: number): PassStamps {
+    const { device, dawn } = this.gpu;
+    const querySet = device.createQuerySet({ type: 'timestamp', count: 2 * passes });
+    this.querySets.push(querySet);
+    const bytes = 16 * passes;
+    const resolved = this.buffer(bytes, dawn.usage.queryResolve | dawn.usage.copySrc, 'timestamps');
+    const staging = this.buffer(bytes, dawn.usage.mapRead | dawn.usage.copyDst, 'timestamps: read');
+    return {
+      writes: (k) => ({ querySet, beginningOfPassWriteIndex: 2 * k, endOfPassWriteIndex: 2 * k + 1 }),
+      resolve: (encoder) => {
+        encoder.resolveQuerySet(querySet, 0, 2 * passes, resolved, 0);
+        encoder.copyBufferToBuffer(resolved, 0, staging, 0, bytes);
+      },
+      read: async () => {
+        await staging.mapAsync(dawn.mapRead);
+        const t = new BigUint64Array(staging.getMappedRange().slice(0));
+        staging.unmap();
+        let ns = 0n;
+        for (let k = 0; k < passes; k++) {
+          const d = (t[2 * k + 1] as bigint) - (t[2 * k] as bigint);
+          if (d > 0n) ns += d;
+        }
+        return Number(ns);
+      },
+    };
   }
 
   private buffer(bytes: number, usage: number, label: string): GPUBuffer {
@@ -601,9 +697,12 @@ class Run {
       device.pushErrorScope('validation');
       device.pushErrorScope('out-of-memory');
       const encoder = device.createCommandEncoder({ label: plan.fn });
+      const stamps = this.timing ? this.stamps(passes.length) : undefined;
       // an elementwise site computes the same outputs each time: repeating it is idempotent
+      // (each pass's repeats in one compute pass: a pass reads what the passes before it wrote, and
+      // its own outputs are the same each time, so pass by pass the outputs equal one run's)
       const times = site.kind === 'map' ? this.repeat : 1;
-      for (const pass of Array.from({ length: times }, () => passes).flat()) {
+      for (const [k, pass] of passes.entries()) {
         for (const o of pass.overrides) constants[o.field] = scalars[o.scalar] as number;
         const passConstants = Object.fromEntries(
           pass.overrides.map((o) => [o.field, constants[o.field] as number]),
@@ -615,18 +714,13 @@ class Run {
           resource: { buffer: this.bound(b, bufs) },
         }));
         const bindGroup = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
-        const cp = encoder.beginComputePass({ label: pass.label });
-        cp.setPipeline(pipeline);
-        cp.setBindGroup(0, bindGroup);
         const groups =
           pass.dispatch.kind === 'perElement'
             ? Math.min(Math.max(1, Math.ceil(n / W)), 65535)
             : pass.dispatch.kind === 'chunks'
               ? G
               : 1;
-        cp.dispatchWorkgroups(groups);
-        cp.end();
-        rt.stats.dispatches++;
+        this.dispatch(encoder, { pass, pipeline, bindGroup, groups, times }, stamps?.writes(k));
       }
       // Read back: each array output (n words) and each result (2 words).
       const reads: { src: GPUBuffer; bytes: number; staging: GPUBuffer }[] = [];
@@ -639,6 +733,7 @@ class Run {
       };
       outReads = outputs.map((b, k) => (b && site.members[k]?.readBack ? readBack(b, 4 * n) : -1));
       resReads = results.map((b) => (b ? readBack(b, 8) : -1));
+      stamps?.resolve(encoder);
       device.queue.submit([encoder.finish()]);
       const oom = await device.popErrorScope();
       const invalid = await device.popErrorScope();
@@ -656,6 +751,7 @@ class Run {
         }),
       );
       const words = await rt.watch(plan.fn, site, mapped);
+      if (stamps) this.gpuNs += await rt.watch(plan.fn, site, stamps.read());
       rt.usable(plan.fn);
       return words;
     };
@@ -682,6 +778,14 @@ class Run {
       return arr;
     });
   }
+}
+
+/** Run.stamps: timestamps around a launch's compute passes. */
+interface PassStamps {
+  writes(pass: number): GPUComputePassTimestampWrites;
+  resolve(encoder: GPUCommandEncoder): void;
+  /** Nanoseconds, the passes' end − start summed (a pass whose end is not after its start: 0). */
+  read(): Promise<number>;
 }
 
 /** The C name of site scalar `k` (a host variable; its field's name may differ). */

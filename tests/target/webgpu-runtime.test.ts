@@ -200,6 +200,36 @@ describe.skipIf(gpu.skip)(gpu.title('the WebGPU runtime (GPU)'), () => {
     expect(rt.stats.pipelinesCreated).toBe(created);
   });
 
+  it('repeat k: each dispatch of an elementwise launch k times in a row, the outputs of one run; timing on the device clock', async () => {
+    const rt = gpu.runtime();
+    const xs = [0.5, -2, 3, 1.25, 7];
+    for (const [fn, args] of [
+      ['chain', [xs, 1.5]],
+      ['squares', [xs]],
+    ] as const) {
+      const kernel = await rt.prepare(planKernelWgsl(program, fn, {}));
+      const d0 = rt.stats.dispatches;
+      const once = await kernel.run(args);
+      const d1 = rt.stats.dispatches;
+      const five = await kernel.run(args, { repeat: 5 });
+      expect(five).toEqual(once);
+      // every launch of these functions is elementwise: five dispatches for each of one run's
+      expect(rt.stats.dispatches - d1).toBe(5 * (d1 - d0));
+    }
+    // timing: the device's time in the passes, where the adapter has timestamps (enough elements
+    // for a coarse device clock to tick: SwiftShader's counts 65.5 µs)
+    const many = Array.from({ length: 1 << 17 }, (_, i) => i / 4096);
+    const chain = await rt.prepare(planKernelWgsl(program, 'chain', {}));
+    const timed = await chain.run([many, 1.5], { timing: true });
+    if (rt.timestamps) expect(timed.gpuMs).toBeGreaterThan(0);
+    else expect(timed.gpuMs).toBeUndefined();
+    expect({ ...timed, gpuMs: undefined }).toEqual({ ...(await chain.run([many, 1.5])), gpuMs: undefined });
+    // a launch that reads what an earlier one wrote, and an array the host writes between them
+    const kernel = await rt.prepare(planKernelWgsl(program, 'rewritten', {}));
+    const args = [[1, 2, 3], xs.slice(0, 3)];
+    expect(await kernel.run(args, { repeat: 4 })).toEqual(await kernel.run(args));
+  });
+
   it("'override' mode: one pipeline per distinct set of values, found again for a value seen before", async () => {
     const rt = gpu.runtime();
     const kernel = await rt.prepare(planKernelWgsl(program, 'scaled', { scalars: 'override' }));
