@@ -23,7 +23,8 @@
  * Where the adapter has 'timestamp-query', the device is opened with it and a run asked for
  * `timing` writes a timestamp at the start and end of each compute pass, resolved and read back
  * with the outputs: `gpuMs` is the device's time in the kernel's passes alone (no upload,
- * encoding, submission or read back), what a benchmark of the kernel itself needs.
+ * encoding, submission or read back), what a benchmark of the kernel itself needs; Dawn is
+ * created without its timestamp quantization (DAWN_FLAGS), so the clock reads nanoseconds.
  *
  * Published types. GpuRuntime's public members name no WebGPU type: the device is a `WebGpuDevice`
  * (a structural subset of `GPUDevice`), and what a run needs of Dawn (`DeviceAccess`: the device,
@@ -168,6 +169,13 @@ interface DeviceAccess {
   pipeline(fn: string, pass: ShaderPass, constants: Record<string, number>): Promise<GPUComputePipeline>;
 }
 
+/**
+ * Dawn's options. Dawn rounds timestamp queries to 2^16 ns by default (a browser's defence against
+ * timing attacks), which would read a kernel of a few microseconds as 0 or 65.5 µs; a benchmark
+ * of scf's own kernels in a node process needs the device's clock as it is.
+ */
+const DAWN_FLAGS = ['disable-dawn-features=timestamp_quantization'];
+
 /** Dawn's GPU object, created once and referenced for the process's lifetime (see the header). */
 let dawn: Promise<Dawn | string> | undefined;
 const KEEP_ALIVE = Symbol.for('scf.webgpu.keepAlive');
@@ -185,7 +193,7 @@ function loadDawn(): Promise<Dawn | string> {
       GPUBufferUsage: Record<string, number>;
       GPUMapMode: Record<string, number>;
     };
-    const gpu = mod.create([]);
+    const gpu = mod.create(DAWN_FLAGS);
     (globalThis as Record<symbol, unknown>)[KEEP_ALIVE] = gpu;
     return {
       gpu,

@@ -89,7 +89,6 @@ describe('the kernel benchmark of a config', () => {
       checkBackend(b, true);
       expect(r.equal).toBe(b.withinTolerance);
       expect(b.runTimer).toBe(rt.timestamps ? 'timestamps' : 'repeat');
-      // (a device clock may tick coarsely: SwiftShader's counts 65.5 µs, so 512 pixels may read 0)
       if (rt.timestamps) expect(b.repeat).toBeUndefined();
       const byRepeat = await runKernelConfigBench(file, {
         ...FAST,

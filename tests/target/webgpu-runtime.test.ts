@@ -217,12 +217,18 @@ describe.skipIf(gpu.skip)(gpu.title('the WebGPU runtime (GPU)'), () => {
       expect(rt.stats.dispatches - d1).toBe(5 * (d1 - d0));
     }
     // timing: the device's time in the passes, where the adapter has timestamps (enough elements
-    // for a coarse device clock to tick: SwiftShader's counts 65.5 µs)
+    // that the time is well above a clock's resolution)
     const many = Array.from({ length: 1 << 17 }, (_, i) => i / 4096);
     const chain = await rt.prepare(planKernelWgsl(program, 'chain', {}));
     const timed = await chain.run([many, 1.5], { timing: true });
-    if (rt.timestamps) expect(timed.gpuMs).toBeGreaterThan(0);
-    else expect(timed.gpuMs).toBeUndefined();
+    if (rt.timestamps) {
+      expect(timed.gpuMs).toBeGreaterThan(0);
+      // the clock unrounded: Dawn's default rounds every reading to a multiple of 2^16 ns
+      const ns: number[] = [];
+      for (let k = 0; k < 4; k++)
+        ns.push(Math.round(((await chain.run([many, 1.5], { timing: true })).gpuMs as number) * 1e6));
+      expect(ns.some((t) => t % 65536 !== 0)).toBe(true);
+    } else expect(timed.gpuMs).toBeUndefined();
     expect({ ...timed, gpuMs: undefined }).toEqual({ ...(await chain.run([many, 1.5])), gpuMs: undefined });
     // a launch that reads what an earlier one wrote, and an array the host writes between them
     const kernel = await rt.prepare(planKernelWgsl(program, 'rewritten', {}));
