@@ -29,7 +29,7 @@
  * A config's id is its `id`, or else its file's name without `.json` (`configId`): the report's
  * rows and `ids` use it. Every config needs a `sample`: without one there is no late input to time.
  */
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -231,8 +231,8 @@ export async function runBenchmarks(opts: BenchOptions = {}): Promise<BenchRepor
   const chosen = wanted ? all.filter((c) => wanted.includes(String(c.id))) : all;
   // checked before the first config is timed, so a long run never ends on a config it cannot time
   for (const { config } of chosen) requireSample(config);
-  const tmp = path.join(ROOT, `.tmp-bench-${process.pid}`);
-  mkdirSync(tmp, { recursive: true });
+  // the staged folders, in the OS's temporary folder (never the package's), removed however it ends
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'scf-bench-'));
   const rows: BenchRow[] = [];
   try {
     for (const [index, { file, config }] of chosen.entries()) {

@@ -32,8 +32,11 @@ import { BindError, PassError, PassOutputError } from '../optimizers/index.js';
 import { ConfigError } from '../pipeline/index.js';
 import { GpuRuntime } from '../target/index.js';
 import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, UsageError } from './io.js';
-import { prepareOutFile, writeOutFile } from './out-path.js';
+import { prepareOutFiles, writeOutFile } from './out-path.js';
 import { clip } from '../common/index.js';
+
+/** The largest `--budget`, in milliseconds: ten minutes per comparison. */
+const MAX_BUDGET_MS = 600_000;
 
 export const BENCH = {
   name: 'bench',
@@ -48,6 +51,9 @@ file's name without .json; it needs a 'sample' (the late values timed). The comp
 runs the kernel on the config's 'args' (as with --kernel); a config without 'args' runs it on
 arguments made up from the parameters' names, and is named in a note (as is one whose kernel
 fails on them: its code × is left out). Exit 1 when a kernel fails on its config's own 'args'.
+
+--save and --chart make the folders missing on FILE's path, and remove them again (those still
+empty) when the run fails; a symbolic link at FILE is refused, never written through.
 
 With --kernel: the generic kernel against the kernel specialized for the config's late values
 ('sample'), on the JS back end and on WebGPU when there is an adapter: the kernel's run time
@@ -72,7 +78,7 @@ argument of the kernel in 'args': a literal, or {"random": N, "seed": S} for N f
     budget: {
       type: 'string',
       value: 'MS',
-      help: 'timing budget per comparison in milliseconds (default 600)',
+      help: `timing budget per comparison in milliseconds, from 1 to ${MAX_BUDGET_MS} (default 600)`,
     },
     chart: {
       type: 'string',
@@ -80,7 +86,11 @@ argument of the kernel in 'args': a literal, or {"random": N, "seed": S} for N f
       help: `also write the speed-up chart (SVG) to FILE (needs the optional packages
 'vega' and 'vega-lite'; without them the chart is skipped with a note)`,
     },
-    save: { type: 'string', value: 'FILE', help: 'also write the JSON report to FILE' },
+    save: {
+      type: 'string',
+      value: 'FILE',
+      help: `also write the JSON report to FILE (see above for the folders made and for links)`,
+    },
     kernel: {
       type: 'string',
       multiple: true,
@@ -129,16 +139,44 @@ async function run(args: CommandArgs<typeof BENCH.flags>, io: CliIo): Promise<nu
       );
     ids.push(found.id);
   }
-  const budget = args.values.budget === undefined ? 600 : Number(args.values.budget);
-  if (!Number.isFinite(budget) || budget <= 0)
+  const budget = budgetOf(args.values.budget);
+  // The run takes half a minute: places it cannot write are found first; the folders made for
+  // them are removed again when it fails.
+  const out = prepareOutFiles([
+    ['--save', args.values.save],
+    ['--chart', args.values.chart],
+  ]);
+  try {
+    return await runTable(args, io, { dir, ids, configs, budget });
+  } catch (e) {
+    out.removeCreated();
+    throw e;
+  }
+}
+
+/** `--budget`'s milliseconds (default 600), from 1 to `MAX_BUDGET_MS`. */
+function budgetOf(text: string | undefined): number {
+  if (text === undefined) return 600;
+  const ms = text.trim() === '' ? Number.NaN : Number(text);
+  if (!(ms >= 1 && ms <= MAX_BUDGET_MS))
     throw new UsageError(
-      `--budget must be a positive number of milliseconds, not '${clip(args.values.budget ?? '')}'`,
+      `--budget must be a number of milliseconds from 1 to ${MAX_BUDGET_MS}, not '${clip(text)}'`,
     );
+  return ms;
+}
 
-  // The run takes half a minute: places it cannot write are found first.
-  if (args.values.save) prepareOutFile(args.values.save, '--save');
-  if (args.values.chart) prepareOutFile(args.values.chart, '--chart');
-
+/** The Table 3 run of `run`, its flags checked. */
+async function runTable(
+  args: CommandArgs<typeof BENCH.flags>,
+  io: CliIo,
+  opts: {
+    readonly dir: string | undefined;
+    readonly ids: readonly (number | string)[];
+    readonly configs: ReturnType<typeof listConfigs>;
+    readonly budget: number;
+  },
+): Promise<number> {
+  const { dir, ids, configs, budget } = opts;
   const chosen = ids.length > 0 ? configs.filter((c) => ids.includes(c.id)) : configs;
   for (const c of chosen) requireSample(c.config);
   const noArgs = chosen.filter((c) => c.config.args === undefined).map((c) => c.id);
@@ -191,7 +229,22 @@ async function runKernel(args: CommandArgs<typeof BENCH.flags>, io: CliIo): Prom
       files.push(...found.map((f) => path.join(given, f)));
     } else files.push(given);
   }
-  if (args.values.save) prepareOutFile(args.values.save, '--save');
+  const out = prepareOutFiles([['--save', args.values.save]]);
+  try {
+    return await runKernelConfigs(args, io, files, backend);
+  } catch (e) {
+    out.removeCreated();
+    throw e;
+  }
+}
+
+/** The `--kernel` run of `runKernel`, its flags checked. */
+async function runKernelConfigs(
+  args: CommandArgs<typeof BENCH.flags>,
+  io: CliIo,
+  files: readonly string[],
+  backend: 'auto' | 'js',
+): Promise<number> {
   const gpu = backend === 'js' ? undefined : await GpuRuntime.open();
   if (backend === 'webgpu' && !(gpu instanceof GpuRuntime))
     throw new UsageError(`--backend webgpu: ${gpu?.reason ?? 'no adapter'}; ${gpu?.install ?? ''}`);

@@ -8,6 +8,7 @@ import {
   accessSync,
   closeSync,
   constants,
+  lstatSync,
   mkdirSync,
   openSync,
   rmdirSync,
@@ -21,14 +22,34 @@ import { fileProblem, UsageError } from './io.js';
 
 /**
  * Writes `text` to `file` (checked by `prepareOutFile`); a failure — a full disk (`/dev/full`),
- * permissions changed meanwhile — is a UsageError naming `flag`, not an internal error.
+ * permissions changed meanwhile — is a UsageError naming `flag`, not an internal error. A symbolic
+ * link at `file` is refused, not followed (`O_NOFOLLOW`), even one put there since the check.
  */
 export function writeOutFile(file: string, text: string, flag: string): void {
+  let fd: number;
   try {
-    writeFileSync(file, text);
+    fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | NO_FOLLOW, 0o666);
   } catch (e) {
+    if ((e as { code?: unknown }).code === 'ELOOP') throw linkRefused(file, flag);
     throw new UsageError(`cannot write ${flag} '${clip(file)}': ${fileProblem(e)}`);
   }
+  try {
+    writeFileSync(fd, text);
+  } catch (e) {
+    throw new UsageError(`cannot write ${flag} '${clip(file)}': ${fileProblem(e)}`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** `O_NOFOLLOW` where the platform has it (not on Windows, whose links `prepareOutFile` refuses). */
+const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
+
+/** Output files are never written through a symbolic link: it would write wherever the link points. */
+function linkRefused(file: string, flag: string): UsageError {
+  return new UsageError(
+    `${flag} '${clip(file)}' is a symbolic link: scf does not write through links (give the path of the file it points to, or remove the link)`,
+  );
 }
 
 /**
@@ -96,19 +117,51 @@ export function prepareOutDir(out: string, flag: string): { readonly removeCreat
 
 /**
  * Makes sure `file` can be written: its folder as `prepareOutDir` (created if missing), and `file`
- * itself not a folder. A device such as /dev/null is fine: writing to it succeeds.
+ * itself not a folder, a FIFO, a socket or a symbolic link (`writeOutFile` does not follow links).
+ * A device such as /dev/null is fine: writing to it succeeds. Returns what removes the folders it
+ * created (`prepareOutDir`), for a command that fails before it writes `file`.
  */
-export function prepareOutFile(file: string, flag: string): void {
+export function prepareOutFile(file: string, flag: string): { readonly removeCreated: () => void } {
   const target = path.resolve(file);
-  let kind: 'folder' | 'FIFO' | 'socket' | undefined;
+  let kind: 'folder' | 'FIFO' | 'socket' | 'link' | undefined;
   try {
-    const st = statSync(target);
-    kind = st.isDirectory() ? 'folder' : st.isFIFO() ? 'FIFO' : st.isSocket() ? 'socket' : undefined;
+    const st = lstatSync(target);
+    kind = st.isSymbolicLink()
+      ? 'link'
+      : st.isDirectory()
+        ? 'folder'
+        : st.isFIFO()
+          ? 'FIFO'
+          : st.isSocket()
+            ? 'socket'
+            : undefined;
   } catch {
     // absent (or unreachable: prepareOutDir says why)
   }
+  if (kind === 'link') throw linkRefused(file, flag);
   if (kind === 'folder') throw new UsageError(`${flag} '${clip(file)}' is a directory`);
   // writing to a FIFO waits for a reader that may never come
   if (kind !== undefined) throw new UsageError(`${flag} '${clip(file)}' is a ${kind}, not a file`);
-  prepareOutDir(path.dirname(target), `${flag} '${file}': folder`);
+  return prepareOutDir(path.dirname(target), `${flag} '${file}': folder`);
+}
+
+/**
+ * `prepareOutFile` for each `[flag, file]` whose file is given, in order; what it returns removes
+ * the folders all of them created (the last one's first), and a failure removes those already made.
+ */
+export function prepareOutFiles(files: readonly (readonly [string, string | undefined])[]): {
+  readonly removeCreated: () => void;
+} {
+  const made: (() => void)[] = [];
+  const removeCreated = (): void => {
+    for (const undo of made.reverse()) undo();
+    made.length = 0;
+  };
+  try {
+    for (const [flag, file] of files) if (file) made.push(prepareOutFile(file, flag).removeCreated);
+  } catch (e) {
+    removeCreated();
+    throw e;
+  }
+  return { removeCreated };
 }

@@ -131,7 +131,6 @@ async function run({ values, positionals }: CommandArgs<typeof STAGE.flags>, io:
       outDir: values.out,
       fun: result.fun,
       bind: config.bind,
-      origin: config.file,
       config: config.file,
     });
   } catch (e) {

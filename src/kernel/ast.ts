@@ -31,14 +31,14 @@
  *   `seqOf` build right-nested lists;
  * - combinators (rule `soac`): `comb` and `ne` are present exactly for the ops that take them, and
  *   `ne` is an atom (`Soac` states the rest, which the parser and fusion keep);
- * - names (no rule checks them): a function's parameters and locals have distinct names, one type
- *   each; every scalar an `assign`, a `var` or a scalar combinator's `dest` names is one of them,
- *   every array a `store`, `load`, `arrayRef` or `argArray` names is an array parameter, an array
- *   local or an array combinator's `dest`, and every function a `call` or `callCmd` names is one of
- *   the program's (or of `Fun.fns`); the variables a lambda names are its parameters and bindings.
- *   A pass that adds a variable declares it in `Fun.locals` under a name its function does not use
- *   (the evaluator reads an undeclared scalar as never assigned and reports an undeclared array as
- *   an internal error);
+ * - names (rule `elaborated`, but for the first clause): a function's parameters and locals have
+ *   distinct names, one type each; every scalar an `assign`, a `var` or a scalar combinator's `dest`
+ *   names is one of them, every array a `store`, `load`, `arrayRef` or `argArray` names is an array
+ *   parameter, an array local or an array combinator's `dest`, and every function a `call` or
+ *   `callCmd` names is one of the program's (or of `Fun.fns`); the variables and arrays a lambda
+ *   names are its parameters and the bindings before the one naming them. A pass that adds a
+ *   variable declares it in `Fun.locals` under a name its function does not use (a pass whose
+ *   output reads or assigns an undeclared name is the pass's error);
  * - sugar is gone: `for` is `seq(init, while(cond, seq(body, step)))` with `isFor: true`; `x += e`
  *   and `x++` are plain assignments; declarations are hoisted into `Fun.locals` (renamed if they
  *   shadow).

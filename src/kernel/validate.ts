@@ -18,8 +18,11 @@
  *   right-hand side of `assign`/`store`, a `return` value (for an array-returning function, the
  *   array's element type) and every call argument have the target's type (scalar variables, arrays
  *   and callees found among the function's parameters, locals and combinator results, and the
- *   program's functions); a scalar assigned is a parameter or local, an array stored into or
- *   loaded from is one, a function called is one of the program's (when it is known);
+ *   program's functions); a scalar assigned (by `assign` or as a reduction's `dest`) is a parameter
+ *   or local, and so is a scalar a `var` reads; an array stored into, loaded from, passed by name
+ *   (`arrayRef`) or to a combinator (`argArray`) is one, a function called is one of the program's
+ *   (when it is known); inside a lambda, a `var`, `load` or `arrayRef` names its own parameters and
+ *   the bindings before it (lambdas are closed);
  * - `seq`: statement lists are right-nested `seq`s without `skip` elements (a `seq`'s first is no
  *   `seq` and neither part is `skip`); after passes only the second half holds (`ValidateOptions`);
  * - `soac`: `comb` is some exactly for redomap/scanomap, `ne` some exactly for the folds, and an atom.
@@ -27,7 +30,7 @@
  * Not SCF-lang; reads the field table for `shape` and for the walk.
  */
 import { clip } from '../common/index.js';
-import type { Binary, Cmd, Expr, Fun, Program, Soac } from './ast.js';
+import type { Binary, Cmd, Expr, Fun, Lam, Program, Soac } from './ast.js';
 import { exprType } from './expr-info.js';
 import { children, KERNEL_UNIONS, type KernelNode, nodeInfo, nodesOfType } from './fields.js';
 import type { FieldType } from './fields.generated.js';
@@ -188,6 +191,19 @@ function typeText(t: FieldType): string {
   }
 }
 
+/**
+ * The names an expression may read: the host function's, or a lambda's (lambdas are closed: they
+ * see their own parameters and the bindings before the one read, as the evaluator runs them).
+ */
+interface Scope {
+  /** Scalar variables by name, with their types. */
+  readonly scalars: Map<string, string>;
+  /** Arrays by name, with their element types. */
+  readonly arrays: Map<string, string>;
+  /** How a problem names what a name read is not: 'parameter or local', 'parameter or binding of its lambda'. */
+  readonly what: string;
+}
+
 /** The `type`, `elaborated`, `seq` and `soac` rules over one function. */
 class FunChecker {
   /** Scalar variables of the function (parameters, locals) by name, with their types. */
@@ -195,6 +211,10 @@ class FunChecker {
   /** Arrays (parameters, locals, combinator results) by name, with their element types. */
   private readonly arrays = new Map<string, string>();
   private readonly funs = new Map<string, Fun>();
+  /** The function's names: what its commands read. */
+  private readonly host: Scope = { scalars: this.scalars, arrays: this.arrays, what: 'parameter or local' };
+  /** What the expression being checked may read: the function's names, or a lambda's. */
+  private scope: Scope = this.host;
 
   constructor(
     private readonly f: Fun,
@@ -298,21 +318,49 @@ class FunChecker {
       this.problem('soac', s.lbl, `'${s.op}' ${FOLD_OPS.has(s.op) ? 'needs' : 'has'} a neutral element`);
     if (s.ne.kind === 'some' && !['var', 'intLit', 'floatLit', 'boolLit'].includes(s.ne.value.kind))
       this.problem('soac', s.lbl, `the neutral element of '${s.op}' is no atom`);
-    for (const l of s.comb.kind === 'some' ? [s.fn, s.comb.value] : [s.fn]) {
-      this.scalarType(l.ret, l.lbl);
-      for (const p of listToArray(l.params)) this.scalarType(p.ty, p.lbl);
+    if (s.ne.kind === 'some') this.expr(s.ne.value);
+    if (!ARRAY_OPS.has(s.op) && !this.scalars.has(s.dest))
+      this.problem('elaborated', s.lbl, `'${clipName(s.dest)}' is assigned but is no parameter or local`);
+    for (const l of s.comb.kind === 'some' ? [s.fn, s.comb.value] : [s.fn]) this.lambda(l);
+    for (const a of listToArray(s.args)) {
+      if (a.kind === 'argArray') {
+        this.scalarType(a.ty, a.lbl);
+        this.arrayName(a.name, a.lbl, 'passed to a combinator');
+      } else this.expr(a.kind === 'argIota' ? a.len : a.value);
+    }
+  }
+
+  /** A lambda's rules, its expressions read in its own scope. */
+  private lambda(l: Lam): void {
+    const scope: Scope = {
+      scalars: new Map(),
+      arrays: new Map(),
+      what: 'parameter or binding of its lambda',
+    };
+    this.scalarType(l.ret, l.lbl);
+    for (const p of listToArray(l.params)) {
+      this.scalarType(p.ty, p.lbl);
+      (p.isArray ? scope.arrays : scope.scalars).set(p.name, p.ty);
+    }
+    this.scope = scope;
+    try {
       for (const b of listToArray(l.binds)) {
         this.scalarType(b.ty, b.lbl);
         this.expr(b.rhs);
         this.want(b.rhs, b.ty, `the value bound to '${b.name}'`);
+        scope.scalars.set(b.name, b.ty);
       }
       this.expr(l.result);
       this.want(l.result, l.ret, 'the result of a lambda');
+    } finally {
+      this.scope = this.host;
     }
-    for (const a of listToArray(s.args)) {
-      if (a.kind === 'argArray') this.scalarType(a.ty, a.lbl);
-      else this.expr(a.kind === 'argIota' ? a.len : a.value);
-    }
+  }
+
+  /** A problem when `name`, read where `how` says, is no array of the scope. */
+  private arrayName(name: string, lbl: number, how: string): void {
+    if (!this.scope.arrays.has(name))
+      this.problem('elaborated', lbl, `'${clipName(name)}' is ${how} but is no array`);
   }
 
   private call(name: string, args: readonly Expr[], lbl: number): void {
@@ -347,8 +395,7 @@ class FunChecker {
         return;
       case 'load':
         this.scalarType(e.ty, e.lbl);
-        if (!this.arrays.has(e.array))
-          this.problem('elaborated', e.lbl, `'${clipName(e.array)}' is loaded from but is no array`);
+        this.arrayName(e.array, e.lbl, 'loaded from');
         this.expr(e.index);
         this.want(e.index, 'int', 'an index');
         return;
@@ -363,8 +410,13 @@ class FunChecker {
         this.want(e.elseExpr, e.ty, 'a branch of ?:');
         return;
       case 'var':
+        this.scalarType(e.ty, e.lbl);
+        if (!this.scope.scalars.has(e.name))
+          this.problem('elaborated', e.lbl, `'${clipName(e.name)}' is read but is no ${this.scope.what}`);
+        return;
       case 'arrayRef':
         this.scalarType(e.ty, e.lbl);
+        this.arrayName(e.name, e.lbl, 'passed by name');
         return;
       case 'intLit':
       case 'floatLit':

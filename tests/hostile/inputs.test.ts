@@ -12,17 +12,29 @@
  *    `$`) are rejected by the parser with a positioned K1015 error, exit 2.
  * 2. Files and folders. An input that is a folder says so (exit 2) for every command; places a
  *    command cannot write (`--out` a file, /dev/null, /proc/x, a path through a file; `--save`,
- *    `--chart` likewise) are exit 2 before any work, and leave nothing behind.
+ *    `--chart` likewise, and a symbolic link there) are exit 2 before any work, and leave nothing
+ *    behind; a bench run that fails removes the folders it made for `--save` and `--chart` and its
+ *    staging folder (in the OS's temporary folder); an absurd `--budget` is exit 2.
  *
  * Every case: the exit status README states (2 bad input, 1 a runtime error found, never 3), no
  * stack trace, and a generous time bound. SCF_HOSTILE_RUNS (default 150) sets the properties' runs.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
 import { cli } from '../cli/helpers.js';
 import { generate } from '../kernel/gen.js';
 
@@ -530,4 +542,102 @@ describe('files and folders', () => {
       expect(performance.now() - start).toBeLessThan(2000);
     }
   });
+});
+
+describe('scf bench: what it writes, where it stages, its budget', () => {
+  /** A folder with one config whose kernel divides by zero on its own "args": exit 1 after staging. */
+  const failing = path.join(TMP, 'bench-fails');
+  mkdirSync(failing);
+  writeFileSync(path.join(failing, 'k.c'), 'int f(int x, int a) {\n  return x / (a - 2);\n}\n');
+  writeFileSync(
+    path.join(failing, 'div.json'),
+    JSON.stringify({
+      input: 'k.c',
+      function: 'f',
+      pipeline: ['const-prop'],
+      bind: { a: "'Int" },
+      sample: { a: 2 },
+      args: { x: 1 },
+    }),
+  );
+
+  it('a failed run removes the folders --save and --chart made, and only those', async () => {
+    const kept = path.join(TMP, 'bench-kept');
+    mkdirSync(kept);
+    const save = path.join(kept, 'new', 'deeper', 'r.json');
+    const chart = path.join(TMP, 'bench-chart-new', 'c.svg');
+    const r = clean(await cli('bench', '--dir', failing, '--budget', '5', '--save', save, '--chart', chart));
+    expect(r.code, r.err).toBe(1);
+    expect(r.err).toMatch(/div\.json\): 'f' fails on the config's "args": integer division by zero/);
+    expect(existsSync(kept)).toBe(true);
+    expect(readdirSync(kept)).toEqual([]);
+    expect(existsSync(path.join(TMP, 'bench-chart-new'))).toBe(false);
+    // under --kernel too: the kernel fails on the config's "args" (exit 1, after the folder is made)
+    const k = clean(
+      await cli('bench', '--kernel', path.join(failing, 'div.json'), '--backend', 'js', '--save', save),
+    );
+    expect(k.code, k.err).toBe(1);
+    expect(k.err).toMatch(/the kernel fails on the config's "args": integer division by zero/);
+    expect(readdirSync(kept)).toEqual([]);
+  }, 60_000);
+
+  it('--save and --chart refuse a symbolic link, before the run, and leave its target alone', async () => {
+    const target = path.join(TMP, 'link-target.json');
+    writeFileSync(target, 'kept\n');
+    const link = path.join(TMP, 'report-link.json');
+    symlinkSync(target, link);
+    const dangling = path.join(TMP, 'dangling-link.svg');
+    symlinkSync(path.join(TMP, 'nowhere.svg'), dangling);
+    for (const [flag, at] of [
+      ['--save', link],
+      ['--chart', dangling],
+    ] as const) {
+      const start = performance.now();
+      const r = clean(await cli('bench', '--config', '1', '--budget', '5', flag, at));
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(
+        `scf bench: ${flag} '${at}' is a symbolic link: scf does not write through links (give the path of the file it points to, or remove the link)`,
+      );
+      expect(performance.now() - start).toBeLessThan(2000);
+    }
+    expect(readFileSync(target, 'utf8')).toBe('kept\n');
+    expect(existsSync(path.join(TMP, 'nowhere.svg'))).toBe(false);
+  });
+
+  it('--budget outside 1 to 600000 milliseconds, or no number: exit 2, naming the flag and the range', async () => {
+    for (const bad of ['1e308', 'Infinity', '-Infinity', 'NaN', '-1', '0', '0.5', '600001', '', ' ', 'ten']) {
+      const r = clean(await cli('bench', `--budget=${bad}`));
+      expect(r.code, bad).toBe(2);
+      expect(r.err, bad).toBe(
+        `scf bench: --budget must be a number of milliseconds from 1 to 600000, not '${bad}'`,
+      );
+    }
+  });
+
+  it("stages in the OS's temporary folder, not the package's, and removes it when the run fails", async () => {
+    const temp = mkdtempSync(path.join(TMP, 'os-tmp-'));
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = temp;
+    const during: string[][] = [];
+    const err: string[] = [];
+    let code: number;
+    try {
+      code = await main(['bench', '--dir', failing, '--budget', '5'], {
+        out: () => {},
+        err: (s) => {
+          err.push(s);
+          // the progress line of the first config: its staged folder is being written
+          if (/staging/.test(s)) during.push(readdirSync(temp));
+        },
+      });
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+    }
+    expect(code, err.join('\n')).toBe(1);
+    expect(during).toHaveLength(1);
+    expect(during[0]).toEqual([expect.stringMatching(/^scf-bench-/)]);
+    expect(readdirSync(temp)).toEqual([]);
+    expect(readdirSync(ROOT).filter((f) => f.startsWith('.tmp-bench'))).toEqual([]);
+  }, 60_000);
 });

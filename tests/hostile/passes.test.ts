@@ -446,6 +446,12 @@ export function optimize(f: Fun): Fun {
       /'zz' is assigned but is no parameter or local/,
     ],
     [
+      'undeclared-read',
+      "{ kind: 'seq', first: { kind: 'assign', name: 'y', rhs: { kind: 'var', name: 'ghost', ty: 'int', lbl: 900 }, lbl: 901 }, second: f.body, lbl: 902 }",
+      '',
+      /'ghost' is read but is no parameter or local/,
+    ],
+    [
       'no-array',
       "{ kind: 'seq', first: { kind: 'assign', name: 'y', rhs: { kind: 'load', array: 'nope', index: { kind: 'intLit', value: 0, lbl: 900 }, ty: 'int', lbl: 903 }, lbl: 901 }, second: f.body, lbl: 902 }",
       '',

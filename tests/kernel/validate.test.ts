@@ -179,6 +179,66 @@ describe('validate rejects', () => {
     for (const c of cases) expect(rules(replaceFirst(p, c)), String(c)).toEqual(['elaborated']);
   });
 
+  it('elaborated: names read that are declared nowhere, in the function or in a lambda', () => {
+    const p = parsed();
+    const cases: [(n: Record<string, unknown>) => unknown, RegExp][] = [
+      // a use of x renamed to a name no parameter or local has
+      [
+        (n) => (n.kind === 'var' && n.name === 'x' ? { ...n, name: 'ghost' } : undefined),
+        /'ghost' is read but is no parameter or local/,
+      ],
+      // a lambda reads the host's s: lambdas are closed
+      [
+        (n) => (n.kind === 'var' && n.name === 'p_1' ? { ...n, name: 's' } : undefined),
+        /'s' is read but is no parameter or binding of its lambda/,
+      ],
+      [
+        (n) => (n.kind === 'load' ? { ...n, array: 'ghost' } : undefined),
+        /'ghost' is loaded from but is no array/,
+      ],
+      [
+        (n) => (n.kind === 'argArray' ? { ...n, name: 'ghost' } : undefined),
+        /'ghost' is passed to a combinator but is no array/,
+      ],
+      [
+        (n) => (n.kind === 'soac' ? { ...n, dest: 'ghost' } : undefined),
+        /'ghost' is assigned but is no parameter or local/,
+      ],
+      [
+        (n) =>
+          n.kind === 'soac' && (n.ne as { kind: string }).kind === 'some'
+            ? { ...n, ne: { kind: 'some', value: { kind: 'var', name: 'ghost', ty: 'float', lbl: 9008 } } }
+            : undefined,
+        /'ghost' is read but is no parameter or local/,
+      ],
+    ];
+    for (const [c, why] of cases) {
+      const problems = problemsOf(replaceFirst(p, c));
+      expect(
+        problems.map((q) => q.rule),
+        String(c),
+      ).toEqual(['elaborated']);
+      expect(formatProblems(problems)).toMatch(why);
+    }
+  });
+
+  it('elaborated: a lambda binding read before it is bound', () => {
+    const bind = (name: string, rhs: Expr, lbl: number) => ({ kind: 'bind', name, ty: 'float', rhs, lbl });
+    const v = (name: string, lbl: number): Expr => ({ kind: 'var', name, ty: 'float', lbl });
+    const swapped = replaceFirst(parsed(), (n) =>
+      n.kind === 'lam'
+        ? {
+            ...n,
+            binds: listFromArray([bind('u', v('w', 9010), 9011), bind('w', v('p_1', 9012), 9013)]),
+            result: v('u', 9014),
+          }
+        : undefined,
+    );
+    expect(formatProblems(problemsOf(swapped))).toMatch(
+      /^elaborated at label 9010: 'w' is read but is no parameter or binding of its lambda$/,
+    );
+  });
+
   it('seq: a skip inside a statement list, a left-nested seq', () => {
     const p = parsed();
     const skip: Cmd = { kind: 'skip', lbl: 9003 };
