@@ -34,7 +34,7 @@
  *   Termination of a growing sequence does not rest on these two (`shapeJoin` alone need not stabilise: a list can grow a cell per
  *   step): the partial evaluator counts changes and switches, after a bounded number, to
  *   `widen`, then to skeletons with numeric leaves `1`, then to `1`, each a bounded number of
- *   times (src/partial-eval/pe.ts, `grow`).
+ *   times (src/partial-eval/growth.ts, `grow`).
  */
 import { mustIndex, primIn, primMember } from './member.js';
 import {

@@ -67,7 +67,7 @@ export const PRIMS = {
   // structural equality on any values
   equal: prim(2, 'struct', P.equal<Value>),
   // a tuple with one element replaced (never written in SCF-lang: the partial evaluator's
-  // residual code for an update of a raised map, pe.ts)
+  // residual code for an update of a raised map, partial-eval/raise.ts)
   tuple_with: prim(3, 'struct', tupleWith),
   // maps
   map_empty: prim(0, 'map', () => P.mapEmpty<P.Prim, Value>()),

@@ -57,7 +57,7 @@ import {
 } from '../scf-lang/index.js';
 import { BOOL_PRIMS, type PrimOp } from '../scf-lang/index.js';
 import { showValue } from '../scf-lang/index.js';
-import { ADMISSION_RUNTIME_IMPORTS, emitAdmission } from './admit.js';
+import { ADMISSION_RUNTIME_IMPORTS, emitAdmission } from './admit-emit.js';
 
 export interface EmitOptions {
   /** Core name of the entry function (`dae.optimize`). */

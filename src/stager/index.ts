@@ -2,17 +2,14 @@
  * The stager's engine (SCF Fig. 8): staging one optimizer's Core program against abstract inputs
  * with its steps as records (stage.ts: partial evaluation, then DAE, merging equal residual
  * functions (minimize.ts) and splitting large ones (split.ts)), and emitting the staged optimizer
- * as TypeScript with a checked admission of its input (emit.ts, admit.ts; the helpers emitted
+ * as TypeScript with a checked admission of its input (emit.ts; admit-plan.ts plans it, admit-emit.ts
+ * emits it, admit-check.ts interprets it; the helpers emitted
  * code calls at run time, runtime.ts). Which optimizers, kernel and config are staged is the
  * pipeline's business (src/pipeline).
  */
-export {
-  ADMISSION_RUNTIME_IMPORTS,
-  type AdmissionOptions,
-  checkAdmitted,
-  emitAdmission,
-  planAdmission,
-} from './admit.js';
+export { checkAdmitted } from './admit-check.js';
+export { ADMISSION_RUNTIME_IMPORTS, type AdmissionOptions, emitAdmission } from './admit-emit.js';
+export { planAdmission } from './admit-plan.js';
 export { type EmitMeta, type EmitOptions, emitModule } from './emit.js';
 export { type MinimizeResult, mergeEqualFunctions } from './minimize.js';
 export * as stagedRuntime from './runtime.js';

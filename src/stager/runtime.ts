@@ -18,7 +18,7 @@
 import { Map as IMap, Set as ISet } from 'immutable';
 import { showValue } from '../scf-lang/index.js';
 
-/** `t` with element `i` replaced (the residual code of an update of a raised map, pe.ts). */
+/** `t` with element `i` replaced (the residual code of an update of a raised map, partial-eval/raise.ts). */
 export { tupleWith } from '../scf-lang/index.js';
 
 /** Longest `actual` text kept in an `InputNotAdmitted` (longer renderings are cut with `…`). */

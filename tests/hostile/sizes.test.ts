@@ -50,7 +50,8 @@ import {
 import { type Fun, loadKernelParser } from '../../src/kernel/index.js';
 import { BindError, type LatticeVal, MAX_LATE_ARRAY } from '../../src/optimizers/index.js';
 import { ConfigError, loadConfig, stageConfig, writeStaged } from '../../src/pipeline/index.js';
-import { ADMISSION_RUNTIME_IMPORTS, checkAdmitted, emitAdmission } from '../../src/stager/admit.js';
+import { checkAdmitted } from '../../src/stager/admit-check.js';
+import { ADMISSION_RUNTIME_IMPORTS, emitAdmission } from '../../src/stager/admit-emit.js';
 import { InputNotAdmitted } from '../../src/stager/runtime.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

@@ -36,7 +36,8 @@ import {
 } from '../../src/abstract-values/index.js';
 import { type Fun, findFun, loadKernelParser } from '../../src/kernel/index.js';
 import { compileFile } from '../../src/scf-lang/index.js';
-import { ADMISSION_RUNTIME_IMPORTS, checkAdmitted, emitAdmission } from '../../src/stager/admit.js';
+import { checkAdmitted } from '../../src/stager/admit-check.js';
+import { ADMISSION_RUNTIME_IMPORTS, emitAdmission } from '../../src/stager/admit-emit.js';
 import { InputNotAdmitted, IS_MAP, IS_SET } from '../../src/stager/runtime.js';
 import { anyAbs, CTORS } from '../abstract-values/gen.js';
 import { loadKernels, ROOT } from '../optimizers/helpers.js';
