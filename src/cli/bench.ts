@@ -243,7 +243,7 @@ async function runKernelConfigs(
   args: CommandArgs<typeof BENCH.flags>,
   io: CliIo,
   files: readonly string[],
-  backend: 'auto' | 'js',
+  backend: 'auto' | 'js' | 'webgpu',
 ): Promise<number> {
   const gpu = backend === 'js' ? undefined : await GpuRuntime.open();
   if (backend === 'webgpu' && !(gpu instanceof GpuRuntime))
