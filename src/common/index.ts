@@ -24,7 +24,9 @@ export {
   PACKAGE_ROOT,
   SOURCE_ROOT,
   scfVersion,
+  sourceFile,
 } from './paths.js';
+export { BUILTIN_SOURCE_SHA256, SCF_VERSION } from './build-info.generated.js';
 export { clip, COMMENT_MAX, commentText, jsData, jsString } from './generated-text.js';
 export {
   inSystemFileSystem,

@@ -5,9 +5,9 @@
  * optimizers and the kernel modules they import (package.json's "files"): the stager reads them
  * from there, and a staged stub hashes them to notice that it is stale.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SCF_VERSION } from './build-info.generated.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
@@ -23,17 +23,17 @@ export const SOURCE_ROOT = path.join(PACKAGE_ROOT, 'src');
 /** Folder of the running modules: `src/` from the sources, `dist/` from the package. */
 export const MODULE_ROOT = path.resolve(HERE, '..');
 
-let version: string | undefined;
-
-/** The package's version (package.json). */
+/**
+ * The package's version (package.json's, recorded at build time in build-info.generated.ts, so a
+ * bundle that carries no package.json knows it too).
+ */
 export function scfVersion(): string {
-  if (version === undefined) {
-    const pkg = JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
-      version: string;
-    };
-    version = pkg.version;
-  }
-  return version;
+  return SCF_VERSION;
+}
+
+/** A shipped source file by its path under src/ (`optimizers/dae.ts`). */
+export function sourceFile(rel: string): string {
+  return path.join(SOURCE_ROOT, rel);
 }
 
 /** The running module of a public entry (`runtime/index`) as a file URL. */

@@ -17,10 +17,6 @@
  * returned program is only meaningful when there are none. Labels are unique; `spans` maps each
  * label to the position of the syntax it came from (used for runtime error positions).
  */
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-import type * as TreeSitter from 'web-tree-sitter';
 import type { Node, Parser } from 'web-tree-sitter';
 import type { Option } from '../scf-lang/prelude.js';
 import type { Cmd, Decl, Expr, Fun, Lam, Param, Program, Soac, SoacArg } from './ast.js';
@@ -34,6 +30,7 @@ import {
   type MessageForm,
 } from './diagnostics.js';
 import { decimalToFloat32 } from './float.js';
+import { treeSitter } from './tree-sitter-files.js';
 import { article, exprType, listFromArray } from './util.js';
 
 export interface ParseResult {
@@ -51,30 +48,6 @@ export interface ParseResult {
 
 let parserPromise: Promise<Parser> | undefined;
 let loadedParser: Parser | undefined;
-
-/**
- * web-tree-sitter and the C grammar's WebAssembly. The built package runs its own copies, which
- * `npm run build` puts in dist/vendor/ (scripts/copy-vendor.ts), so an installed scf needs neither
- * package; running from the sources (a checkout, tsx, vitest) there is no src/vendor/, and the dev
- * dependencies web-tree-sitter and tree-sitter-c are loaded instead.
- */
-async function treeSitter(): Promise<{ readonly ts: typeof TreeSitter; readonly grammar: string }> {
-  const vendor = new URL('../vendor/', import.meta.url);
-  const runtime = new URL('tree-sitter.js', vendor);
-  const grammar = fileURLToPath(new URL('tree-sitter-c.wasm', vendor));
-  if (existsSync(fileURLToPath(runtime)) && existsSync(grammar))
-    return { ts: (await import(runtime.href)) as typeof TreeSitter, grammar };
-  try {
-    return {
-      ts: await import('web-tree-sitter'),
-      grammar: createRequire(import.meta.url).resolve('tree-sitter-c/tree-sitter-c.wasm'),
-    };
-  } catch (e) {
-    throw new Error(
-      `internal error: the C parser is missing: neither ${fileURLToPath(vendor)} has tree-sitter.js and tree-sitter-c.wasm (npm run build copies them) nor are web-tree-sitter and tree-sitter-c installed (${e instanceof Error ? e.message : String(e)})`,
-    );
-  }
-}
 
 /** Loads tree-sitter and the C grammar once (cached); `parseKernelSync` needs this to have finished. */
 export function loadKernelParser(): Promise<void> {

@@ -19,7 +19,6 @@
  * (src/kernel/validate.ts: the invariants ast.ts states); a broken one is a `PassOutputError`
  * naming the pass, the user's error.
  */
-import path from 'node:path';
 import type { Cmd, Fun, Program } from '../kernel/index.js';
 import {
   article,
@@ -33,7 +32,7 @@ import {
   validateFun,
   withFns,
 } from '../kernel/index.js';
-import { clip, SOURCE_ROOT } from '../common/index.js';
+import { clip, sourceFile } from '../common/index.js';
 import {
   optimize as constPropOptimize,
   optimizeFinite as constPropFinite,
@@ -82,7 +81,7 @@ export interface Pass {
 
 const builtin = (name: string, takesFormals: boolean) => ({
   name,
-  file: path.join(SOURCE_ROOT, 'optimizers', `${name}.ts`),
+  file: sourceFile(`optimizers/${name}.ts`),
   entry: `${name}.optimize`,
   takesFormals,
   builtin: true,
@@ -159,7 +158,7 @@ export function findPass(name: string): Pass | undefined {
 export function resolvePass(spec: string, baseDir: string = process.cwd()): Pass {
   const known = findPass(spec);
   if (known) return known;
-  if (isPassPath(spec)) return loadUserPass(path.resolve(baseDir, spec));
+  if (isPassPath(spec)) return loadUserPass(spec, baseDir);
   throw new PassError(
     `unknown pass '${clip(spec)}' (built-in: ${allPasses.map((p) => p.name).join(', ')}; or the path of your own optimizer, e.g. ./passes/mine.ts)`,
   );

@@ -30,14 +30,9 @@ import { compileFile, formatDiagnostic, type CoreProgram } from '../scf-lang/ind
 import { emitModule } from '../stager/emit.js';
 import * as stagedRuntime from '../stager/runtime.js';
 import type { Pass } from './index.js';
+import { DEFAULT_PASS_FUEL, PassError } from './pass-error.js';
 
-/**
- * A user's pass named on the command line or in a config could not be loaded, or failed as it ran
- * (out of fuel, out of stack, a result that is no `Fun`): the user's error, naming the pass.
- */
-export class PassError extends Error {
-  override readonly name = 'PassError';
-}
+export { DEFAULT_PASS_FUEL, PassError } from './pass-error.js';
 
 /** Whether a pipeline entry names a file (a user's optimizer) rather than a built-in pass. */
 export function isPassPath(spec: string): boolean {
@@ -50,9 +45,6 @@ const loaded = new Map<string, { pass: Pass; program: CoreProgram }>();
 export function userPassProgram(pass: Pass): CoreProgram | undefined {
   return loaded.get(pass.file)?.program;
 }
-
-/** Calls a user's pass may make in one run, unless SCF_PASS_FUEL says otherwise. */
-export const DEFAULT_PASS_FUEL = 100_000_000;
 
 /** The fuel of one run of a user's pass: SCF_PASS_FUEL when set (a positive integer), else the default. */
 export function passFuel(): number {

@@ -8,14 +8,9 @@ import { register } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { moduleUrl, SOURCE_ROOT } from '../common/index.js';
+import { PUBLIC_ENTRIES } from './entries.js';
 
-/** The public entries, each the module that implements it. */
-export const PUBLIC_ENTRIES: Readonly<Record<string, string>> = {
-  scf: 'index',
-  'scf/prelude': 'scf-lang/prelude',
-  'scf/runtime': 'runtime/index',
-  'scf/kernel': 'kernel/public',
-};
+export { PUBLIC_ENTRIES } from './entries.js';
 
 let registered = false;
 

@@ -26,10 +26,6 @@
  * fifth of the staged pipeline's time). The output of a user's pass, staged or not, is validated
  * (src/kernel/validate.ts): a broken one is a `PassOutputError` naming the pass.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, lstatSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type Fun, listFromArray, listToArray } from '../kernel/index.js';
 import {
   checkPassOutput,
@@ -43,16 +39,18 @@ import {
   type Pass,
 } from '../optimizers/index.js';
 import { InputNotAdmitted } from '../stager/runtime.js';
-import { clip, readFailure, readSourceFile, SOURCE_ROOT, scfVersion } from '../common/index.js';
+import { BUILTIN_SOURCE_SHA256, clip, scfVersion } from '../common/index.js';
+import {
+  type ManifestFile,
+  readStaged,
+  sha256,
+  sourceHash,
+  sourcePath,
+  sourcePlaces,
+  stubFolder,
+} from './files.js';
 
-/** One source file a pass was compiled from, and its SHA-256 when staged. */
-export interface ManifestFile {
-  /** Built-in: relative to scf's `src/` (`optimizers/dae.ts`); a user's: relative to the stub's folder. */
-  readonly path: string;
-  readonly sha256: string;
-  /** A user's file: its absolute path when staged (where a moved folder looks next). */
-  readonly staged?: string;
-}
+export { type ManifestFile, sha256 } from './files.js';
 
 export interface ManifestPass {
   readonly name: string;
@@ -138,46 +136,31 @@ export interface Stub {
   specialize(values: Bindings, warn?: (message: string) => void): Specialized;
 }
 
-export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
 /** The SHA-256 a manifest records for a kernel function. */
 export function kernelHash(fun: Fun): string {
   return sha256(JSON.stringify(fun));
 }
 
 /**
- * Where a pass's source file is now: a built-in's in this installation's `src/`; a user's relative
- * to the stub's folder, else where it was when staged (`staged`: a folder moved within the app
- * keeps finding it). Undefined when a user's file is at neither place (a deployed folder).
+ * What differs between the manifest and the sources now, or undefined when none does. A source
+ * is compared as read from its file where there is one (files.ts); a built-in's without a file (a
+ * bundle, a page) by the hash this package recorded at build time (build-info.generated.ts). A
+ * user's source that is nowhere to be found is no difference: the staged modules carry their own
+ * hashes (`loadStagedModules`), so a folder deployed without the optimizers' sources runs staged.
  */
-function sourcePath(p: ManifestPass, f: ManifestFile, stubDir: string): string | undefined {
-  if (p.builtin) return path.join(SOURCE_ROOT, f.path);
-  const near = path.resolve(stubDir, f.path);
-  if (existsSync(near)) return near;
-  return f.staged !== undefined && existsSync(f.staged) ? f.staged : undefined;
-}
-
-/**
- * What differs between the manifest and the sources now, or undefined when none does. A user's
- * source that is nowhere to be found is no difference: the staged modules carry their own hashes
- * (`loadStagedModules`), so a folder deployed without the optimizers' sources runs staged.
- */
-export function checkManifest(m: StageManifest, stubDir: string): string | undefined {
+export function checkManifest(m: StageManifest, stubDir: string | undefined): string | undefined {
   const version = scfVersion();
   if (m.scf !== version) return `staged by scf ${m.scf}, running scf ${version}`;
   for (const p of m.passes) {
     for (const f of p.files) {
-      const file = sourcePath(p, f, stubDir);
-      if (file === undefined) continue;
-      let text: string;
-      try {
-        text = readSourceFile(file); // a regular file only: a FIFO or a device would never end
-      } catch (e) {
-        return `${p.name}'s source ${file} cannot be read (${readFailure(e)})`;
-      }
-      if (sha256(text) !== f.sha256) return `${p.name}'s source ${file} changed`;
+      const now = sourceHash(p.builtin, f, stubDir);
+      if (now === undefined) {
+        if (!p.builtin) continue;
+        const recorded = BUILTIN_SOURCE_SHA256[f.path];
+        if (recorded === undefined) return `${p.name}'s source ${f.path} is not part of scf ${version}`;
+        if (recorded !== f.sha256) return `${p.name}'s source ${f.path} changed`;
+      } else if ('bad' in now) return `${p.name}'s source ${now.file} cannot be read (${now.bad})`;
+      else if (now.sha !== f.sha256) return `${p.name}'s source ${now.file} changed`;
     }
   }
   return undefined;
@@ -190,29 +173,6 @@ export function checkManifest(m: StageManifest, stubDir: string): string | undef
  */
 export function stageHashLine(sha: string): string {
   return `export const STAGE_HASH = '${sha}';\n`;
-}
-
-/** The largest staged module a stub reads to check it (staged code grows with its description). */
-const STAGED_MODULE_MAX = 2 ** 30;
-
-/**
- * The text of the module `rel` beside the stub; undefined when there is no such file (a bundler
- * inlined the folder); `{ bad }` when there is something else there — a folder, a FIFO, a device,
- * a link out of the folder — which must not be imported (a FIFO would never end).
- */
-function readIfThere(dir: string | undefined, rel: string): string | undefined | { readonly bad: string } {
-  if (dir === undefined) return undefined;
-  const file = path.resolve(dir, rel);
-  try {
-    lstatSync(file);
-  } catch {
-    return undefined;
-  }
-  try {
-    return readSourceFile(file, STAGED_MODULE_MAX);
-  } catch (e) {
-    return { bad: readFailure(e) };
-  }
 }
 
 /**
@@ -230,12 +190,7 @@ export async function loadStagedModules(
   url: string,
   importers: readonly (() => Promise<StagedModule>)[],
 ): Promise<LoadedStages> {
-  let dir: string | undefined;
-  try {
-    dir = path.dirname(fileURLToPath(url));
-  } catch {
-    dir = undefined; // not a file: URL
-  }
+  const dir = stubFolder(url);
   const files = manifest.modules;
   if (files.length !== importers.length || files.length !== manifest.passes.length)
     return {
@@ -246,7 +201,7 @@ export async function loadStagedModules(
     ok: false,
     problem: `the staged module ${f.path} is not the one staged with this stub`,
   });
-  const texts = files.map((f) => readIfThere(dir, f.path));
+  const texts = files.map((f) => readStaged(dir, f.path));
   for (const [i, f] of files.entries()) {
     const text = texts[i];
     if (text === undefined) continue;
@@ -354,7 +309,7 @@ export function makeStub(parts: StubParts): Stub {
   const fun = deepFreeze(parts.fun);
   // whether `fun` (frozen) has been admitted: later runs check only the formals
   let funAdmitted = false;
-  const stubDir = path.dirname(fileURLToPath(parts.url));
+  const stubDir = stubFolder(parts.url);
   let passes: Pass[] | undefined;
   const current = (): Pass[] => {
     passes ??= manifest.passes.map((p) => {
@@ -364,10 +319,10 @@ export function makeStub(parts: StubParts): Stub {
         return b;
       }
       const f = p.files[0] as ManifestFile;
-      const file = sourcePath(p, f, stubDir);
+      const file = sourcePath(false, f, stubDir);
       if (file === undefined)
         throw new PassError(
-          `${p.name}: its source is neither at ${path.resolve(stubDir, f.path)} nor at ${f.staged ?? f.path}, where it was staged from; the unstaged pipeline (for values outside the early description) needs it`,
+          `${p.name}: its source is ${sourcePlaces(f, stubDir)}, where it was staged from; the unstaged pipeline (for values outside the early description) needs it`,
         );
       return loadUserPass(file);
     });

@@ -34,7 +34,17 @@ import { readFailure, readSourceFile, SOURCE_ROOT } from '../common/index.js';
 import type { Span } from './core.js';
 import { type Diagnostic, type DiagnosticLog, diag } from './diagnostics.js';
 import { firstTooDeepOffset, MAX_SCF_NESTING } from './nesting.js';
-import { BOOL, type DataType, NUM, STR, substitute, type Type, UNKNOWN } from './types.js';
+import {
+  BOOL,
+  type DataType,
+  listType,
+  NUM,
+  optionType,
+  STR,
+  substitute,
+  type Type,
+  UNKNOWN,
+} from './types.js';
 
 export const PRELUDE_SPECIFIER = 'scf/prelude';
 
@@ -113,12 +123,7 @@ export interface FunSig {
 
 const T: Type = { tag: 'var', name: 'T' };
 
-export function optionType(elem: Type): DataType {
-  return { tag: 'data', name: 'Option', ctors: ['none', 'some'], args: [elem] };
-}
-export function listType(elem: Type): DataType {
-  return { tag: 'data', name: 'List', ctors: ['nil', 'cons'], args: [elem] };
-}
+export { listType, optionType } from './types.js';
 
 function preludeCtors(): CtorInfo[] {
   return [

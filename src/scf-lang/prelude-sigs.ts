@@ -3,9 +3,8 @@
  * small unifier) and how a call lowers to Core — a primitive, a constructor, or a short
  * Core expression (`getOr`). Keep in step with `prelude.ts` and `prims.ts`.
  */
-import { listType, optionType } from './declarations.js';
 import type { PrimOp } from './prims.js';
-import { BOOL, NUM, STR, type Type } from './types.js';
+import { BOOL, listType, NUM, optionType, STR, type Type } from './types.js';
 
 export type Lowering =
   | { readonly kind: 'prim'; readonly op: PrimOp }

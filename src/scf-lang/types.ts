@@ -191,3 +191,13 @@ export function substitute(t: Type, subst: ReadonlyMap<string, Type>): Type {
 export function narrow(t: DataType, keep: (ctor: string) => boolean): DataType {
   return { ...t, ctors: t.ctors.filter(keep) };
 }
+
+/** The prelude's `Option<elem>`. */
+export function optionType(elem: Type): DataType {
+  return { tag: 'data', name: 'Option', ctors: ['none', 'some'], args: [elem] };
+}
+
+/** The prelude's `List<elem>`. */
+export function listType(elem: Type): DataType {
+  return { tag: 'data', name: 'List', ctors: ['nil', 'cons'], args: [elem] };
+}

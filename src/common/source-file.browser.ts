@@ -1,0 +1,18 @@
+/**
+ * source-file.ts in a browser bundle (package.json's "browser" map puts this file in its place): a
+ * page has no file system, so every read is refused with the reason, in the same words and error
+ * type as node's refusals (`SourceFileProblem`, `readFailure`).
+ */
+import { MAX_SOURCE_BYTES, SourceFileProblem } from './source-errors.js';
+
+export { MAX_SOURCE_BYTES, readFailure, SourceFileProblem } from './source-errors.js';
+
+/** No file of a page is in a system's pseudo file system. */
+export function inSystemFileSystem(_p: string): boolean {
+  return false;
+}
+
+/** Refuses: there is no file to read in a browser. */
+export function readSourceFile(file: string, _maxBytes = MAX_SOURCE_BYTES): string {
+  throw new SourceFileProblem(`cannot be read in a browser (no file system): ${file}`);
+}

@@ -1,0 +1,7 @@
+/** The package's public entries, each the module (under src/ or dist/) that implements it. */
+export const PUBLIC_ENTRIES: Readonly<Record<string, string>> = {
+  scf: 'index',
+  'scf/prelude': 'scf-lang/prelude',
+  'scf/runtime': 'runtime/index',
+  'scf/kernel': 'kernel/public',
+};

@@ -1,0 +1,183 @@
+/**
+ * Staged output in a browser, as a user gets it: scf packed and installed in an app outside the
+ * repository, a kernel config staged there under node, and its stub bundled by esbuild for
+ * `platform: 'browser'` (package.json's "browser" map swaps scf's node-only modules for their
+ * `*.browser.js` twins):
+ * - the bundle resolves every import (no `node:` module, no native binding), and its size —
+ *   minified and gzipped, the stub with its staged modules and all of scf/runtime it reaches — is
+ *   reported and held under BUNDLE_BUDGET_GZIP;
+ * - in headless Chromium (Debian's /usr/bin/chromium, driven by puppeteer-core), `specialize` on
+ *   the config's sample runs staged and returns node's function, byte for byte as JSON;
+ * - a stub whose manifest names a built-in source other than this package's (as after an upgrade)
+ *   is stale there too, checked against the hashes recorded at build time with no file to read:
+ *   it warns and runs the unstaged pipeline, with node's result.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const APP = mkdtempSync(path.join(tmpdir(), 'scf-browser-app-'));
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const CHROMIUM = '/usr/bin/chromium';
+
+/** The largest gzipped bundle of the curve config's stub, staged modules and runtime (bytes). */
+const BUNDLE_BUDGET_GZIP = 72 * 1024;
+
+/** The environment of a user's shell: none of the test runner's or tsx's loaders. */
+function userEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const k of Object.keys(env)) if (k.startsWith('VITEST') || k === 'NODE_OPTIONS') delete env[k];
+  return env;
+}
+
+const CONFIG = JSON.parse(readFileSync(path.join(ROOT, 'configs/kernel/02-curve.json'), 'utf8')) as {
+  sample: Record<string, unknown>;
+};
+
+/** The module a page runs: specialize on the sample, the result and the warnings on `window`. */
+function pageEntry(stub: string): string {
+  return `import { specialize } from ${JSON.stringify(stub)};
+const warnings = [];
+const r = specialize(${JSON.stringify(CONFIG.sample)}, (w) => warnings.push(w));
+window.__scf = { staged: r.staged, fun: JSON.stringify(r.fun), warnings };
+`;
+}
+
+/** The page entry for `stub`, bundled for the browser: its text, errors and warnings. */
+async function bundle(stub: string): Promise<{ code: string; errors: number }> {
+  const entry = path.join(APP, `entry-${path.basename(stub, '.mjs')}.mjs`);
+  writeFileSync(entry, pageEntry(stub));
+  const r = await build({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    minify: true,
+    write: false,
+    logLevel: 'silent',
+    absWorkingDir: APP,
+  });
+  return { code: r.outputFiles[0]?.text ?? '', errors: r.errors.length };
+}
+
+let browser: Browser | undefined;
+
+/** Runs a bundled module in a fresh page of headless Chromium and returns what it left. */
+async function inPage(code: string): Promise<{ staged: boolean; fun: string; warnings: string[] }> {
+  browser ??= await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  try {
+    await page.setContent(`<script type="module">${code.replaceAll('</script', '<\\/script')}</script>`);
+    await page
+      .waitForFunction(() => '__scf' in globalThis, { timeout: 60_000 })
+      .catch(() => {
+        throw new Error(`the page did not finish: ${errors.join('; ') || 'no error reported'}`);
+      });
+    return (await page.evaluate(() => (globalThis as unknown as { __scf: unknown }).__scf)) as {
+      staged: boolean;
+      fun: string;
+      warnings: string[];
+    };
+  } finally {
+    await page.close();
+  }
+}
+
+/** What node's stub gives on the sample. */
+function inNode(stub: string): { staged: boolean; fun: string } {
+  const script = path.join(APP, 'node-run.mjs');
+  writeFileSync(
+    script,
+    `import { specialize } from ${JSON.stringify(stub)};
+const r = specialize(${JSON.stringify(CONFIG.sample)}, () => {});
+process.stdout.write(JSON.stringify({ staged: r.staged, fun: JSON.stringify(r.fun) }));
+`,
+  );
+  const r = spawnSync(process.execPath, [script], { cwd: APP, env: userEnv(), encoding: 'utf8' });
+  expect(r.stderr).toBe('');
+  return JSON.parse(r.stdout) as { staged: boolean; fun: string };
+}
+
+beforeAll(() => {
+  const packs = path.join(APP, 'packs');
+  mkdirSync(packs);
+  execFileSync(NPM, ['pack', '--pack-destination', packs], { cwd: ROOT, env: userEnv(), stdio: 'pipe' });
+  const tgz = readdirSync(packs).find((f) => f.endsWith('.tgz')) as string;
+  writeFileSync(
+    path.join(APP, 'package.json'),
+    JSON.stringify({ name: 'app', private: true, type: 'module' }),
+  );
+  execFileSync(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', path.join(packs, tgz)], {
+    cwd: APP,
+    env: userEnv(),
+    stdio: 'pipe',
+  });
+  const stage = spawnSync(
+    path.join(APP, 'node_modules/.bin/scf'),
+    ['stage', 'node_modules/scf/configs/kernel/02-curve.json', '--out', 'staged'],
+    { cwd: APP, env: userEnv(), encoding: 'utf8', timeout: 120_000 },
+  );
+  expect(stage.status, stage.stderr).toBe(0);
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  rmSync(APP, { recursive: true, force: true });
+});
+
+describe.skipIf(!existsSync(CHROMIUM))('a staged folder in a browser', () => {
+  it('bundles for the browser with every import resolved, under the size budget', async () => {
+    const { code, errors } = await bundle('./staged/curve.stub.mjs');
+    expect(errors).toBe(0);
+    expect(code).not.toMatch(/from\s*["']node:/);
+    const gz = gzipSync(code, { level: 9 }).length;
+    console.log(`curve stub + staged modules + scf/runtime: ${code.length} B minified, ${gz} B gzipped`);
+    expect(gz).toBeLessThanOrEqual(BUNDLE_BUDGET_GZIP);
+  }, 120_000);
+
+  it("specialize runs staged in headless Chromium and returns node's function", async () => {
+    const { code } = await bundle('./staged/curve.stub.mjs');
+    const page = await inPage(code);
+    const here = inNode('./staged/curve.stub.mjs');
+    expect(here.staged).toBe(true);
+    expect(page.warnings).toEqual([]);
+    expect(page.staged).toBe(true);
+    expect(page.fun).toBe(here.fun);
+  }, 120_000);
+
+  it('a stub staged from other built-in sources is stale in the page too: a warning, the unstaged result', async () => {
+    const stubText = readFileSync(path.join(APP, 'staged/curve.stub.mjs'), 'utf8');
+    const recorded = /"path":"optimizers\/dae\.ts","sha256":"([0-9a-f]{64})"/.exec(stubText)?.[1] as string;
+    expect(recorded).toMatch(/^[0-9a-f]{64}$/);
+    writeFileSync(path.join(APP, 'staged/curve-old.stub.mjs'), stubText.replace(recorded, '0'.repeat(64)));
+    const { code, errors } = await bundle('./staged/curve-old.stub.mjs');
+    expect(errors).toBe(0);
+    const page = await inPage(code);
+    const here = inNode('./staged/curve.stub.mjs');
+    expect(page.staged).toBe(false);
+    expect(page.warnings.join('\n')).toMatch(
+      /staged from an older pipeline \(dae's source optimizers\/dae\.ts changed\)/,
+    );
+    expect(page.fun).toBe(here.fun);
+  }, 120_000);
+});
