@@ -12,6 +12,7 @@ export default defineConfig({
       { find: /^scf\/prelude$/, replacement: src('scf-lang/prelude.ts') },
       { find: /^scf\/runtime$/, replacement: src('runtime/index.ts') },
       { find: /^scf\/kernel$/, replacement: src('kernel/public.ts') },
+      { find: /^scf\/gpu$/, replacement: src('target/index.ts') },
     ],
   },
   test: {

@@ -4,4 +4,5 @@ export const PUBLIC_ENTRIES: Readonly<Record<string, string>> = {
   'scf/prelude': 'scf-lang/prelude',
   'scf/runtime': 'runtime/index',
   'scf/kernel': 'kernel/public',
+  'scf/gpu': 'target/index',
 };

@@ -38,14 +38,12 @@
  * rejects pending reads, so a run never waits forever on a dead device.
  */
 import { type ArgValue, FOLD_OPS, type Program } from '../kernel/index.js';
-import { prepareDawnEnvironment } from './dawn-env.js';
+import { type Dawn, loadDawn } from './dawn.js';
 import { compileKernelJs, type JsKernelOptions, kernelCall, type TypedArray } from './js.js';
 import type { GpuPlan, KernelSite, ShaderPass, WgslOptions } from './plan.js';
 import { planKernelWgsl } from './wgsl.js';
 
-/** What to install when there is no adapter (Debian's SwiftShader, from the chromium package). */
-export const SOFTWARE_DRIVER_HINT =
-  "install a Vulkan driver, e.g. SwiftShader from Debian's chromium package: `sudo apt-get install chromium libvulkan1` (scf then finds /usr/lib/chromium/vk_swiftshader_icd.json itself; or set VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json LD_LIBRARY_PATH=/usr/lib/chromium)";
+export { SOFTWARE_DRIVER_HINT } from './hints.js';
 
 /** Why no GPU runtime could be opened. */
 export interface NoAdapter {
@@ -144,19 +142,6 @@ export interface WebGpuDevice {
   readonly lost: Promise<{ readonly reason: string; readonly message: string }>;
 }
 
-interface Dawn {
-  readonly gpu: GPU;
-  readonly usage: {
-    storage: number;
-    uniform: number;
-    copySrc: number;
-    copyDst: number;
-    mapRead: number;
-    queryResolve: number;
-  };
-  readonly mapRead: number;
-}
-
 /**
  * What a run uses of its runtime's device. Kept in a private member of GpuRuntime and handed to each
  * Run, so that no published declaration names a WebGPU type (the private members' types are not
@@ -167,48 +152,6 @@ interface DeviceAccess {
   readonly dawn: Dawn;
   /** The pipeline of `pass` with these override values (cached). */
   pipeline(fn: string, pass: ShaderPass, constants: Record<string, number>): Promise<GPUComputePipeline>;
-}
-
-/**
- * Dawn's options. Dawn rounds timestamp queries to 2^16 ns by default (a browser's defence against
- * timing attacks), which would read a kernel of a few microseconds as 0 or 65.5 µs; a benchmark
- * of scf's own kernels in a node process needs the device's clock as it is.
- */
-const DAWN_FLAGS = ['disable-dawn-features=timestamp_quantization'];
-
-/** Dawn's GPU object, created once and referenced for the process's lifetime (see the header). */
-let dawn: Promise<Dawn | string> | undefined;
-const KEEP_ALIVE = Symbol.for('scf.webgpu.keepAlive');
-
-function loadDawn(): Promise<Dawn | string> {
-  dawn ??= (async () => {
-    prepareDawnEnvironment();
-    let mod: { create(options: string[]): GPU; globals: Record<string, unknown> };
-    try {
-      mod = (await import('webgpu')) as unknown as typeof mod;
-    } catch (e) {
-      return `the 'webgpu' package could not be loaded (${e instanceof Error ? e.message : String(e)})`;
-    }
-    const g = mod.globals as {
-      GPUBufferUsage: Record<string, number>;
-      GPUMapMode: Record<string, number>;
-    };
-    const gpu = mod.create(DAWN_FLAGS);
-    (globalThis as Record<symbol, unknown>)[KEEP_ALIVE] = gpu;
-    return {
-      gpu,
-      usage: {
-        storage: g.GPUBufferUsage.STORAGE as number,
-        uniform: g.GPUBufferUsage.UNIFORM as number,
-        copySrc: g.GPUBufferUsage.COPY_SRC as number,
-        copyDst: g.GPUBufferUsage.COPY_DST as number,
-        mapRead: g.GPUBufferUsage.MAP_READ as number,
-        queryResolve: g.GPUBufferUsage.QUERY_RESOLVE as number,
-      },
-      mapRead: g.GPUMapMode.READ as number,
-    };
-  })();
-  return dawn;
 }
 
 // ---- the runtime ---------------------------------------------------------------------------------
@@ -266,19 +209,9 @@ export class GpuRuntime {
   /** Opens the default adapter and a device; a NoAdapter when there is none. */
   static async open(options: { timeoutMs?: number } = {}): Promise<GpuRuntime | NoAdapter> {
     const d = await loadDawn();
-    if (typeof d === 'string')
-      return {
-        kind: 'no-adapter',
-        reason: d,
-        install: "install the optional package 'webgpu' (npm install webgpu) beside scf",
-      };
+    if ('reason' in d) return { kind: 'no-adapter', reason: d.reason, install: d.install };
     const adapter = await d.gpu.requestAdapter();
-    if (!adapter)
-      return {
-        kind: 'no-adapter',
-        reason: 'no WebGPU adapter: Vulkan found no driver',
-        install: SOFTWARE_DRIVER_HINT,
-      };
+    if (!adapter) return { kind: 'no-adapter', reason: d.noAdapter, install: d.install };
     const timestamps = adapter.features.has('timestamp-query');
     const device = await adapter.requestDevice(timestamps ? { requiredFeatures: ['timestamp-query'] } : {});
     const info = adapter.info;
@@ -293,7 +226,7 @@ export class GpuRuntime {
       software,
       timestamps,
     );
-    const fromEnv = Number(process.env.SCF_GPU_TIMEOUT_MS);
+    const fromEnv = typeof process === 'undefined' ? Number.NaN : Number(process.env.SCF_GPU_TIMEOUT_MS);
     rt.timeoutMs = options.timeoutMs ?? (fromEnv > 0 ? fromEnv : 60_000);
     return rt;
   }

@@ -10,9 +10,15 @@
  *   the config's sample runs staged and returns node's function, byte for byte as JSON;
  * - a stub whose manifest names a built-in source other than this package's (as after an upgrade)
  *   is stale there too, checked against the hashes recorded at build time with no file to read:
- *   it warns and runs the unstaged pipeline, with node's result.
+ *   it warns and runs the unstaged pipeline, with node's result;
+ * - `scf/gpu` in the page: `GpuRuntime.open()` finds `navigator.gpu`'s adapter (SwiftShader, with
+ *   --enable-unsafe-webgpu) and the specialized kernel runs on it and on the JS back end with
+ *   node's outputs (JS bit for bit, WebGPU within 4 ulps of the data's scale); a page with no
+ *   adapter gets a `NoAdapter` saying why and runs the JS back end.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   existsSync,
   mkdirSync,
@@ -53,14 +59,37 @@ function pageEntry(stub: string): string {
   return `import { specialize } from ${JSON.stringify(stub)};
 const warnings = [];
 const r = specialize(${JSON.stringify(CONFIG.sample)}, (w) => warnings.push(w));
-window.__scf = { staged: r.staged, fun: JSON.stringify(r.fun), warnings };
+globalThis.__scf = { staged: r.staged, fun: JSON.stringify(r.fun), warnings };
 `;
 }
 
-/** The page entry for `stub`, bundled for the browser: its text, errors and warnings. */
-async function bundle(stub: string): Promise<{ code: string; errors: number }> {
-  const entry = path.join(APP, `entry-${path.basename(stub, '.mjs')}.mjs`);
-  writeFileSync(entry, pageEntry(stub));
+/** The arguments the kernel runs on in the page and in node: 1,024 samples in [0, 1). */
+const XS = Array.from({ length: 1024 }, (_, i) => ((i * 37) % 1024) / 1024);
+
+/** A module that runs the specialized kernel on scf/gpu's back ends (node or page). */
+function kernelEntry(stub: string): string {
+  return `import { specialize } from ${JSON.stringify(stub)};
+import { compileFor, GpuRuntime } from 'scf/gpu';
+const values = ${JSON.stringify(CONFIG.sample)};
+const args = { xs: ${JSON.stringify(XS)}, ...values };
+const fun = specialize(values, () => {}).fun;
+const out = { js: await (await compileFor(fun, 'js')).run(args) };
+const rt = await GpuRuntime.open();
+if (rt instanceof GpuRuntime) {
+  out.adapter = rt.adapterName;
+  out.webgpu = await (await compileFor(fun, rt)).run(args);
+} else out.noAdapter = rt.reason;
+globalThis.__scf = out;
+`;
+}
+
+/** The page entry for `stub`, bundled for the browser: its text and its errors. */
+async function bundle(
+  stub: string,
+  make: (stub: string) => string = pageEntry,
+): Promise<{ code: string; errors: number }> {
+  const entry = path.join(APP, `entry-${path.basename(stub, '.mjs')}-${make.name}.mjs`);
+  writeFileSync(entry, make(stub));
   const r = await build({
     entryPoints: [entry],
     bundle: true,
@@ -74,30 +103,58 @@ async function bundle(stub: string): Promise<{ code: string; errors: number }> {
   return { code: r.outputFiles[0]?.text ?? '', errors: r.errors.length };
 }
 
-let browser: Browser | undefined;
+const browsers = new Map<boolean, Browser>();
+/** The pages' modules by path, served from localhost (WebGPU needs a secure context). */
+const served = new Map<string, string>();
+let server: Server | undefined;
 
-/** Runs a bundled module in a fresh page of headless Chromium and returns what it left. */
-async function inPage(code: string): Promise<{ staged: boolean; fun: string; warnings: string[] }> {
-  browser ??= await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
+/** The server's origin, started on first use. */
+async function origin(): Promise<string> {
+  if (!server) {
+    const s = createServer((req, res) => {
+      const body = served.get(req.url ?? '');
+      res.writeHead(body === undefined ? 404 : 200, {
+        'content-type': req.url?.endsWith('.js') ? 'text/javascript' : 'text/html',
+      });
+      res.end(body ?? '');
+    });
+    server = s;
+    await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  }
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/**
+ * Runs a bundled module in a fresh page of headless Chromium (with WebGPU on SwiftShader when
+ * `webgpu`) and returns what it left in `globalThis.__scf`.
+ */
+async function inPage<T = { staged: boolean; fun: string; warnings: string[] }>(
+  code: string,
+  webgpu = false,
+): Promise<T> {
+  let browser = browsers.get(webgpu);
+  if (!browser) {
+    browser = await puppeteer.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-dev-shm-usage', ...(webgpu ? ['--enable-unsafe-webgpu'] : [])],
+    });
+    browsers.set(webgpu, browser);
+  }
+  const n = served.size;
+  served.set(`/m${n}.js`, code);
+  served.set(`/p${n}.html`, `<!doctype html><script type="module" src="/m${n}.js"></script>`);
   const page = await browser.newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   try {
-    await page.setContent(`<script type="module">${code.replaceAll('</script', '<\\/script')}</script>`);
+    await page.goto(`${await origin()}/p${n}.html`);
     await page
       .waitForFunction(() => '__scf' in globalThis, { timeout: 60_000 })
       .catch(() => {
         throw new Error(`the page did not finish: ${errors.join('; ') || 'no error reported'}`);
       });
-    return (await page.evaluate(() => (globalThis as unknown as { __scf: unknown }).__scf)) as {
-      staged: boolean;
-      fun: string;
-      warnings: string[];
-    };
+    return (await page.evaluate(() => (globalThis as unknown as { __scf: unknown }).__scf)) as T;
   } finally {
     await page.close();
   }
@@ -141,7 +198,8 @@ beforeAll(() => {
 }, 300_000);
 
 afterAll(async () => {
-  await browser?.close();
+  for (const b of browsers.values()) await b.close();
+  server?.close();
   rmSync(APP, { recursive: true, force: true });
 });
 
@@ -179,5 +237,45 @@ describe.skipIf(!existsSync(CHROMIUM))('a staged folder in a browser', () => {
       /staged from an older pipeline \(dae's source optimizers\/dae\.ts changed\)/,
     );
     expect(page.fun).toBe(here.fun);
+  }, 120_000);
+
+  it("the specialized kernel in the page on navigator.gpu's WebGPU and on the JS back end: node's outputs", async () => {
+    const { code, errors } = await bundle('./staged/curve.stub.mjs', kernelEntry);
+    expect(errors).toBe(0);
+    type KernelOut = { result: unknown; outputs: Record<string, number[]> };
+    const page = await inPage<{ js: KernelOut; webgpu?: KernelOut; adapter?: string; noAdapter?: string }>(
+      code,
+      true,
+    );
+    const script = path.join(APP, 'node-kernel.mjs');
+    writeFileSync(
+      script,
+      kernelEntry('./staged/curve.stub.mjs').replace(
+        'globalThis.__scf = out;',
+        'process.stdout.write(JSON.stringify(out.js));',
+      ),
+    );
+    const r = spawnSync(process.execPath, [script], { cwd: APP, env: userEnv(), encoding: 'utf8' });
+    const here = JSON.parse(r.stdout) as KernelOut;
+    expect(page.js).toEqual(here);
+    expect(page.noAdapter).toBeUndefined();
+    expect(page.adapter).toMatch(/swiftshader/i);
+    const want = here.result as number[];
+    const got = page.webgpu?.result as number[];
+    expect(got).toHaveLength(want.length);
+    const scale = Math.max(1, ...want.map(Math.abs));
+    for (const [i, w] of want.entries())
+      expect(Math.abs((got[i] as number) - w)).toBeLessThanOrEqual(4 * 2 ** -23 * scale);
+  }, 120_000);
+
+  it('a page without an adapter: GpuRuntime.open says why, and the JS back end runs', async () => {
+    const { code } = await bundle('./staged/curve.stub.mjs', kernelEntry);
+    const page = await inPage<{ js: { result: number[] }; webgpu?: unknown; noAdapter?: string }>(
+      code,
+      false,
+    );
+    expect(page.webgpu).toBeUndefined();
+    expect(page.noAdapter).toMatch(/navigator\.gpu/);
+    expect(page.js.result).toHaveLength(XS.length);
   }, 120_000);
 });
