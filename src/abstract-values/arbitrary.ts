@@ -13,7 +13,7 @@
  */
 import fc from 'fast-check';
 import { Map as IMap, Set as ISet } from 'immutable';
-import { meet } from './lattice.js';
+import { meet } from './abstract-lattice.js';
 import { buildCtor, type CtorTable, conforms, isPrimValue, mustIndex, withPrelude } from './member.js';
 import { type AbsValue, assertNever, childrenOf, type Fix, inhabited, size } from './value.js';
 

@@ -29,7 +29,7 @@ const PKG = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as
   peerDependencies?: Record<string, string>;
   optionalDependencies?: Record<string, string>;
 };
-const GOOD = 'src/optimizers/fig3/dae.ts';
+const GOOD = 'src/optimizers/fig3/fig3-dae.ts';
 const BAD = 'tests/fixtures/scf-lang/reject/many-errors/input.ts'; // 4 errors
 const MAP_MAP_REDUCE = 'tests/fusion/programs/map_map_reduce.c'; // float f(const float xs[])
 
