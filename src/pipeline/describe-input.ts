@@ -20,7 +20,7 @@
  *    lists of any length) is kept, wrapped in `constArray(ty, …)`; an unbound formal is
  *    `nonConst`; the formals form a cons list (`List<LatticeVal>`).
  *
- * Invariants (property-tested in tests/stager/config.test.ts): for every binding b drawn from
+ * Invariants (property-tested in tests/pipeline/config.test.ts): for every binding b drawn from
  * the typed descriptions, `conforms(formalsFromBindings(fun, b), describeFormals(fun, bind))`;
  * the abstraction is exact (bindings outside the description give lists outside the result)
  * except where the abstract domain has no exact form: a float formal described by `'Int` or
