@@ -62,8 +62,16 @@ export function arbMembers(vs: readonly AbsValue[], opts: MemberOptions = {}): f
       case 'map':
         for (const [, x] of v.must) visit(x);
         return;
-      default:
+      case 'bottom':
+      case 'top':
+      case 'base':
+      case 'consts':
+      case 'fix':
+      case 'rec':
+      case 'set':
         return;
+      default:
+        assertNever(v);
     }
   };
   for (const v of vs) visit(v);
