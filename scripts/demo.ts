@@ -21,7 +21,6 @@
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import {
-  alternate,
   CONV_CONFIG,
   coefValues,
   configPasses,
@@ -31,6 +30,7 @@ import {
   sameFun,
   testImage,
 } from '../src/bench/kernel-latency.js';
+import { alternate } from '../src/bench/timing.js';
 import { evaluate, listFromArray, printFun, programWith } from '../src/kernel/index.js';
 import { runPipeline } from '../src/optimizers/index.js';
 import { describeStages, loadConfig, stageConfig } from '../src/pipeline/index.js';

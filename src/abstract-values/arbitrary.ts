@@ -13,7 +13,7 @@
  */
 import fc from 'fast-check';
 import { Map as IMap, Set as ISet } from 'immutable';
-import { meet } from './lattice.js';
+import { meet } from './abstract-lattice.js';
 import { buildCtor, type CtorTable, conforms, isPrimValue, mustIndex, withPrelude } from './member.js';
 import { type AbsValue, assertNever, childrenOf, type Fix, inhabited, size } from './value.js';
 
@@ -62,8 +62,16 @@ export function arbMembers(vs: readonly AbsValue[], opts: MemberOptions = {}): f
       case 'map':
         for (const [, x] of v.must) visit(x);
         return;
-      default:
+      case 'bottom':
+      case 'top':
+      case 'base':
+      case 'consts':
+      case 'fix':
+      case 'rec':
+      case 'set':
         return;
+      default:
+        assertNever(v);
     }
   };
   for (const v of vs) visit(v);

@@ -3,7 +3,7 @@
  * must/may maps (SCF §3.3, Table 1). The partial evaluator's precision is decided here.
  *
  * - `value.ts`: the representation, canonical forms, tags, order / equality / hashing;
- * - `lattice.ts`: `leq`, `join`, `widen`, `meet`;
+ * - `abstract-lattice.ts`: `leq`, `join`, `widen`, `meet`;
  * - `ops.ts`: `c?`, `c⁻ᵏ`, tag-aware equality and the abstract Core primitives (`ABS_PRIMS`);
  * - `member.ts`: `conforms` (membership), singletons, concrete → abstract;
  * - `describe.ts`: `toAbsValue` with holes and the textual description syntax;
@@ -41,7 +41,7 @@ export {
   shapeTop,
   WIDTH_CAP,
   widen,
-} from './lattice.js';
+} from './abstract-lattice.js';
 export {
   boolsOf,
   buildCtor,

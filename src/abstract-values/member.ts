@@ -326,8 +326,15 @@ export function singleton(v: AbsValue, ctors?: CtorTable): { readonly value: unk
       }
       case 'set':
         return x.may.kind === 'bottom' ? { value: ISet(x.must) } : undefined;
-      default:
+      case 'bottom':
+      case 'top':
+      case 'union':
+      case 'base':
+      case 'fix':
+      case 'rec':
         return undefined;
+      default:
+        return assertNever(x);
     }
   };
   return go(v);

@@ -18,7 +18,7 @@
  * alternative, `map_find` of a must key, `some(v)` of an inserted value), which keep theirs.
  */
 import { type PrimOp, PRIMS } from '../scf-lang/index.js';
-import { disjoint, leq } from './lattice.js';
+import { disjoint, leq } from './abstract-lattice.js';
 import { boolsOf, finitePrims, fromConcrete, mustIndex, primIn, tupleArity } from './member.js';
 import {
   type AbsMap,

@@ -289,8 +289,14 @@ export function compare(a0: AbsValue, b0: AbsValue): number {
         return a.index - (b as Rec).index;
       case 'consts':
         return cmpList(a.values, (b as Consts).values, comparePrim);
-      default:
+      case 'con':
+      case 'union':
+      case 'fix':
+      case 'map':
+      case 'set':
         break;
+      default:
+        return assertNever(a);
     }
     let as: readonly AbsValue[];
     let bs: readonly AbsValue[];
@@ -411,8 +417,16 @@ export function isConcrete(v: AbsValue): boolean {
     case 'set':
       r = v.may.kind === 'bottom';
       break;
-    default:
+    case 'bottom':
+    case 'top':
+    case 'union':
+    case 'base':
+    case 'fix':
+    case 'rec':
       r = false;
+      break;
+    default:
+      return assertNever(v);
   }
   (v as Cache)[CONCRETE] = r;
   return r;
@@ -513,8 +527,14 @@ function lastChild(v: AbsValue): AbsValue | undefined {
       return v.may.length > 0 ? (v.may[v.may.length - 1] as MayBinding)[1] : v.must[v.must.length - 1]?.[1];
     case 'set':
       return v.may;
-    default:
+    case 'bottom':
+    case 'top':
+    case 'base':
+    case 'consts':
+    case 'rec':
       return undefined;
+    default:
+      return assertNever(v);
   }
 }
 
@@ -656,13 +676,24 @@ function someRec(v: AbsValue, depth: number, test: (index: number, depth: number
         x = x.body;
         d++;
         continue;
-      default: {
-        const last = lastChild(x);
-        if (last === undefined) return false;
-        const cs = childrenOf(x);
-        for (let i = 0; i < cs.length - 1; i++) if (someRec(cs[i] as AbsValue, d, test)) return true;
-        x = last;
-      }
+      case 'bottom':
+      case 'top':
+      case 'con':
+      case 'union':
+      case 'base':
+      case 'consts':
+      case 'map':
+      case 'set':
+        {
+          const last = lastChild(x);
+          if (last === undefined) return false;
+          const cs = childrenOf(x);
+          for (let i = 0; i < cs.length - 1; i++) if (someRec(cs[i] as AbsValue, d, test)) return true;
+          x = last;
+        }
+        break;
+      default:
+        return assertNever(x);
     }
   }
 }
@@ -723,8 +754,14 @@ export function inhabited(v: AbsValue, emptyFrom = 0): boolean {
         x = andOrChild(x, 0);
         continue;
       }
-      default:
+      case 'top':
+      case 'base':
+      case 'consts':
+      case 'set':
         r = true;
+        break;
+      default:
+        return assertNever(x);
     }
     // return `r` to the frames above: short-circuit, or go on with the next child
     let resumed = false;
@@ -792,8 +829,17 @@ function mapFreeRecs(v: AbsValue, depth: number, onRec: (r: Rec, depth: number) 
       return onRec(v, depth);
     case 'fix':
       return { kind: 'fix', tag: v.tag, body: mapFreeRecs(v.body, depth + 1, onRec) };
-    default:
+    case 'bottom':
+    case 'top':
+    case 'con':
+    case 'union':
+    case 'base':
+    case 'consts':
+    case 'map':
+    case 'set':
       return mapChildren(v, (c) => mapFreeRecs(c, depth, onRec));
+    default:
+      return assertNever(v);
   }
 }
 
@@ -903,8 +949,14 @@ function freshenNode(v: AbsValue): AbsValue {
       };
     case 'set':
       return { kind: 'set', tag: freshTag(), must: v.must, may: freshen(v.may) };
-    default:
+    case 'bottom':
+    case 'top':
+    case 'base':
+    case 'consts':
+    case 'rec':
       return withTag(v, freshTag());
+    default:
+      return assertNever(v);
   }
 }
 
@@ -951,8 +1003,14 @@ function agreeNode(a: AbsValue, b: AbsValue): AbsValue {
     }
     case 'set':
       return { kind: 'set', tag, must: a.must, may: agreeTags(a.may, (b as AbsSet).may) };
-    default:
+    case 'bottom':
+    case 'top':
+    case 'base':
+    case 'consts':
+    case 'rec':
       return withTag(a, tag);
+    default:
+      return assertNever(a);
   }
 }
 
@@ -973,8 +1031,15 @@ function sameShape(a: AbsValue, b: AbsValue): boolean {
     }
     case 'set':
       return cmpList(a.must, (b as AbsSet).must, comparePrim) === 0;
-    default:
+    case 'bottom':
+    case 'top':
+    case 'base':
+    case 'consts':
+    case 'fix':
+    case 'rec':
       return compare(a, b) === 0;
+    default:
+      return assertNever(a);
   }
 }
 
@@ -1030,8 +1095,14 @@ export function union(alts: readonly AbsValue[], tag = freshTag()): AbsValue {
       case 'set':
         sets.push(x);
         break;
-      default:
+      case 'con':
+      case 'union':
+      case 'fix':
+      case 'rec':
         other.push(x);
+        break;
+      default:
+        return assertNever(x);
     }
   }
   // primitive part: a base set absorbs the constants (and 'Float the 'Int) it contains; it

@@ -59,7 +59,7 @@ import {
   TieredKernels,
 } from '../target/index.js';
 import { argValue } from './kernel-args.js';
-import { alternate } from './kernel-latency.js';
+import { alternate } from './timing.js';
 import { median } from './report.js';
 import { configId, type MachineInfo, machineInfo } from './table3.js';
 

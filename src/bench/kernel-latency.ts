@@ -55,6 +55,7 @@ import {
 } from '../target/index.js';
 import { median } from './report.js';
 import { type MachineInfo, machineInfo, type Stub } from './table3.js';
+import { alternate } from './timing.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -165,56 +166,6 @@ export function maxAbsDiff(a: unknown, b: unknown): number {
 }
 
 // ---- timing ---------------------------------------------------------------------------------------
-
-let sink = 0;
-
-/** Repetitions of `f` that take about `ms` milliseconds (at least 1). */
-export function batchSize(f: () => unknown, ms: number): number {
-  let n = 1;
-  for (;;) {
-    const t = performance.now();
-    for (let i = 0; i < n; i++) sink ^= f() === undefined ? 1 : 0;
-    const dt = performance.now() - t;
-    if (dt >= ms || n >= 1 << 20) return Math.max(1, Math.round((n * ms) / Math.max(dt, 1e-3)));
-    n *= 2;
-  }
-}
-
-/**
- * Times synchronous functions side by side: each is first warmed up (run for about `warmupMs`,
- * long enough for V8 to optimize the large unstaged optimizers), then `rounds` rounds run every
- * function for a batch of about `batchMs` (the order rotated per round). Per function: the median
- * over rounds of the per-call time in microseconds. `onRound` is called after each round.
- */
-export function alternate<K extends string>(
-  fns: Readonly<Record<K, () => unknown>>,
-  rounds: number,
-  batchMs: number,
-  onRound?: (round: number) => void,
-  warmupMs = 300,
-): Record<K, number> {
-  const keys = Object.keys(fns) as K[];
-  for (const k of keys) batchSize(fns[k], warmupMs);
-  const sizes = keys.map((k) => batchSize(fns[k], batchMs));
-  const times = keys.map((): number[] => []);
-  for (let r = 0; r < rounds; r++) {
-    for (let j = 0; j < keys.length; j++) {
-      const i = (j + r) % keys.length;
-      const f = fns[keys[i] as K];
-      const n = sizes[i] as number;
-      const t = performance.now();
-      for (let c = 0; c < n; c++) sink ^= f() === undefined ? 1 : 0;
-      (times[i] as number[]).push(((performance.now() - t) * 1000) / n);
-    }
-    onRound?.(r);
-  }
-  return Object.fromEntries(keys.map((k, i) => [k, median(times[i] as number[])])) as Record<K, number>;
-}
-
-/** Keeps the timing loops' results observable. */
-export function benchSink(): number {
-  return sink;
-}
 
 // ---- the benchmark --------------------------------------------------------------------------------
 

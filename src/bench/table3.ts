@@ -62,6 +62,7 @@ import { compileKernelJs } from '../target/index.js';
 import { kernelArgs } from './kernel-args.js';
 import { configArgs } from './kernel-config.js';
 import { median } from './report.js';
+import { batchSize, timeBatch } from './timing.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 export const TABLE2_DIR = path.join(ROOT, 'configs/table2');
@@ -452,8 +453,6 @@ function countInstructions(fun: Fun, formals: readonly LatticeVal[], stages: rea
 
 // ---- timing -------------------------------------------------------------------------------------
 
-let sink = 0;
-
 /**
  * Runs each of `fns` `runs` times, interleaved in batches (so both see the same machine), or
  * until `maxMs` have passed, whichever comes first.
@@ -461,19 +460,7 @@ let sink = 0;
 function warmUp(fns: readonly (() => unknown)[], runs: number, maxMs: number): void {
   const end = performance.now() + maxMs;
   for (let done = 0; done < runs && performance.now() < end; done += 100) {
-    for (const f of fns) for (let i = 0; i < 100; i++) sink ^= f() === undefined ? 1 : 0;
-  }
-}
-
-/** Runs per batch so one batch takes about `ms`. */
-function batchSize(f: () => unknown, ms: number): number {
-  let n = 1;
-  for (;;) {
-    const t = performance.now();
-    for (let i = 0; i < n; i++) sink ^= f() === undefined ? 1 : 0;
-    const dt = performance.now() - t;
-    if (dt >= ms / 4 || n >= 1 << 20) return Math.max(1, Math.ceil((n * ms) / Math.max(dt, 1e-3)));
-    n *= 2;
+    for (const f of fns) timeBatch(f, 100);
   }
 }
 
@@ -483,8 +470,8 @@ function batchSize(f: () => unknown, ms: number): number {
  */
 export function sideBySide(a: () => unknown, b: () => unknown, budgetMs: number): { a: number; b: number } {
   warmUp([a, b], WARMUP_RUNS, budgetMs * 10);
-  const na = batchSize(a, 2);
-  const nb = batchSize(b, 2);
+  const na = batchSize(a, 2, 1 / 4);
+  const nb = batchSize(b, 2, 1 / 4);
   const ta: number[] = [];
   const tb: number[] = [];
   const end = performance.now() + budgetMs;
@@ -499,9 +486,7 @@ export function sideBySide(a: () => unknown, b: () => unknown, budgetMs: number)
           [b, nb, tb],
           [a, na, ta],
         ] as const)) {
-      const t = performance.now();
-      for (let i = 0; i < n; i++) sink ^= f() === undefined ? 1 : 0;
-      out.push(((performance.now() - t) * 1000) / n);
+      out.push((timeBatch(f, n) * 1000) / n);
     }
     round++;
   }
@@ -511,14 +496,10 @@ export function sideBySide(a: () => unknown, b: () => unknown, budgetMs: number)
 }
 
 function medianTime(f: () => unknown, budgetMs: number): number {
-  const n = batchSize(f, 2);
+  const n = batchSize(f, 2, 1 / 4);
   const ts: number[] = [];
   const end = performance.now() + budgetMs;
-  while (ts.length < 5 || performance.now() < end) {
-    const t = performance.now();
-    for (let i = 0; i < n; i++) sink ^= f() === undefined ? 1 : 0;
-    ts.push(((performance.now() - t) * 1000) / n);
-  }
+  while (ts.length < 5 || performance.now() < end) ts.push((timeBatch(f, n) * 1000) / n);
   return median(ts.slice(1));
 }
 
@@ -537,9 +518,4 @@ function literal(v: unknown): string {
   return `{${Object.keys(o)
     .map((k) => `${JSON.stringify(k)}:${literal(o[k])}`)
     .join(',')}}`;
-}
-
-/** Reads `sink`, which every timed call feeds, so that no timed call can be optimized away. */
-export function benchSink(): number {
-  return sink;
 }

@@ -1,7 +1,7 @@
 /**
  * The stager's dead-assignment elimination (SCF §4): liveness patterns (`patterns.ts`) and the
  * backward analysis and transform over a residual Core program that consults the partial
- * evaluator's collecting semantics (`dae.ts`). Entry point: `eliminateDeadAssignments`.
+ * evaluator's collecting semantics (`core-dae.ts`). Entry point: `eliminateDeadAssignments`.
  */
 export {
   type CollectingSemantics,
@@ -17,5 +17,5 @@ export {
   type Liveness,
   type LPMap,
   type RemovalStats,
-} from './dae.js';
+} from './core-dae.js';
 export * from './patterns.js';

@@ -33,7 +33,7 @@
  * Order: `a ⊑ b` (`leqLP`) when b requires at least what a requires; `0` is the least element,
  * `1` the greatest, `joinLP` the least upper bound. Constant sets are capped and `capLP` cuts
  * patterns deeper (or larger) than a bound to `1`, so with finitely many constructors every ascending
- * chain of capped patterns is finite (the interprocedural fixpoint in `dae.ts` relies on it
+ * chain of capped patterns is finite (the interprocedural fixpoint in `core-dae.ts` relies on it
  * and on widening besides).
  */
 import { assertNever } from '../common/index.js';

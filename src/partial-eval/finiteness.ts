@@ -41,7 +41,7 @@
  * What still stops the partial evaluator then is its specialization and visit budgets (pe.ts,
  * `maxSpecs`), so a wrongly "finite" parameter costs size — but keys that deepen on every call
  * can also exhaust the stack in the recursive walks over values before a budget is reached
- * (`fresh` overflows on such keys), so the rules above must stay sound.
+ * (`retag` overflows on such keys), so the rules above must stay sound.
  */
 import { assertNever } from '../common/index.js';
 import { tupleArity } from '../abstract-values/index.js';

@@ -39,6 +39,7 @@
  * - Termination: each specialization's parameters and result change at most specFuel +
  *   SKELETON_STEPS + 2 times (after the pinned shape, `1` absorbs everything).
  */
+import { assertNever } from '../common/index.js';
 import {
   type AbsValue,
   absMap,
@@ -240,8 +241,15 @@ export function ctorBelow(ctor: string, xs: readonly AbsValue[]): boolean {
         return seen(v.body);
       case 'map':
         return v.must.some(([, x]) => seen(x)) || v.may.some(([k, x]) => seen(k) || seen(x));
-      default:
+      case 'bottom':
+      case 'top':
+      case 'base':
+      case 'consts':
+      case 'rec':
+      case 'set':
         return false;
+      default:
+        return assertNever(v);
     }
   };
   return xs.some(seen);

@@ -71,7 +71,7 @@
  *   returns what the original entry returns on t (when that run succeeds), and the output value
  *   contains it. Each value in `cs` contains every value its expression takes on such runs.
  * - Identity tags (§3.3.1) never cross a call boundary: a specialization's parameters and a call's
- *   result are re-tagged fresh (`fresh`), so tag equality only relates values of one activation.
+ *   result are re-tagged fresh (`retag`), so tag equality only relates values of one activation.
  * - Every loop here is bounded. Termination: each specialization's parameters and result change
  *   a bounded number of times (growth.ts), each parameter's or result's representation at most
  *   twice (undecided → decided → plain), the number of contexts is bounded by the k rule and the
@@ -195,7 +195,7 @@ class PartialEvaluator extends Specializations {
     const spec = this.newSpec(
       root,
       this.contexts.push(key, undefined),
-      input.map((v) => this.code.fresh(v)),
+      input.map((v) => this.code.retag(v)),
       [],
       true,
     );
@@ -206,17 +206,17 @@ class PartialEvaluator extends Specializations {
 
   // ---- analyses of specializations -----------------------------------------------------
 
-  private readonly leaf = new Map<string, boolean>();
+  private readonly callFreeMemo = new Map<string, boolean>();
 
   /** Whether `fn`'s body calls no function (a helper that can be unfolded anywhere). */
   private callFree(fn: FunDef): boolean {
-    let r = this.leaf.get(fn.name);
+    let r = this.callFreeMemo.get(fn.name);
     if (r === undefined) {
       r = true;
       forEachExpr(fn.body, (x) => {
         if (x.kind === 'call') r = false;
       });
-      this.leaf.set(fn.name, r);
+      this.callFreeMemo.set(fn.name, r);
     }
     return r;
   }
@@ -705,7 +705,7 @@ class PartialEvaluator extends Specializations {
       spec = this.newSpec(
         fn,
         ctx,
-        args.map((a) => this.code.fresh(a.v)),
+        args.map((a) => this.code.retag(a.v)),
         argReps,
       );
       spec.callers.add(caller);
@@ -717,7 +717,7 @@ class PartialEvaluator extends Specializations {
       } else this.analyzeNested(spec);
     } else this.addCall(spec, args, ctx, caller, deep);
     const ret = spec.ret;
-    const v = this.code.fresh(ret);
+    const v = this.code.retag(ret);
     const callee = spec;
     // arguments as the parameters represent them (a differing one is plain: see above)
     const actuals = args.map((a, i) => {

@@ -104,7 +104,7 @@ export function residualProgram(root: Spec, run: RunOutcome): PeResult {
         ? `converged after widening${run.stats.folded > 0 ? ` (${run.stats.folded} growing chain(s) folded into recursive values)` : ''}`
         : 'converged';
   run.stats.residualFuns = funs.size;
-  const output = run.code.fresh(root.ret);
+  const output = run.code.retag(root.ret);
   return {
     residual: { funs, ctors: run.code.residualCtors(run.program.ctors), sources: run.program.sources },
     entry: root.name,

@@ -15,7 +15,7 @@
  *   records its value; `residualOf`/`bind` make a singleton value a constant (`lit`, possibly a
  *   whole constructor tree or map) and anything else the code `make()` builds. `ResidualCode`
  *   implements it, and also keeps which tuple arities raised maps became (their constructors join
- *   the residual program, `residualCtors`) and gives values fresh identity tags (`fresh`).
+ *   the residual program, `residualCtors`) and gives values fresh identity tags (`retag`).
  *
  * Invariants
  * - Every residual node made through the builder has a label no other node has.
@@ -23,7 +23,7 @@
  *   representation (`View`) and turned into the value as represented (`viewOf`, raise.ts) only for
  *   the residual program's own labels, when the run ends: most entries belong to analyses that a
  *   later one replaces.
- * - Identity tags (SCF §3.3.1) never cross a call boundary: `fresh` re-tags everything but the
+ * - Identity tags (SCF §3.3.1) never cross a call boundary: `retag` re-tags everything but the
  *   concrete parts, which are shared as they are.
  */
 import { assertNever, type SourceSpan } from '../common/index.js';
@@ -169,11 +169,11 @@ export class ResidualCode implements ResidualBuilder {
   }
 
   /**
-   * `v` with fresh identity tags, dropping every identity claim it carries (`freshen`), except
-   * in concrete parts: a value with one member equals itself whatever its tags say, so those
+   * `v` re-tagged for a call boundary: fresh identity tags, dropping every identity claim it
+   * carries as `freshen` does, except in concrete parts: a value with one member equals itself whatever its tags say, so those
    * parts are shared as they are (freshening big, mostly known ASTs would cost their size).
    */
-  fresh(v: AbsValue, memo = new Map<AbsValue, AbsValue>()): AbsValue {
+  retag(v: AbsValue, memo = new Map<AbsValue, AbsValue>()): AbsValue {
     if (v.kind === 'bottom' || isConcrete(v)) return v;
     // shared sub-values stay shared (one activation's value at two places is one value), so a
     // value that is a DAG is copied in its own size, not its unfolded tree size
@@ -182,24 +182,24 @@ export class ResidualCode implements ResidualBuilder {
     let out: AbsValue;
     switch (v.kind) {
       case 'con':
-        out = { kind: 'con', tag: freshTag(), ctor: v.ctor, args: v.args.map((a) => this.fresh(a, memo)) };
+        out = { kind: 'con', tag: freshTag(), ctor: v.ctor, args: v.args.map((a) => this.retag(a, memo)) };
         break;
       case 'map':
         out = {
           kind: 'map',
           tag: freshTag(),
-          must: v.must.map(([k, x]) => [k, this.fresh(x, memo)] as const),
-          may: v.may.map(([k, x]) => [this.fresh(k, memo), this.fresh(x, memo)] as const),
+          must: v.must.map(([k, x]) => [k, this.retag(x, memo)] as const),
+          may: v.may.map(([k, x]) => [this.retag(k, memo), this.retag(x, memo)] as const),
         };
         break;
       case 'union':
-        out = { kind: 'union', tag: freshTag(), alts: v.alts.map((a) => this.fresh(a, memo)) };
+        out = { kind: 'union', tag: freshTag(), alts: v.alts.map((a) => this.retag(a, memo)) };
         break;
       case 'fix':
-        out = { kind: 'fix', tag: freshTag(), body: this.fresh(v.body, memo) };
+        out = { kind: 'fix', tag: freshTag(), body: this.retag(v.body, memo) };
         break;
       case 'set':
-        out = { kind: 'set', tag: freshTag(), must: v.must, may: this.fresh(v.may, memo) };
+        out = { kind: 'set', tag: freshTag(), must: v.must, may: this.retag(v.may, memo) };
         break;
       case 'top':
       case 'base':

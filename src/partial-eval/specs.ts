@@ -282,7 +282,7 @@ export abstract class Specializations {
         const old = next[i] as AbsValue;
         if (!leq(a.v, old)) {
           grew = true;
-          next[i] = this.code.fresh(
+          next[i] = this.code.retag(
             this.grow(old, a.v, spec.argChanges, spec, `param ${i} (${spec.fn.params[i]})`),
           );
         }
@@ -299,7 +299,7 @@ export abstract class Specializations {
           const s = spec;
           spec.args = next.map((v, i) =>
             ctx.key.values[i] === undefined
-              ? this.code.fresh(this.pin(s, `param ${i} (${s.fn.params[i]})`, v))
+              ? this.code.retag(this.pin(s, `param ${i} (${s.fn.params[i]})`, v))
               : v,
           );
         } else spec.args = next;

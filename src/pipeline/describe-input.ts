@@ -20,7 +20,7 @@
  *    lists of any length) is kept, wrapped in `constArray(ty, …)`; an unbound formal is
  *    `nonConst`; the formals form a cons list (`List<LatticeVal>`).
  *
- * Invariants (property-tested in tests/stager/config.test.ts): for every binding b drawn from
+ * Invariants (property-tested in tests/pipeline/config.test.ts): for every binding b drawn from
  * the typed descriptions, `conforms(formalsFromBindings(fun, b), describeFormals(fun, bind))`;
  * the abstraction is exact (bindings outside the description give lists outside the result)
  * except where the abstract domain has no exact form: a float formal described by `'Int` or
@@ -58,7 +58,7 @@ import {
 } from '../abstract-values/index.js';
 import { type Fun, listFromArray, listToArray, type Param } from '../kernel/index.js';
 import { BindError, type BindValue, formalsFromBindings } from '../optimizers/index.js';
-import { clip } from '../common/index.js';
+import { assertNever, clip } from '../common/index.js';
 
 /** What is known early about one formal: a set of bind values, as written. */
 export interface Description {
@@ -129,8 +129,11 @@ function describeValueKind(v: AbsValue): string {
       return v.values.length === 1 ? `the scalar ${String(v.values[0])}` : 'scalars';
     case 'top':
       return "'Any";
-    default:
+    case 'bottom':
+    case 'union':
       return 'this value';
+    default:
+      return assertNever(v);
   }
 }
 
@@ -164,12 +167,18 @@ export function typedDescription(p: Param, d: Description): AbsValue {
         return consts(v.values);
       case 'union':
         return union(v.alts.map(scalar));
-      default:
+      case 'con':
+      case 'fix':
+      case 'rec':
+      case 'map':
+      case 'set':
         return fail(
           p.isArray
             ? `${what}; its elements are scalars, not ${describeValueKind(v)}`
             : `${what}, not ${describeValueKind(v)}`,
         );
+      default:
+        return assertNever(v);
     }
   };
   if (!p.isArray) return scalar(d.value);
@@ -191,8 +200,13 @@ export function typedDescription(p: Param, d: Description): AbsValue {
           return fix(list(x.body));
         case 'rec':
           return rec(x.index);
-        default:
+        case 'base':
+        case 'consts':
+        case 'map':
+        case 'set':
           return fail(`${what}; describe it as [..] or 'Array, not ${describeValueKind(x)}`);
+        default:
+          return assertNever(x);
       }
     });
   return list(d.value);
@@ -274,8 +288,15 @@ function convertScalar(p: Param, v: AbsValue): AbsValue {
       return consts(v.values.map((x) => bindScalar(p, x)));
     case 'union':
       return union(v.alts.map((a) => convertScalar(p, a)));
-    default:
+    case 'top':
+    case 'con':
+    case 'fix':
+    case 'rec':
+    case 'map':
+    case 'set':
       throw new Error(`internal error: untyped scalar description ${v.kind}`);
+    default:
+      return assertNever(v);
   }
 }
 
@@ -293,8 +314,14 @@ function convertList(p: Param, v: AbsValue): AbsValue {
         return fix(convertList(p, x.body));
       case 'rec':
         return rec(x.index);
-      default:
+      case 'top':
+      case 'base':
+      case 'consts':
+      case 'map':
+      case 'set':
         throw new Error(`internal error: untyped array description ${x.kind}`);
+      default:
+        return assertNever(x);
     }
   });
 }

@@ -34,6 +34,7 @@
  * Field order comes from `KERNEL_CTORS`, read from the kernel's field table (generated from
  * src/kernel/ast.ts) and checked against the constructor table the SCF-lang front end builds from it.
  */
+import { assertNever } from '../common/index.js';
 import {
   type AbsValue,
   type CtorInfo,
@@ -187,8 +188,17 @@ class AbstractView implements NodeView<AbsValue> {
         }
         return o;
       }
-      default:
+      case 'bottom':
+      case 'top':
+      case 'union':
+      case 'base':
+      case 'fix':
+      case 'rec':
+      case 'map':
+      case 'set':
         return undefined;
+      default:
+        return assertNever(v);
     }
   }
 }
@@ -303,8 +313,13 @@ class Fig6Hooks implements PrintHooks<AbsValue> {
         return wrap(`fix ${this.inFix(() => `${this.recName(0)}. ${p.expr(e.body, 0)}`)}`, 0, min);
       case 'rec':
         return this.recName(e.index);
-      default:
+      case 'base':
+      case 'consts':
+      case 'map':
+      case 'set':
         return p.text(e, min);
+      default:
+        return assertNever(e);
     }
   }
 
@@ -335,9 +350,17 @@ class Fig6Hooks implements PrintHooks<AbsValue> {
       case 'rec':
         lines.push(`${pd}${this.recName(c.index)};`);
         return;
-      default:
+      case 'bottom':
+      case 'top':
+      case 'con':
+      case 'base':
+      case 'consts':
+      case 'map':
+      case 'set':
         lines.push(`${pd}${this.generic(c, p)};`);
         return;
+      default:
+        assertNever(c);
     }
   }
 
@@ -356,8 +379,14 @@ class Fig6Hooks implements PrintHooks<AbsValue> {
         return "'Empty";
       case 'union':
         return wrap(this.cut(x.alts.map((a) => p.text(a, UNARY, render)).join(' | ')), ALT, min);
-      default:
+      case 'con':
+      case 'fix':
+      case 'rec':
+      case 'map':
+      case 'set':
         return wrap(this.generic(x, p), ALT, min);
+      default:
+        return assertNever(x);
     }
   }
 
@@ -406,8 +435,15 @@ class Fig6Hooks implements PrintHooks<AbsValue> {
         return paren(this.inFix(() => `fix ${this.recName(0)}. ${this.generic(v.body, p)}`));
       case 'rec':
         return this.recName(v.index);
-      default:
+      case 'bottom':
+      case 'top':
+      case 'base':
+      case 'consts':
+      case 'map':
+      case 'set':
         return printAbs(v);
+      default:
+        return assertNever(v);
     }
   }
 }

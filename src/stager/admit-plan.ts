@@ -311,8 +311,16 @@ class Planner {
       }
       case 'set':
         return [[x.may, leaf.env]];
-      default:
+      case 'bottom':
+      case 'top':
+      case 'union':
+      case 'base':
+      case 'consts':
+      case 'fix':
+      case 'rec':
         return [];
+      default:
+        return assertNever(x);
     }
   }
 

@@ -8,13 +8,13 @@ import { cli } from './helpers.js';
 
 describe('scf check', () => {
   it('accepts the Fig. 3 optimizer', async () => {
-    const r = await cli('check', 'src/optimizers/fig3/dae.ts');
+    const r = await cli('check', 'src/optimizers/fig3/fig3-dae.ts');
     expect(r.code).toBe(0);
-    expect(r.out).toBe('src/optimizers/fig3/dae.ts: ok (9 functions in 2 modules)');
+    expect(r.out).toBe('src/optimizers/fig3/fig3-dae.ts: ok (9 functions in 2 modules)');
   });
   it('prints Core with --core', async () => {
-    const r = await cli('check', 'src/optimizers/fig3/dae.ts', '--core');
-    expect(r.out).toContain('fun dae.meet(live1, live2) =\n  Set.union(live1, live2)');
+    const r = await cli('check', 'src/optimizers/fig3/fig3-dae.ts', '--core');
+    expect(r.out).toContain('fun fig3-dae.meet(live1, live2) =\n  Set.union(live1, live2)');
   });
   it('reports FILE:LINE:COL: error SCFnnnn and exits 1', async () => {
     const r = await cli('check', 'tests/fixtures/scf-lang/reject/many-errors/input.ts', '--no-frame');
@@ -50,10 +50,10 @@ describe('scf check', () => {
     expect(r.out).toContain('Usage: scf check FILE.ts');
   });
   it('runs as the scf binary', () => {
-    const ok = execFileSync('node', ['bin/scf.js', 'check', 'src/optimizers/fig3/dae.ts'], {
+    const ok = execFileSync('node', ['bin/scf.js', 'check', 'src/optimizers/fig3/fig3-dae.ts'], {
       encoding: 'utf8',
     });
-    expect(ok.trim()).toBe('src/optimizers/fig3/dae.ts: ok (9 functions in 2 modules)');
+    expect(ok.trim()).toBe('src/optimizers/fig3/fig3-dae.ts: ok (9 functions in 2 modules)');
     const bad = spawnSync(
       'node',
       ['bin/scf.js', 'check', 'tests/fixtures/scf-lang/reject/for-loop/input.ts'],

@@ -29,9 +29,9 @@ const PKG = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as
   peerDependencies?: Record<string, string>;
   optionalDependencies?: Record<string, string>;
 };
-const GOOD = 'src/optimizers/fig3/dae.ts';
+const GOOD = 'src/optimizers/fig3/fig3-dae.ts';
 const BAD = 'tests/fixtures/scf-lang/reject/many-errors/input.ts'; // 4 errors
-const MAP_MAP_REDUCE = 'tests/fusion/programs/map_map_reduce.c'; // float f(const float xs[])
+const MAP_MAP_REDUCE = 'tests/fixtures/fusion/map_map_reduce.c'; // float f(const float xs[])
 
 /** `node bin/scf.js ARGS…` in the repository root, with the packages `hide` made to look uninstalled. */
 function scf(args: readonly string[], hide: readonly string[] = []) {

@@ -18,7 +18,7 @@ import { openTestGpu } from '../target/gpu-setup.js';
 import { cli } from './helpers.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const PROGRAMS = path.join(ROOT, 'tests/fusion/programs');
+const PROGRAMS = path.join(ROOT, 'tests/fixtures/fusion');
 const MAP_MAP_REDUCE = path.join(PROGRAMS, 'map_map_reduce.c'); // float f(const float xs[])
 const MAP_MAP = path.join(PROGRAMS, 'map_map.c'); // float *f(const float xs[], float c)
 const DIFFERENT_LENGTHS = path.join(PROGRAMS, 'different_lengths.c'); // void f(xs, ws, a, b, n, m)

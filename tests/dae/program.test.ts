@@ -375,7 +375,7 @@ function relabel(body: Cmd): Func {
 const funcArb = (f3.cmd as fc.Arbitrary<Cmd>).map(relabel);
 
 describe("differential: Fig. 3's DAE optimizer compiled from SCF-lang", () => {
-  const compiled = compileFile('src/optimizers/fig3/dae.ts');
+  const compiled = compileFile('src/optimizers/fig3/fig3-dae.ts');
   const p = compiled.program as Program;
   const entry = compiled.entries.get('optimize') as string;
 

@@ -180,7 +180,7 @@ describe('DAE_e rules', () => {
 
   it('tuple_with: the tuple without the replaced element, the value under its field; a dead one is no copy', () => {
     const e = b.prim('tuple_with', [b.v('t'), b.lit(1), b.v('x')]);
-    // #3(1, {4}, 0): t needs #3(1, 0, 0), x the replaced field's pattern
+    // `#3(1, {4}, 0)`: t needs `#3(1, 0, 0)`, x the replaced field's pattern
     expect(dae(e, conLP('#3', [ALL, constsLP([4]), DEAD]))[1]).toBe('t: (1, 0, 0); x: {4}');
     // the replaced element dead: the result is t itself, x is not needed
     expect(dae(e, conLP('#3', [ALL, DEAD, ALL]))).toEqual(['t', 't: (1, 0, 1)']);

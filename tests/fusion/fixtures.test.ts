@@ -1,5 +1,5 @@
 /**
- * Fusion fixtures: tests/fusion/programs/*.c, Futhark-style. Each file starts with header comments
+ * Fusion fixtures: tests/fixtures/fusion/*.c, Futhark-style. Each file starts with header comments
  *
  *   // entry: f                                   the function to fuse
  *   // structure: {"redomap": 1, "loops": 1}      expected soacStructure of the entry after fusion
@@ -37,7 +37,7 @@ import {
   structureOf,
 } from './harness.js';
 
-const DIR = path.join(import.meta.dirname, 'programs');
+const DIR = path.join(import.meta.dirname, '..', 'fixtures', 'fusion');
 
 interface Fixture {
   readonly file: string;

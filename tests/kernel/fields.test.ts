@@ -1,5 +1,5 @@
 /**
- * The kernel AST's field table (src/kernel/fields.generated.ts, issue 18 item 1):
+ * The kernel AST's field table (src/kernel/fields.generated.ts):
  * - it is fresh: regenerated in memory from src/kernel/ast.ts it equals the committed file (run
  *   `npm run gen:fields` after changing ast.ts), and the generator rejects what ast.ts's rules forbid;
  * - so is src/optimizers/leaf.generated.ts, the leaf commands for the SCF-lang passes' `default`

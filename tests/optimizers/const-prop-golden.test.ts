@@ -1,6 +1,6 @@
 /**
  * Constant propagation's exact output, pinned: every function of the kernel programs in the
- * repository (benchmarks/inputs, tests/fixtures, tests/fusion/programs) under a range of bindings
+ * repository (benchmarks/inputs, tests/fixtures — the fusion programs included) under a range of bindings
  * (nothing, the configs' samples, the fixtures' and benchmarks' bindings, int formals bound to 0,
  * 1, 3, 64, 65 or 512 — all together, 512 excepted, and one at a time —, other scalars, constant
  * arrays), and random programs of the differential tests' generators (fixed seeds: scalar programs
@@ -200,7 +200,6 @@ describe('const-prop golden', () => {
     const files = [
       ...cFiles(path.join(ROOT, 'benchmarks/inputs')),
       ...cFiles(path.join(ROOT, 'tests/fixtures')),
-      ...cFiles(path.join(ROOT, 'tests/fusion/programs')),
     ];
     let functions = 0;
     const seen = new Set<string>();

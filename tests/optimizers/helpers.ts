@@ -11,6 +11,7 @@ import {
   evaluate,
   type Fun,
   KernelRuntimeError,
+  listFromArray,
   listToArray,
   parseKernelSync,
   printFun,
@@ -27,6 +28,11 @@ import {
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const INPUTS = path.join(ROOT, 'benchmarks/inputs');
+
+/** `program` with the function named like `f` replaced by `f`. */
+export function replaceFun(program: Program, f: Fun): Program {
+  return listFromArray(listToArray(program).map((g) => (g.name === f.name ? f : g)));
+}
 
 export function parseC(source: string, file = '<test>.c'): Program {
   const r = parseKernelSync(source, file);

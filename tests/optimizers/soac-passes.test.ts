@@ -42,7 +42,7 @@ import { maxLabelFun, relabelCmd } from '../../src/optimizers/kernel-walk.js';
 import { compileFile, Interpreter } from '../../src/scf-lang/index.js';
 import { equal } from '../../src/scf-lang/prelude.js';
 import { KERNEL_CTORS, printAbstractFun } from '../../src/pipeline/print-kernel.js';
-import { expectOpt, parseC, passes, ROOT, tryEval } from './helpers.js';
+import { expectOpt, parseC, passes, ROOT, replaceFun, tryEval } from './helpers.js';
 
 beforeAll(loadKernelParser);
 
@@ -202,16 +202,12 @@ function fuseAdjacent(f: Fun, i: number): Fun {
   return { ...f, body };
 }
 
-function withFun(p: Program, f: Fun): Program {
-  return listFromArray(listToArray(p).map((g) => (g.name === f.name ? f : g)));
-}
-
 /** `src` (FUSABLE's shape) with its two reduces fused (and, with `maps`, its two maps too). */
 function fusedProgram(maps: boolean, src = FUSABLE): Program {
   const p = parseC(src);
   let f = fuseAdjacent(entry(p), 1);
   if (maps) f = fuseAdjacent(f, 2);
-  return withFun(p, f);
+  return replaceFun(p, f);
 }
 
 /**
@@ -250,7 +246,7 @@ function composedProgram(): Program {
     if (c.kind === 'soac' && c.dest === 'sqs') return { ...c, fn };
     return c;
   };
-  return withFun(p, { ...f, body: go(f.body) });
+  return replaceFun(p, { ...f, body: go(f.body) });
 }
 
 /** The combinators of `f`, in order (members of fused loops included). */

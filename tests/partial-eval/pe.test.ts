@@ -619,7 +619,7 @@ export function run(x: number, y: number, name: string): number {
     // `step` returns the state as it came (its map a constant until an update was made), a new
     // state with a raised update, or a state with the flag changed and the map kept; the staged
     // code keeps one tuple per map throughout (configuration 9's copy-prop, in
-    // tests/stager/precision.test.ts, is where a constant state once made such states plain)
+    // tests/partial-eval/precision.test.ts, is the case where a constant state would make them plain)
     const STATE = `
 type St = { readonly kind: 'st'; readonly live: boolean; readonly m: PMap<string, number> };
 ${GET}

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Cmd, Expr, Exprs, Func } from '../../src/optimizers/fig3/ast.js';
-import { optimize } from '../../src/optimizers/fig3/dae.js';
+import { optimize } from '../../src/optimizers/fig3/fig3-dae.js';
 import { compileFile, Interpreter } from '../../src/scf-lang/index.js';
 import { equal } from '../../src/scf-lang/prelude.js';
 
@@ -114,7 +114,7 @@ const funcArb: fc.Arbitrary<Func> = (arbitraries.cmd as fc.Arbitrary<Cmd>).map((
 );
 
 describe('Fig. 3 DAE in SCF-lang', () => {
-  const compiled = compileFile('src/optimizers/fig3/dae.ts');
+  const compiled = compileFile('src/optimizers/fig3/fig3-dae.ts');
   it('is in the subset', () => {
     expect(compiled.diagnostics).toEqual([]);
   });
@@ -150,7 +150,7 @@ describe('Fig. 3 DAE in SCF-lang', () => {
     const expected = JSON.parse(JSON.stringify(f));
     expected.body.second.second.first = { kind: 'skip', lbl: 10 };
     expect(equal(out, expected)).toBe(true);
-    const run = interp.run('dae.optimize', [f]);
+    const run = interp.run('fig3-dae.optimize', [f]);
     expect(equal(run.value, out)).toBe(true);
     expect(run.counts.collectionOps).toBeGreaterThan(0);
   });
@@ -159,7 +159,7 @@ describe('Fig. 3 DAE in SCF-lang', () => {
     fc.assert(
       fc.property(funcArb, (f) => {
         const native = optimize(f);
-        const { value, counts } = interp.run('dae.optimize', [f]);
+        const { value, counts } = interp.run('fig3-dae.optimize', [f]);
         expect(equal(value, native)).toBe(true);
         expect(counts.total).toBeGreaterThan(counts.collectionOps);
       }),

@@ -6,7 +6,7 @@
  *
  * `openTestGpu` calls `GpuRuntime.open()` once, keeps the runtime referenced for the whole file
  * (dawn.node crashes when the instance behind a device is collected while in use; see
- * docs/notes/webgpu-swiftshader-probe.md) and destroys it in `afterAll`.
+ * docs/notes/webgpu-swiftshader.md) and destroys it in `afterAll`.
  *
  * When there is no adapter:
  * - in CI (`SCF_REQUIRE_GPU` or `CI` set; .ci/run installs SwiftShader and sets SCF_REQUIRE_GPU=1)

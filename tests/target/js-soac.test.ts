@@ -28,6 +28,7 @@ import {
 } from '../../src/kernel/index.js';
 import { formatDiagnostic } from '../../src/common/index.js';
 import { compileKernelJs, emitKernelJs } from '../../src/target/index.js';
+import { replaceFun } from '../optimizers/helpers.js';
 
 type Args = readonly ArgValue[];
 type Outcome = { result: number | number[] | undefined; outputs: Record<string, number[]> };
@@ -390,10 +391,6 @@ function chain(cmds: readonly Cmd[], lbl: number): Cmd {
   const [head, ...rest] = cmds;
   if (!head) return { kind: 'skip', lbl };
   return rest.length === 0 ? head : { kind: 'seq', first: head, second: chain(rest, lbl), lbl };
-}
-
-function replaceFun(program: Program, f: Fun): Program {
-  return listFromArray(listToArray(program).map((g) => (g.name === f.name ? f : g)));
 }
 
 function funNamed(program: Program, name: string): Fun {

@@ -385,7 +385,7 @@ describe.skipIf(gpu.skip)(gpu.title('WGSL ≡ JS on fixed cases (GPU)'), () => {
 
 // ---- the fusion fixtures, with their own arguments -------------------------------------------
 
-const FIXTURES = path.join(import.meta.dirname, '..', 'fusion', 'programs');
+const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures', 'fusion');
 
 interface Fixture {
   readonly file: string;

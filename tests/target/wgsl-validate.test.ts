@@ -1,6 +1,6 @@
 /**
  * Every generated shader passes WebGPU validation. For every kernel program in the repo —
- * tests/fusion/programs/*.c, benchmarks/inputs/fusion/*.c, benchmarks/inputs/kernel/*.c — and every
+ * tests/fixtures/fusion/*.c, benchmarks/inputs/fusion/*.c, benchmarks/inputs/kernel/*.c — and every
  * function in it, unfused and after the fusion pass (run on every function that has a combinator),
  * in both scalar modes ('uniform', 'override'):
  * - a function with a combinator is planned with `planKernelWgsl` and `rt.prepare(plan)` must
@@ -42,7 +42,7 @@ import { openTestGpu } from './gpu-setup.js';
 const gpu = await openTestGpu();
 
 const ROOT = path.join(import.meta.dirname, '..', '..');
-const DIRS = ['tests/fusion/programs', 'benchmarks/inputs/fusion', 'benchmarks/inputs/kernel'];
+const DIRS = ['tests/fixtures/fusion', 'benchmarks/inputs/fusion', 'benchmarks/inputs/kernel'];
 const MODES: readonly ScalarMode[] = ['uniform', 'override'];
 
 /**
@@ -52,9 +52,9 @@ const MODES: readonly ScalarMode[] = ['uniform', 'override'];
 const EXPECTED_REJECTIONS: Readonly<Record<string, string>> = {
   // a map over iota(n*n) whose function runs map + reduce: a combinator inside a kernel; fused,
   // map → reduce is one redomap over iota, which runs inside the kernel
-  'tests/fusion/programs/l0_matmul.c:matmul (unfused)':
+  'tests/fixtures/fusion/l0_matmul.c:matmul (unfused)':
     "'dot_at', called inside a kernel, runs 'map' into 'prods'",
-  'tests/fusion/programs/l0_minplus.c:minplus (unfused)':
+  'tests/fixtures/fusion/l0_minplus.c:minplus (unfused)':
     "'relax_at', called inside a kernel, runs 'map' into 'sums'",
 };
 
@@ -113,7 +113,7 @@ beforeAll(async () => {
 
 describe('the repo has kernel programs to validate', () => {
   it('finds the fusion fixtures and the benchmark kernels', () => {
-    expect(FILES.filter((f) => f.file.startsWith('tests/fusion/programs/')).length).toBeGreaterThan(20);
+    expect(FILES.filter((f) => f.file.startsWith('tests/fixtures/fusion/')).length).toBeGreaterThan(20);
     expect(FILES.some((f) => f.file === 'benchmarks/inputs/fusion/smooth.c')).toBe(true);
     for (const key of Object.keys(EXPECTED_REJECTIONS)) {
       const file = key.slice(0, key.indexOf(':'));

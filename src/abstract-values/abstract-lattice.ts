@@ -333,8 +333,17 @@ export function mergeAlts(v: AbsValue): AbsValue {
       }
       return union(rest, v.tag);
     }
-    default:
+    case 'bottom':
+    case 'top':
+    case 'con':
+    case 'base':
+    case 'consts':
+    case 'rec':
+    case 'map':
+    case 'set':
       return mapChildren(v, mergeAlts);
+    default:
+      return assertNever(v);
   }
 }
 
@@ -432,8 +441,14 @@ function bound(v: AbsValue, depth = 0): AbsValue {
     case 'set':
       if (depth >= DEPTH_CAP) return top();
       return mapChildren(v, (c) => bound(c, depth + 1));
-    default:
+    case 'bottom':
+    case 'top':
+    case 'base':
+    case 'consts':
+    case 'rec':
       return v;
+    default:
+      return assertNever(v);
   }
 }
 
