@@ -12,7 +12,7 @@ export const BUILTIN_SOURCE_SHA256: Readonly<Record<string, string>> = {
   'kernel/ast.ts': '33aace9a29337c530fc54ab4016dbeebd3c098d58defb5130f19abfc26e7907f',
   'kernel/expr-info.ts': '1b177e54f26004b6b9edd8f75a153e12b2cf27d64765f7d5bd501188cb6387f4',
   'optimizers/const-prop.ts': '6347be7a9f14ee1d49d6e7ed50487161b5e6753eddff3db9797949c75625e71f',
-  'optimizers/copy-prop.ts': '45e925dec8bc78ef2f0a58df9c98347f5418074a0678a1ed75b6c2d5e658a93c',
+  'optimizers/copy-prop.ts': '2157259607071c036ad6693b56f0126e94852868e09c8d919c585ae14cf12314',
   'optimizers/dae.ts': 'f635823bfca23daa5379035afa6e179bfc1d42866079abf7a54d478b84638462',
   'optimizers/fusion.ts': '190d0c92387960775e3531737ab62bad942d515d9d46340dac23d0607492d9db',
   'optimizers/index.ts': 'ab446c2dd9f80ae2bf0767edd0aefd52c3384a3058b48a1ee922627e763715ba',

@@ -20,7 +20,7 @@
  *   fact is written under the name that equals the assigned one (`record`; a name that is not a
  *   declared scalar gets none — the parser declares every name, a hand-built AST may not). The state counts
  *   its facts, so a kill or a meet with none to look at returns at once — most do: the natively
- *   run optimizer is faster than with maps of facts only (docs/benchmarks.md), and the
+ *   run optimizer is faster than with maps of facts only, and the
  *   staged one has no per-variable code where the count is known to be 0.
  * - A loop iterates head = entry ∩ body(head) from the entry facts; the facts only shrink, so it
  *   stabilizes within |entry facts| + 1 rounds. The fuel COPY_FUEL (64 rounds) is a safety net:
