@@ -130,9 +130,38 @@ export { assertNever };
  * Fresh tags come from one module-level counter; `resetTags` restarts it (tests only).
  */
 let nextTag = 1;
+/** No tag above this is issued (`withTagCeiling`): the unit of a budget on the nodes built. */
+let ceiling = Number.POSITIVE_INFINITY;
+
+/** Thrown by `freshTag` past the ceiling `withTagCeiling` set. */
+export class TagCeilingReached extends Error {
+  override readonly name = 'TagCeilingReached';
+}
 
 export function freshTag(): number {
+  if (nextTag >= ceiling)
+    throw new TagCeilingReached(`the abstract node ceiling (tag ${ceiling}) is reached`);
   return nextTag++;
+}
+
+/**
+ * Runs `f` with at most `count` more tags issued (nested ceilings keep the lower one): every
+ * abstract node is built with a fresh tag, so this bounds the nodes `f` builds, in one place,
+ * whichever operation builds them (a conversion of a large concrete value as much as a join).
+ */
+export function withTagCeiling<T>(count: number, f: () => T): T {
+  const outer = ceiling;
+  ceiling = Math.min(outer, nextTag + count);
+  try {
+    return f();
+  } finally {
+    ceiling = outer;
+  }
+}
+
+/** How many tags have been issued so far (a count of the abstract nodes built: a budget's unit). */
+export function tagsIssued(): number {
+  return nextTag;
 }
 
 /** Restart the tag counter (for reproducible tests and printouts). */

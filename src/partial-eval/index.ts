@@ -17,6 +17,7 @@ export {
   type PeResult,
   type PeStats,
   type PeStop,
+  MAX_NODES,
   SPEC_FUEL,
   STATIC_WORK,
   UNFOLD_DEPTH,

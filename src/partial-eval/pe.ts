@@ -93,9 +93,11 @@ import {
   project,
   size,
   shapeJoin,
+  TagCeilingReached,
   testCtor,
   top,
   union,
+  withTagCeiling,
 } from '../abstract-values/index.js';
 import {
   type CoreCall,
@@ -116,6 +118,7 @@ import { conRep, literalRep, type Rep, repSignature, sameRep } from './raise.js'
 import { Specializations } from './specs.js';
 import { type Binding, type Env, inScope, isAtom, lookup, View } from './residual.js';
 import {
+  MAX_NODES,
   NEST_LIMIT,
   NO_REP,
   type PeOptions,
@@ -125,7 +128,12 @@ import {
   UNFOLD_DEPTH,
 } from './types.js';
 
-class BudgetExceeded extends Error {}
+/** A hard budget ran out: `what` says which, in words for `PeResult.reason`. */
+class BudgetExceeded extends Error {
+  constructor(readonly what: string) {
+    super(what);
+  }
+}
 
 export function partialEvaluate(
   program: CoreProgram,
@@ -139,9 +147,16 @@ export function partialEvaluate(
     throw new Error(`'${entry}' takes ${root.params.length} arguments; the input describes ${input.length}`);
   }
   const pe = new PartialEvaluator(program, opts);
+  const maxNodes = opts.maxNodes ?? MAX_NODES;
   try {
-    return pe.run(root, input);
-  } catch (e) {
+    return withTagCeiling(maxNodes, () => pe.run(root, input));
+  } catch (e0) {
+    const e =
+      e0 instanceof TagCeilingReached
+        ? new BudgetExceeded(
+            `the node budget ran out (${maxNodes} abstract values built: a value that grows without bound, as an optimizer returning one node at several places doubles its output with each step)`,
+          )
+        : e0;
     if (!(e instanceof BudgetExceeded)) throw e;
     return {
       residual: program,
@@ -149,7 +164,7 @@ export function partialEvaluate(
       cs: new Map(),
       output: top(),
       stop: 'fuel',
-      reason: `the hard budget ran out (${pe.hardBudget} expression visits); the original program is kept`,
+      reason: `${e.what}; the original program is kept`,
       stats: { ...pe.stats, residualFuns: program.funs.size },
       comments: new Map(),
       events: pe.events,
@@ -186,6 +201,7 @@ class PartialEvaluator extends Specializations {
     this.interp = new Interpreter(program);
     this.budget = opts.budget ?? 800_000;
     this.hardBudget = this.budget * 4;
+
     this.staticSteps = opts.staticCallSteps ?? 2_000_000;
     this.unfoldDepth = opts.unfoldDepth ?? UNFOLD_DEPTH;
   }
@@ -324,7 +340,8 @@ class PartialEvaluator extends Specializations {
   private ev(e: CoreExpr, env: Env | undefined, spec: Spec): Binding {
     if (++this.stats.visits > this.budget) {
       this.exhaust(`the budget of ${this.budget} expression visits ran out`);
-      if (this.stats.visits > this.hardBudget) throw new BudgetExceeded();
+      if (this.stats.visits > this.hardBudget)
+        throw new BudgetExceeded(`the hard budget ran out (${this.hardBudget} expression visits)`);
     }
     if (this.stats.visits >= this.nextProgress) {
       this.nextProgress += 100_000;

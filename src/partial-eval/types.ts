@@ -38,6 +38,13 @@ export interface PeOptions {
   readonly growCap?: number;
   /** Expression visits after which no new specialization is made (calls stay generic); four times as many abandon specialization altogether (default 800,000). */
   readonly budget?: number;
+  /**
+   * Abstract nodes (fresh tags) the evaluation may build before specialization is abandoned and
+   * the original program kept (default MAX_NODES): bounds its memory where a value grows without
+   * bound in one specialization, as an optimizer returning one node at several places (a DAG)
+   * doubles its output with each step.
+   */
+  readonly maxNodes?: number;
   /** Concrete-interpreter steps one static call may take before it is specialized instead (default 2 million; 0 turns static calls off). */
   readonly staticCallSteps?: number;
   /** Specializations made before later calls stay generic (default 20,000): bounds the staged code's size. */
@@ -52,6 +59,9 @@ export interface PeOptions {
    */
   readonly unfoldDepth?: number;
 }
+
+/** Abstract nodes one partial evaluation may build (`PeOptions.maxNodes`): twice the most a shipped config's whole pipeline builds. */
+export const MAX_NODES = 2 ** 22;
 
 /** Most calls unfolded inside one another (`PeOptions.unfoldDepth`). */
 export const UNFOLD_DEPTH = 64;

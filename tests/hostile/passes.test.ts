@@ -19,6 +19,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Fun } from '../../src/kernel/index.js';
 import { DEFAULT_PASS_FUEL, loadUserPass, PassError } from '../../src/optimizers/index.js';
+import { importStub } from '../../src/pipeline/index.js';
 import { cli } from '../cli/helpers.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -479,6 +480,24 @@ export function optimize(f: Fun): Fun {
       }
     },
   );
+});
+
+describe('staging a pass that returns one node at several places (a DAG)', () => {
+  it('stages in bounded time and memory (the node budget), and its stub reports the pass at run time', async () => {
+    const dag = file(
+      'dag-stage.ts',
+      "import type { Cmd, Fun } from 'scf/kernel';\nfunction dup(c: Cmd, n: number): Cmd {\n  return n === 0 ? c : dup({ kind: 'seq', first: c, second: c, lbl: n }, n - 1);\n}\nexport function optimize(f: Fun): Fun {\n  return { kind: 'fun', name: f.name, ret: f.ret, params: f.params, locals: f.locals, body: dup(f.body, 40), fns: f.fns, lbl: f.lbl };\n}\n",
+    );
+    const out = path.join(TMP, 'dag-stage-out');
+    // 2^40 copies of the body as a tree: without the node budget the partial evaluator ran out of memory
+    const s = clean(await cli('stage', config('dag-stage.json', dag), '--out', out));
+    expect(s.code, s.err).toBe(0);
+    expect(s.out + s.err).toMatch(/dag-stage: .*stop: fuel/);
+    const stub = await importStub(path.join(out, 'f.stub.mjs'));
+    expect(() => stub.specialize({ a: 2 }, () => {})).toThrow(
+      /^pass 'dag-stage' returned a function 'f' that breaks the kernel AST's invariants/,
+    );
+  }, 120_000);
 });
 
 describe('scf bench on a pipeline whose pass breaks the kernel at run time', () => {

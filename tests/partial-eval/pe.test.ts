@@ -425,6 +425,32 @@ export function run(x: number, y: number, key: string): number {
     checkExact(q, 't.run', inp, 300);
   });
 
+  it('past the node budget (maxNodes) the original program is kept, sound, with the reason', () => {
+    // a list doubled n times by sharing: small as the interpreter builds it, 2^n cells as abstract
+    // nodes, built by one static call
+    const DOUBLE = `
+function dbl(xs: List<number>, n: number): List<number> {
+  return n === 0 ? xs : dbl({ kind: 'cons', head: n, tail: xs }, n - 1);
+}
+function pair(a: List<number>, n: number): List<List<number>> {
+  return n === 0 ? { kind: 'cons', head: a, tail: { kind: 'nil' } } : pair(dbl(a, 2), n - 1);
+}
+export function run(x: number, n: number): number {
+  const l = pair({ kind: 'cons', head: x, tail: { kind: 'nil' } }, n);
+  return l.kind === 'cons' ? x + 1 : x;
+}
+`;
+    const q = compile(DOUBLE);
+    const inp = [base('Int'), constant(400)];
+    const res = partialEvaluate(q, 't.run', inp, { maxNodes: 500 });
+    expect(res.stop).toBe('fuel');
+    expect(res.reason).toMatch(/^the node budget ran out \(500 abstract values built/);
+    expect(res.residual).toBe(q);
+    checkExact(q, 't.run', inp, 20, { maxNodes: 500 });
+    // with room enough the same program is specialized
+    expect(partialEvaluate(q, 't.run', inp).stop).not.toBe('fuel');
+  });
+
   it('a parameter out of fuel keeps its map keys, so lookups of those keys still fold', () => {
     // `walk`'s `acc` keeps growing (a list a cell longer each round), so its fuel runs out and its
     // parameters are pinned. Pinned to `1`, `m` would forget that it binds 'b', so the `some`
