@@ -1,7 +1,8 @@
 /**
  * Back ends for kernel functions: this folder's only public entry point. JavaScript (js.ts: the
  * CPU back end and the reference), WGSL (wgsl.ts: one compute shader per combinator, planned as
- * `GpuPlan`s, plan.ts) and the WebGPU runtime that runs plans (webgpu.ts).
+ * `GpuPlan`s, plan.ts) and the WebGPU runtime that runs plans (webgpu.ts); with them, the C printer
+ * (kernel/print.ts), to read a pipeline's output as C beside its WGSL.
  */
 export { type CompiledKernel, compileKernelJs, emitKernelJs, type JsKernelOptions } from './js.js';
 export {
@@ -14,6 +15,7 @@ export {
   type ShaderPass,
   type WgslOptions,
 } from './plan.js';
+export { printFun, printOptimized } from '../kernel/index.js';
 export { emitKernelWgsl, planKernelWgsl } from './wgsl.js';
 export {
   compileFor,
