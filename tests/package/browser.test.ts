@@ -33,6 +33,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import puppeteer, { type Browser } from 'puppeteer-core';
+import { packCopy } from './pack-copy.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -178,8 +179,7 @@ process.stdout.write(JSON.stringify({ staged: r.staged, fun: JSON.stringify(r.fu
 beforeAll(() => {
   const packs = path.join(APP, 'packs');
   mkdirSync(packs);
-  execFileSync(NPM, ['pack', '--pack-destination', packs], { cwd: ROOT, env: userEnv(), stdio: 'pipe' });
-  const tgz = readdirSync(packs).find((f) => f.endsWith('.tgz')) as string;
+  const tgz = path.basename(packCopy(packs, userEnv()));
   writeFileSync(
     path.join(APP, 'package.json'),
     JSON.stringify({ name: 'app', private: true, type: 'module' }),

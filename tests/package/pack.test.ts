@@ -21,6 +21,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { packCopy } from './pack-copy.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -45,8 +46,7 @@ const node = (...args: string[]) => run(process.execPath, args);
 beforeAll(() => {
   const packs = path.join(APP, 'packs');
   mkdirSync(packs);
-  execFileSync(NPM, ['pack', '--pack-destination', packs], { cwd: ROOT, env: userEnv(), stdio: 'pipe' });
-  const tgz = readdirSync(packs).find((f) => f.endsWith('.tgz')) as string;
+  const tgz = path.basename(packCopy(packs, userEnv()));
   writeFileSync(
     path.join(APP, 'package.json'),
     JSON.stringify({ name: 'app', private: true, type: 'module' }),
