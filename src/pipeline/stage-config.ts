@@ -26,7 +26,6 @@ import {
   type StageConfig,
 } from './config.js';
 import { type PipelineProgress, type PipelineStage, stagePipeline } from './pipeline.js';
-import { OutputTooLarge } from '../stager/index.js';
 
 export interface StagedConfig {
   readonly config: StageConfig;
@@ -119,8 +118,7 @@ export function configPasses(config: StageConfig): Pass[] {
  * The user's error that `e`, thrown while staging `pass` (entry `index` of the config's pipeline),
  * is, if it is one: the JavaScript stack exhausted by the partial evaluator following a user's
  * pass (a recursion without end, or one call per step of a long count or list, that the
- * evaluator's fuel and call-chain bounds did not cut first), or an abstract output too large to
- * write out (`OutputTooLarge`: a pass returning a DAG), is a `ConfigError` at the pass's entry
+ * evaluator's fuel and call-chain bounds did not cut first) is a `ConfigError` at the pass's entry
  * naming it. In a built-in pass it stays what it is, an internal error.
  */
 function userStagingError(
@@ -130,12 +128,6 @@ function userStagingError(
   e: unknown,
 ): ConfigError | undefined {
   if (pass === undefined || pass.builtin) return undefined;
-  if (e instanceof OutputTooLarge)
-    return configError(
-      config,
-      `pipeline[${index}]`,
-      `staging pass '${config.pipeline[index]}': ${e.message}`,
-    );
   if (!(e instanceof RangeError && /call stack/i.test(e.message))) return undefined;
   return configError(
     config,

@@ -5,9 +5,9 @@
  * its own `STAGE_HASH`.
  */
 
-import type { ManifestFile } from './files.js';
+import type { ManifestFile, SourceNow } from './files.js';
 
-export type { ManifestFile } from './files.js';
+export type { ManifestFile, SourceNow } from './files.js';
 
 /** Refuses: a page hashes no text (the stub compares recorded hashes only). */
 export function sha256(_text: string): string {
@@ -34,14 +34,7 @@ export function sourcePlaces(f: ManifestFile, _stubDir: string | undefined): str
 }
 
 /** No source file is found in a page. */
-export function sourceHash(
-  _builtin: boolean,
-  _f: ManifestFile,
-  _stubDir: string | undefined,
-):
-  | { readonly sha: string; readonly file: string }
-  | { readonly bad: string; readonly file: string }
-  | undefined {
+export function sourceHash(_builtin: boolean, _f: ManifestFile, _stubDir: string | undefined): SourceNow {
   return undefined;
 }
 

@@ -57,18 +57,17 @@ export function sourcePlaces(f: ManifestFile, stubDir: string | undefined): stri
   return `neither at ${near} nor at ${f.staged ?? f.path}`;
 }
 
+/** A source as found now: its hash, or why its file cannot be read. */
+export type SourceNow =
+  | { readonly sha: string; readonly file: string }
+  | { readonly bad: string; readonly file: string }
+  | undefined;
+
 /**
  * The SHA-256 of a source now: `{ sha }` read from its file, `{ bad }` when the file is there but
  * cannot be read, undefined when there is no file.
  */
-export function sourceHash(
-  builtin: boolean,
-  f: ManifestFile,
-  stubDir: string | undefined,
-):
-  | { readonly sha: string; readonly file: string }
-  | { readonly bad: string; readonly file: string }
-  | undefined {
+export function sourceHash(builtin: boolean, f: ManifestFile, stubDir: string | undefined): SourceNow {
   const file = sourcePath(builtin, f, stubDir);
   if (file === undefined) return undefined;
   try {

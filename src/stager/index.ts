@@ -12,7 +12,6 @@ export { ADMISSION_RUNTIME_IMPORTS, type AdmissionOptions, emitAdmission } from 
 export { planAdmission } from './admit-plan.js';
 export { type EmitMeta, type EmitOptions, emitModule } from './emit.js';
 export { type MinimizeResult, mergeEqualFunctions } from './minimize.js';
-export { MAX_OUTPUT_TREE, OutputTooLarge, treeSize } from './output-size.js';
 export * as stagedRuntime from './runtime.js';
 export { InputNotAdmitted } from './runtime.js';
 export { freeVars, MAX_FUN_NODES, type SplitResult, splitLargeFunctions } from './split.js';

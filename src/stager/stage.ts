@@ -22,7 +22,6 @@ import { type DaeOptions, type DaeResult, eliminateDeadAssignments, emptyStats }
 import { type PeOptions, type PeResult, type PeStats, partialEvaluate } from '../partial-eval/index.js';
 import { type CoreProgram, programSize, validateCoreProgram } from '../scf-lang/index.js';
 import { mergeEqualFunctions } from './minimize.js';
-import { MAX_OUTPUT_TREE, OutputTooLarge, treeSize } from './output-size.js';
 import { MAX_FUN_NODES, splitLargeFunctions } from './split.js';
 
 export interface StageOptions {
@@ -128,8 +127,6 @@ export function stage(
 ): StageResult {
   const t0 = performance.now();
   const pe = partialEvaluate(program, entry, input, opts.pe);
-  const size = treeSize(pe.output);
-  if (size > MAX_OUTPUT_TREE) throw new OutputTooLarge(size);
   const t1 = performance.now();
   const debug = process.env.SCF_PASS_DEBUG === '1';
   let state: StepState = { program: pe.residual, entry: pe.entry, cs: pe.cs, comments: pe.comments };
