@@ -41,7 +41,14 @@ import {
   ShaderRejected,
 } from '../target/index.js';
 import { parseArgsJson, resultJson } from './eval.js';
-import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, EXIT_BAD_INPUT } from './io.js';
+import {
+  type CliIo,
+  type CommandArgs,
+  type CommandSpec,
+  defineCommand,
+  EXIT_BAD_INPUT,
+  shortLines,
+} from './io.js';
 import {
   CHECK_FLAG,
   loadKernelFunction,
@@ -162,7 +169,7 @@ async function run({ values, positionals }: CommandArgs<typeof KERNEL.flags>, io
       // run-time errors positioned as scf eval positions them (the optimizers keep labels)
       js: { spans: input.spans, source: input.source },
     });
-    if (r.note !== undefined) io.err(`scf kernel: note: ${r.note}`);
+    if (r.note !== undefined) io.err(shortLines(`scf kernel: note: ${r.note}`));
     io.out(JSON.stringify({ backend: r.backend, result: resultJson(r.result, fun) }));
     return 0;
   } catch (e) {
@@ -174,15 +181,15 @@ async function run({ values, positionals }: CommandArgs<typeof KERNEL.flags>, io
       e instanceof ShaderRejected ||
       e instanceof NoGpuAdapter
     ) {
-      io.err(`scf kernel: ${e.message}`);
+      io.err(shortLines(`scf kernel: ${e.message}`));
       return EXIT_BAD_INPUT;
     }
     if (e instanceof UsageError || e instanceof KernelArgumentError || isJsInputCheck(e)) {
-      io.err(`scf kernel: ${naming(fnName, (e as Error).message)}`);
+      io.err(shortLines(`scf kernel: ${naming(fnName, (e as Error).message)}`));
       return EXIT_BAD_INPUT;
     }
     if (e instanceof KernelRuntimeError) {
-      io.err(e.message);
+      io.err(shortLines(e.message));
       return 1;
     }
     throw e;

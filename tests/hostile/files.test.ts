@@ -147,6 +147,14 @@ describe('messages print only what the user named', () => {
     const p = await cli('opt', path.join(TMP, 'input.c'), '--passes', long);
     expect(p.code).toBe(2);
     expect(p.err.length).toBeLessThan(2000);
+    // a kernel whose only function has that name, which no GPU kernel can run (no combinator)
+    const named = path.join(TMP, 'long-name.c');
+    writeFileSync(named, `int ${long}(int x) {\n  return x + 1;\n}\n`);
+    for (const emit of ['wgsl', 'js']) {
+      const g = await cli('kernel', named, '--emit', emit, '--run', '--backend', 'webgpu', '--args', '[1]');
+      expect(g.code, g.err.slice(0, 200)).toBe(2);
+      expect(Math.max(...g.err.split('\n').map((l) => l.length))).toBeLessThanOrEqual(1000);
+    }
   });
 
   it('a config that starts with a UTF-8 byte-order mark is read as JSON', async () => {
