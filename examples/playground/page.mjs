@@ -8,48 +8,27 @@
  * within 4 ulps of each value or of the data's scale) and timed (median of `?runs=` runs, 5 by
  * default) in a bar chart. What a run found is also left in `globalThis.__playground` for tests.
  */
-import { compileFor, emitKernelWgsl, GpuRuntime, printOptimized, programOf } from 'scf/gpu';
+import {
+  compareResults,
+  compileFor,
+  dataScale,
+  emitKernelWgsl,
+  GPU_ULPS,
+  GpuRuntime,
+  printOptimized,
+  programOf,
+} from 'scf/gpu';
 
 const $ = (id) => document.getElementById(id);
 const RUNS = Math.max(1, Number(new URLSearchParams(location.search).get('runs')) || 5);
-const GPU_ULPS = 4;
 
-/** The binary32 ulp at magnitude |x|. */
-function ulp32(x) {
-  const a = Math.abs(x);
-  return a >= 2 ** -126 ? 2 ** (Math.floor(Math.log2(a)) - 23) : 2 ** -149;
-}
-
-/** A kernel result's numbers, the result first, then each output by name. */
-function numbers(r) {
-  const out = [];
-  const add = (v) => {
-    if (typeof v === 'number') out.push(v);
-    else if (Array.isArray(v)) for (const x of v) out.push(x);
-  };
-  add(r.result);
-  for (const k of Object.keys(r.outputs).sort()) add(r.outputs[k]);
-  return out;
-}
-
-/** `got` against `want`: identical, or every number within GPU_ULPS ulps of its value or of the scale. */
+/**
+ * `got` against `want`: identical, or every number within GPU_ULPS ulps of its value or of the
+ * scale of `want` (`compareResults`, as `scf bench --kernel` compares).
+ */
 function compare(got, want) {
-  const g = numbers(got);
-  const w = numbers(want);
-  if (g.length !== w.length) return { equal: false, within: false, diff: Infinity };
-  const scale = w.reduce((m, x) => (Number.isFinite(x) ? Math.max(m, Math.abs(x)) : m), 0);
-  const floor = GPU_ULPS * ulp32(scale);
-  let equal = true;
-  let within = true;
-  let diff = 0;
-  for (let i = 0; i < w.length; i++) {
-    if (Object.is(g[i], w[i])) continue;
-    equal = false;
-    const d = Math.abs(g[i] - w[i]);
-    diff = Number.isNaN(d) ? Infinity : Math.max(diff, d);
-    if (!(d <= Math.max(GPU_ULPS * ulp32(w[i]), floor))) within = false;
-  }
-  return { equal, within, diff };
+  const c = compareResults(got, want, dataScale(want.result, ...Object.values(want.outputs)));
+  return { equal: c.equal, within: c.withinTolerance, diff: c.diff };
 }
 
 /** The median of `runs` timed runs of `k` (ms, round trip). */

@@ -3,11 +3,8 @@ export { speedupChartSvg } from './chart.js';
 export { argValue, kernelArgs } from './kernel-args.js';
 export {
   type BackendReport,
-  compareResults,
   configArgs,
-  dataScale,
   formatKernelConfigReport,
-  GPU_ULPS,
   KERNEL_CONFIG_METHOD,
   type KernelConfigOptions,
   type KernelConfigReport,

@@ -48,7 +48,10 @@ import {
   writeStaged,
 } from '../pipeline/index.js';
 import {
+  compareResults,
   compileFor,
+  dataScale,
+  GPU_ULPS,
   GpuRuntime,
   type KernelBackend,
   type KernelResult,
@@ -131,9 +134,6 @@ export interface KernelConfigOptions {
   readonly onProgress?: (step: string) => void;
 }
 
-/** How many ulps (of the value or of the data's scale) a GPU's output may be from the reference. */
-export const GPU_ULPS = 4;
-
 /** R grows until R dispatches take this much longer than one (see the header)… */
 export const REPEAT_TARGET_MS = 4;
 /** …or reaches this. */
@@ -184,81 +184,6 @@ export function freshValues(
       ints.has(name) ? v : Array.isArray(v) ? (v as (number | boolean)[]).map(scale) : scale(v as number),
     ]),
   ) as Record<string, ArgValue>;
-}
-
-/** `x` as an int whose order is that of the binary32 values (so ulp distances are differences). */
-function orderedBits(x: number): number {
-  const view = new DataView(new ArrayBuffer(4));
-  view.setFloat32(0, x);
-  const bits = view.getInt32(0);
-  return bits < 0 ? -2147483648 - bits : bits;
-}
-
-/** The binary32 ulp at magnitude |x| (the subnormal step below the normal range). */
-function ulp32(x: number): number {
-  const a = Math.abs(x);
-  if (!(a >= 2 ** -126)) return 2 ** -149;
-  return 2 ** (Math.floor(Math.log2(a)) - 23);
-}
-
-/** Every number in a result, an output or an argument (arrays flattened; booleans skipped). */
-function numbersOf(v: unknown): number[] {
-  if (typeof v === 'number') return [v];
-  if (ArrayBuffer.isView(v) || Array.isArray(v))
-    return Array.from(v as ArrayLike<unknown>).filter((x): x is number => typeof x === 'number');
-  return [];
-}
-
-/** The data's scale: the largest finite magnitude among `values` (arguments, late values, outputs). */
-export function dataScale(...values: readonly unknown[]): number {
-  let m = 0;
-  for (const v of values) for (const x of numbersOf(v)) if (Number.isFinite(x)) m = Math.max(m, Math.abs(x));
-  return m;
-}
-
-interface Comparison {
-  /** Every element identical (Object.is). */
-  readonly equal: boolean;
-  /** Every element within GPU_ULPS ulps of the reference value or of `scale`. */
-  readonly withinTolerance: boolean;
-  readonly diff: number;
-  readonly ulps: number;
-}
-
-/**
- * `a` against the reference `b` over the result and outputs: identical, within the GPU tolerance
- * at data scale `scale`, largest |a − b| and ulp distance (Infinity when shapes differ).
- */
-export function compareResults(a: KernelResult, b: KernelResult, scale: number): Comparison {
-  let equal = true;
-  let within = true;
-  let diff = 0;
-  let ulps = 0;
-  const floor = GPU_ULPS * ulp32(scale);
-  const one = (x: unknown, y: unknown) => {
-    const xs = numbersOf(x);
-    const ys = numbersOf(y);
-    if (xs.length !== ys.length) {
-      equal = within = false;
-      diff = ulps = Number.POSITIVE_INFINITY;
-      return;
-    }
-    for (let i = 0; i < xs.length; i++) {
-      const p = xs[i] as number;
-      const q = ys[i] as number;
-      if (Object.is(p, q)) continue;
-      equal = false;
-      const u = Math.abs(orderedBits(p) - orderedBits(q));
-      ulps = Math.max(ulps, Number.isNaN(u) ? Number.POSITIVE_INFINITY : u);
-      const d = Math.abs(p - q);
-      diff = Number.isNaN(d) ? Number.POSITIVE_INFINITY : Math.max(diff, d);
-      if (!(d <= Math.max(GPU_ULPS * ulp32(q), floor))) within = false;
-    }
-  };
-  one(a.result, b.result);
-  for (const k of new Set([...Object.keys(a.outputs), ...Object.keys(b.outputs)]))
-    one(a.outputs[k], b.outputs[k]);
-  return { equal, withinTolerance: within, diff, ulps };
 }
 
 /** Medians of async calls, `rounds` rounds in rotating order after 2 warm-up calls each (ms per call). */

@@ -10,14 +10,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { type BackendReport, runKernelConfigBench } from '../../src/bench/index.js';
 import {
-  type BackendReport,
   compareResults,
   dataScale,
   GPU_ULPS,
-  runKernelConfigBench,
-} from '../../src/bench/index.js';
-import { GpuRuntime, SOFTWARE_DRIVER_HINT } from '../../src/target/index.js';
+  GpuRuntime,
+  SOFTWARE_DRIVER_HINT,
+} from '../../src/target/index.js';
 import { cli } from '../cli/helpers.js';
 import { ROOT } from '../optimizers/helpers.js';
 import { openTestGpu } from '../target/gpu-setup.js';

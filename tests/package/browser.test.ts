@@ -16,40 +16,24 @@
  *   node's outputs (JS bit for bit, WebGPU within 4 ulps of the data's scale); a page with no
  *   adapter gets a `NoAdapter` saying why and runs the JS back end.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { packCopy } from './pack-copy.js';
+import { installPacked, userEnv } from './pack-copy.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const APP = mkdtempSync(path.join(tmpdir(), 'scf-browser-app-'));
-const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const CHROMIUM = '/usr/bin/chromium';
 
 /** The largest gzipped bundle of the curve config's stub, staged modules and runtime (bytes). */
 const BUNDLE_BUDGET_GZIP = 72 * 1024;
-
-/** The environment of a user's shell: none of the test runner's or tsx's loaders. */
-function userEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const k of Object.keys(env)) if (k.startsWith('VITEST') || k === 'NODE_OPTIONS') delete env[k];
-  return env;
-}
 
 const CONFIG = JSON.parse(readFileSync(path.join(ROOT, 'configs/kernel/02-curve.json'), 'utf8')) as {
   sample: Record<string, unknown>;
@@ -177,18 +161,7 @@ process.stdout.write(JSON.stringify({ staged: r.staged, fun: JSON.stringify(r.fu
 }
 
 beforeAll(() => {
-  const packs = path.join(APP, 'packs');
-  mkdirSync(packs);
-  const tgz = path.basename(packCopy(packs, userEnv()));
-  writeFileSync(
-    path.join(APP, 'package.json'),
-    JSON.stringify({ name: 'app', private: true, type: 'module' }),
-  );
-  execFileSync(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', path.join(packs, tgz)], {
-    cwd: APP,
-    env: userEnv(),
-    stdio: 'pipe',
-  });
+  installPacked(APP);
   const stage = spawnSync(
     path.join(APP, 'node_modules/.bin/scf'),
     ['stage', 'node_modules/scf/configs/kernel/02-curve.json', '--out', 'staged'],

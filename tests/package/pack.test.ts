@@ -5,7 +5,7 @@
  * kernel config benchmarked and run in tiers; what the install weighs, and the published
  * declarations type-checked by TypeScript 7 and 5 in an app with neither the DOM nor Node types.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import {
   appendFileSync,
   copyFileSync,
@@ -21,19 +21,12 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { packCopy } from './pack-copy.js';
+import { installPacked, userEnv } from './pack-copy.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const APP = mkdtempSync(path.join(tmpdir(), 'scf-app-'));
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-
-/** The environment of a user's shell: none of the test runner's or tsx's loaders. */
-function userEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const k of Object.keys(env)) if (k.startsWith('VITEST') || k === 'NODE_OPTIONS') delete env[k];
-  return env;
-}
 
 function run(cmd: string, args: string[]): { code: number; out: string; err: string } {
   const r = spawnSync(cmd, args, { cwd: APP, env: userEnv(), encoding: 'utf8', timeout: 120_000 });
@@ -44,18 +37,7 @@ const scf = (...args: string[]) => run(path.join(APP, 'node_modules/.bin/scf'), 
 const node = (...args: string[]) => run(process.execPath, args);
 
 beforeAll(() => {
-  const packs = path.join(APP, 'packs');
-  mkdirSync(packs);
-  const tgz = path.basename(packCopy(packs, userEnv()));
-  writeFileSync(
-    path.join(APP, 'package.json'),
-    JSON.stringify({ name: 'app', private: true, type: 'module' }),
-  );
-  execFileSync(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', path.join(packs, tgz)], {
-    cwd: APP,
-    env: userEnv(),
-    stdio: 'pipe',
-  });
+  installPacked(APP);
   copyFileSync(path.join(ROOT, 'benchmarks/inputs/mul_add.c'), path.join(APP, 'mul_add.c'));
   writeFileSync(
     path.join(APP, 'mul_add.json'),
