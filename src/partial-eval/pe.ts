@@ -60,7 +60,9 @@
  *   the program, the input and the options, whatever the machine's load): past a visit budget or
  *   a spec count, calls without a specialization yet are residualized as calls of the original
  *   functions (which then join the residual program), and specializations whose arguments still
- *   grow are given up the same way; past four times the visits, the original program is returned.
+ *   grow are given up the same way; past four times the visits, or past `maxNodes` abstract
+ *   values built (every node takes a fresh tag, so `withTagCeiling` bounds whatever builds them,
+ *   a static call's large result converted included), the original program is returned.
  *   Static calls are bounded one by one (`staticCallSteps`) and together (STATIC_WORK Core nodes
  *   run concretely; past it, calls with known arguments are specialized like the others).
  *   `stop` says what ended the run: 'fixpoint', 'widened' (widening was needed) or 'fuel'
