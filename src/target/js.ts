@@ -105,6 +105,7 @@ import {
   printExpr,
   type Soac,
   type SoacArg,
+  type Ternary,
   isIota,
   soacCommands,
   soacKind,
@@ -497,6 +498,18 @@ const HELPERS: Readonly<Record<string, { readonly source: string; readonly uses:
       'function $shr(a, b, lbl) { return b >= 0 && b <= 31 ? a >> b : $fail(lbl, `shift count ${b} is out of range 0..31`); }',
     uses: ['$fail'],
   },
+  $sel: {
+    source: [
+      // A two-slot scratch array: a select by index, which V8 compiles without a branch.
+      'const $slots = new Float64Array(2);',
+      'function $sel(c, a, b) {',
+      '  $slots[0] = b;',
+      '  $slots[1] = a;',
+      '  return $slots[c | 0];',
+      '}',
+    ].join('\n'),
+    uses: [],
+  },
   $toInt: {
     source: [
       'function $toInt(v, lbl) {',
@@ -589,6 +602,19 @@ function mayFail(e: Expr): boolean {
       break;
   }
   return (children(e) as Expr[]).some(mayFail);
+}
+
+/**
+ * Whether the float conditional `e` is emitted as `$sel(c, a, b)` rather than `c ? a : b`: both
+ * arms are variables or literals (possibly negated), so evaluating both is free and cannot fail.
+ * V8 compiles `?:` to a branch, which a data-dependent test (a clamp on pixel values) mispredicts
+ * about half the time; `$sel` picks by index instead. The value is the same bit for bit: the
+ * scratch slots are float64s, which hold every binary32 value, -0 and NaN included.
+ */
+function selectsWithoutBranch(e: Ternary): boolean {
+  const atom = (x: Expr): boolean =>
+    x.kind === 'var' || x.kind === 'floatLit' || (x.kind === 'unary' && x.op === '-' && atom(x.arg));
+  return e.ty === 'float' && atom(e.thenExpr) && atom(e.elseExpr);
 }
 
 // ---- combinators: module-level helpers -----------------------------------------------------------
@@ -1221,7 +1247,10 @@ class FunEmitter {
     toFloat: (e, arg) => (exprType(e.arg) === 'bool' ? arg : `Math.fround(${bare(arg)})`),
     // float→int: truncation, when it fits (else the evaluator's error).
     floatToInt: (e, arg) => `${this.helper('$toInt')}(${bare(arg)}, ${e.lbl})`,
-    ternary: (e) => `(${this.cond(e.cond)} ? ${this.value(e.thenExpr)} : ${this.value(e.elseExpr)})`,
+    ternary: (e) =>
+      selectsWithoutBranch(e)
+        ? `${this.helper('$sel')}(${bare(this.cond(e.cond))}, ${bare(this.value(e.thenExpr))}, ${bare(this.value(e.elseExpr))})`
+        : `(${this.cond(e.cond)} ? ${this.value(e.thenExpr)} : ${this.value(e.elseExpr)})`,
     comparison: (op) => COMPARISONS.get(op) ?? internal(`comparison '${op}'`),
     logical: (e) => `(${this.cond(e.left)} ${e.op} ${this.cond(e.right)})`,
     zero: () => '0',

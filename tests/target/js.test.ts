@@ -322,6 +322,21 @@ describe('float semantics', () => {
     expect(value('int f(float a) { return a == 0.0f; }', -0)).toBe(1);
   });
 
+  it('a float conditional of variables and literals selects without a branch, bit for bit the evaluator', () => {
+    const clamp = 'float f(float x, float p) { return x < p ? p : x; }';
+    expect(emitKernelJs(parse(clamp), 'f')).toContain('$sel(');
+    const corners = [0, -0, 1, -1, 0.5, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
+    for (const x of corners) for (const p of corners) value(clamp, x, p);
+    for (const x of corners) {
+      value('float f(float x) { return x > 1.0f ? 1.0f : -x; }', x);
+      value('float f(float x) { return x < 0.0f ? -0.0f : x; }', x);
+    }
+    // an arm that may fail (a load) or costs more than a variable is evaluated only when chosen
+    const guarded = 'float f(float a[], int i) { return i < 3 ? a[i] : 0.0f; }';
+    expect(emitKernelJs(parse(guarded), 'f')).not.toContain('$sel(');
+    expect(value(guarded, [1, 2, 3], 7)).toBe(0);
+  });
+
   it('tests NaN as a true condition (C, not JavaScript truthiness)', () => {
     expect(value('int f(float a) { if (a) return 1; return 0; }', Number.NaN)).toBe(1);
     expect(value('int f(float a) { return a ? 1 : 2; }', Number.NaN)).toBe(1);
