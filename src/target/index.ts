@@ -42,5 +42,6 @@ export {
   runKernel,
   ShaderRejected,
   SOFTWARE_DRIVER_HINT,
+  SOFTWARE_ELEMENT_GROUPS,
   type WebGpuDevice,
 } from './webgpu.js';

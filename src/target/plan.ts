@@ -40,7 +40,7 @@ export type ScratchSize = { readonly kind: 'words'; readonly words: number } | {
 
 /** How many workgroups a pass dispatches. */
 export type DispatchSize =
-  | { readonly kind: 'perElement' } // ceil(n / workgroupSize), at most 65535 (the shader strides beyond)
+  | { readonly kind: 'perElement' } // ceil(n / workgroupSize), at most the runtime's elementGroups (the shader strides beyond)
   | { readonly kind: 'chunks' } // maxWorkgroups
   | { readonly kind: 'single' }; // one workgroup
 

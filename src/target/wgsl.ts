@@ -7,8 +7,9 @@
  * storage buffers, its scalar operands (iota lengths, scalar arguments, neutral elements) fields of
  * a uniform buffer — or WGSL `override` constants — unless they are literals, which are written
  * into the shader; the element count `n` and the chunk length are uniform fields too. Per kind:
- * - map (one map, or an `hfused` group of maps): one pass, one invocation per element (a grid-stride
- *   loop beyond 65535 workgroups); members' bodies run in order and each writes its output;
+ * - map (one map, or an `hfused` group of maps): one pass, a grid-stride loop over the elements (one
+ *   invocation per element on a GPU; the runtime dispatches fewer workgroups on a software adapter,
+ *   or beyond 65535); members' bodies run in order and each writes its output;
  * - reduce/redomap (or an `hfused` group of them): pass 1 gives each of G·W invocations (G
  *   workgroups of W) a contiguous chunk, folds it with the fold g from `ne`, then reduces the
  *   workgroup's W partial results with an order-preserving tree over the combine operator ⊕ (the

@@ -26,6 +26,7 @@ import {
   planKernelWgsl,
   runKernel,
   SOFTWARE_DRIVER_HINT,
+  SOFTWARE_ELEMENT_GROUPS,
 } from '../../src/target/index.js';
 import { parseClean } from '../fusion/harness.js';
 import { noAdapterMessage, openTestGpu } from './gpu-setup.js';
@@ -234,6 +235,16 @@ describe.skipIf(gpu.skip)(gpu.title('the WebGPU runtime (GPU)'), () => {
     const kernel = await rt.prepare(planKernelWgsl(program, 'rewritten', {}));
     const args = [[1, 2, 3], xs.slice(0, 3)];
     expect(await kernel.run(args, { repeat: 4 })).toEqual(await kernel.run(args));
+  });
+
+  it('an element-wise pass strides over the elements beyond its workgroups (fewer on a software adapter)', async () => {
+    const rt = gpu.runtime();
+    expect(rt.elementGroups).toBe(rt.isSoftware ? SOFTWARE_ELEMENT_GROUPS : 65535);
+    // more elements than elementGroups · 256 invocations on a software adapter, and not a multiple
+    const n = SOFTWARE_ELEMENT_GROUPS * 256 * 3 + 17;
+    const xs = Array.from({ length: n }, (_, i) => (i % 97) / 8 - 6);
+    const kernel = await rt.prepare(planKernelWgsl(program, 'squares', {}));
+    expect((await kernel.run([xs])).result).toEqual(xs.map((x) => Math.fround(x * x)));
   });
 
   it("'override' mode: one pipeline per distinct set of values, found again for a value seen before", async () => {
