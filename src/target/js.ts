@@ -231,23 +231,21 @@ export function kernelCall(
           return coerceArg(v as number | boolean, p.ty, p.name);
         }
         if (!Array.isArray(v)) throw new KernelArgumentError(`parameter '${p.name}' is an array of ${p.ty}`);
-        const xs = v as readonly (number | boolean)[];
-        const arr = (makers[i] as TypedArrayMaker)(xs.length);
-        // forEach, like the evaluator's map, skips holes (which then read as 0 in outputs).
-        xs.forEach((x, j) => {
-          arr[j] = coerceArg(x, p.ty, `${p.name}[${j}]`);
-        });
-        return arr;
+        return convertArray(
+          v as readonly (number | boolean)[],
+          p,
+          (makers[i] as TypedArrayMaker)((v as unknown[]).length),
+        );
       });
     },
     finish(actuals, returned) {
-      const result = returnsArray ? Array.from(returned as TypedArray) : (returned as number | undefined);
+      const result = returnsArray ? plainArray(returned as TypedArray) : (returned as number | undefined);
       const outputs: Record<string, number[]> = {};
       params.forEach((p, i) => {
         // An own property even for a parameter named `__proto__` (assignment would set the prototype).
         if (p.isArray && !p.isConst)
           Object.defineProperty(outputs, p.name, {
-            value: Array.from(actuals[i] as TypedArray),
+            value: plainArray(actuals[i] as TypedArray),
             enumerable: true,
             writable: true,
             configurable: true,
@@ -276,6 +274,30 @@ export function kernelCall(
 }
 
 // ---- arguments (checked and converted by the evaluator's own `orderArgs` / `coerceArg`) --------
+
+/**
+ * `xs` checked and converted into `arr` as the evaluator's `coerceArg` does element by element,
+ * holes skipped as its `map` skips them (they read as 0). An element of the parameter's own kind
+ * (a number for float, an int32 for int) is stored at once: the typed array's store rounds a
+ * float to binary32 as `Math.fround` does. Anything else goes through `coerceArg`, which converts
+ * it or raises the evaluator's error naming the element.
+ */
+function convertArray(xs: readonly (number | boolean)[], p: Param, arr: TypedArray): TypedArray {
+  const { ty, name } = p;
+  for (let j = 0; j < xs.length; j++) {
+    const x = xs[j];
+    if (typeof x === 'number' && (ty === 'float' || (ty === 'int' && (x | 0) === x))) arr[j] = x;
+    else if (x !== undefined || j in xs) arr[j] = coerceArg(x as number | boolean, ty, `${name}[${j}]`);
+  }
+  return arr;
+}
+
+/** A typed array's elements as a plain array (a loop: `Array.from` is several times slower). */
+function plainArray(t: TypedArray): number[] {
+  const out = new Array<number>(t.length);
+  for (let j = 0; j < t.length; j++) out[j] = t[j] as number;
+  return out;
+}
 
 /** The typed array holding an array of each element type (Int32Array, Float32Array, Uint8Array). */
 export type TypedArray = Int32Array | Float32Array | Uint8Array;

@@ -539,7 +539,15 @@ class Run {
     if (arr instanceof DeviceArray) throw new Error('internal error: a device array of another run');
     const { usage } = this.gpu.dawn;
     const b = this.buffer(bytesFor(arr.length), usage.storage | usage.copyDst, label);
-    const words = ty === 'float' ? Float32Array.from(arr) : Int32Array.from(arr);
+    // the host's typed array as it is when its words are the device's (f32, i32); bools widen
+    const words =
+      ty === 'float'
+        ? arr instanceof Float32Array
+          ? arr
+          : Float32Array.from(arr)
+        : arr instanceof Int32Array
+          ? arr
+          : Int32Array.from(arr);
     this.gpu.device.queue.writeBuffer(b, 0, words.buffer, words.byteOffset, words.byteLength);
     // Not remembered: the host may write this array before the next launch (only combinator
     // results, which nothing writes, stay on the device).

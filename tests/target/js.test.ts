@@ -543,6 +543,21 @@ describe('argument handling matches evaluate', () => {
     expect(same(p, 'f', { o: [3], b: false, a: [], x: -3 })).toEqual({ result: 0, outputs: { o: [-3] } });
   });
 
+  it('converts array elements as evaluate does: -0, the int range, holes (read back as 0)', () => {
+    const p = parse(
+      'int f(const int a[], const float b[], int o[]) { o[0] = a[1] + a[2]; return b[0] < 0.0f; }',
+    );
+    const holey = new Array<number>(3);
+    holey[1] = 7;
+    expect(same(p, 'f', [[-0, 2147483647, -2147483648], [-0], [3, 7, 4]])).toEqual({
+      result: 0,
+      outputs: { o: [-1, 7, 4] },
+    });
+    // a hole is skipped, as the evaluator's map skips it; in the outputs it reads as 0
+    expect(compileKernelJs(p, 'f').run([[0, 1, 2], [1], holey]).outputs.o).toEqual([3, 7, 0]);
+    expect(same(p, 'f', [[0, 1, 2], [-1e-46], [0]]).result).toBe(0);
+  });
+
   it('rejects an unknown function with the same error', () => {
     const p = program();
     const expected = failure(() => evaluate(p, 'g', []));
