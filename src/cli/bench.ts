@@ -42,7 +42,7 @@ export const BENCH = {
   name: 'bench',
   usage:
     'scf bench [--json] [--dir DIR] [--config N ...] [--budget MS] [--chart FILE.svg] [--save FILE.json]\n' +
-    '       scf bench --kernel CONFIG.json|DIR ... [--json] [--backend auto|js|webgpu] [--save FILE.json]',
+    '       scf bench --kernel CONFIG.json|DIR [CONFIG.json|DIR ...] [--json] [--backend auto|js|webgpu] [--save FILE.json]',
   about: `Benchmarks staged against unstaged optimizer pipelines on the configurations of SCF Table 2
 (configs/table2, or the configurations in DIR, e.g. configs/fusion): compiler speed-up, instruction
 and map-operation reduction, size ratio, compiled-code speed-up, distance to the lower bound,
@@ -95,7 +95,7 @@ argument of the kernel in 'args': a literal, or {"random": N, "seed": S} for N f
       type: 'string',
       multiple: true,
       value: 'CONFIG',
-      help: 'benchmark generic against specialized kernels for a kernel config (or every *.json in a folder)',
+      help: 'benchmark generic against specialized kernels for a kernel config (or every *.json in a folder); more configs may follow as arguments',
     },
     backend: {
       type: 'string',
@@ -118,9 +118,10 @@ export const benchCommand = defineCommand(BENCH, run, [
 ]);
 
 async function run(args: CommandArgs<typeof BENCH.flags>, io: CliIo): Promise<number> {
+  // after --kernel, further configs may follow as arguments (a shell glob: --kernel configs/kernel/*.json)
+  if (args.values.kernel !== undefined) return runKernel(args, io);
   if (args.positionals.length > 0)
     throw new UsageError(`unexpected argument '${clip(args.positionals[0] ?? '')}'`, true);
-  if (args.values.kernel !== undefined) return runKernel(args, io);
   if (args.values.backend !== undefined) throw new UsageError('--backend goes with --kernel');
   const dir = args.values.dir === undefined ? undefined : path.resolve(args.values.dir);
   if (dir !== undefined && !(existsSync(dir) && statSync(dir).isDirectory()))
@@ -218,7 +219,7 @@ async function runKernel(args: CommandArgs<typeof BENCH.flags>, io: CliIo): Prom
   if (backend !== 'auto' && backend !== 'js' && backend !== 'webgpu')
     throw new UsageError(`--backend must be auto, js or webgpu, not '${clip(backend)}'`);
   const files: string[] = [];
-  for (const given of args.values.kernel ?? []) {
+  for (const given of [...(args.values.kernel ?? []), ...args.positionals]) {
     if (!existsSync(given)) throw new UsageError(`--kernel ${given}: no such file or folder`);
     if (statSync(given).isDirectory()) {
       const found = readdirSync(given)

@@ -197,6 +197,21 @@ describe('the kernel benchmark of a config', () => {
       generic: expect.any(Number),
       specialized: expect.any(Number),
     });
+    // more configs may follow --kernel as arguments (a shell glob): one report each, in order
+    const two = await cli(
+      'bench',
+      '--kernel',
+      smallConfig('cli.json', () => {}),
+      smallConfig('cli-2.json', () => {}),
+      '--json',
+      '--backend',
+      'js',
+    );
+    expect(two.code).toBe(0);
+    expect((JSON.parse(two.out) as { config: string }[]).map((r) => path.basename(r.config))).toEqual([
+      'cli.json',
+      'cli-2.json',
+    ]);
     const bad = await cli(
       'bench',
       '--kernel',
