@@ -174,9 +174,16 @@ class AdmissionEmitter {
     return [...this.drivers(), ...this.decls, main].join('\n\n');
   }
 
-  /** Emits a definition's function after the current one (see `emit`). */
-  private later(job: () => void): void {
-    this.pending.push(job);
+  /**
+   * The name `fn` of a definition's function, whose declaration `emitIt` pushes after the current
+   * one (see `emit`), once: `requested` holds the definitions already asked for.
+   */
+  private once(requested: Set<number>, def: number, fn: string, emitIt: () => void): string {
+    if (!requested.has(def)) {
+      requested.add(def);
+      this.pending.push(emitIt);
+    }
+    return fn;
   }
 
   /**
@@ -290,33 +297,25 @@ class AdmissionEmitter {
 
   private boolRef(def: number): string {
     const fn = `${this.name}_r${def}`;
-    if (!this.boolDefs.has(def)) {
-      this.boolDefs.add(def);
-      this.later(() => {
-        if (this.stepDefs.has(def)) {
-          this.boolStep(def);
-          this.decls.push(`function ${fn}(t) {\n  return ${this.name}_run(${def}, t);\n}`);
-        } else {
-          const expr = this.boolExpr(this.def(def), 't', 0);
-          this.decls.push(`function ${fn}(t) {\n  return ${expr};\n}`);
-        }
-      });
-    }
-    return fn;
+    return this.once(this.boolDefs, def, fn, () => {
+      if (this.stepDefs.has(def)) {
+        this.boolStep(def);
+        this.decls.push(`function ${fn}(t) {\n  return ${this.name}_run(${def}, t);\n}`);
+      } else {
+        const expr = this.boolExpr(this.def(def), 't', 0);
+        this.decls.push(`function ${fn}(t) {\n  return ${expr};\n}`);
+      }
+    });
   }
 
   /** The boolean step function of a definition with a tail: `NAME_sN(t)` (see `drivers`). */
   private boolStep(def: number): string {
     const fn = `${this.name}_s${def}`;
-    if (!this.boolSteps.has(def)) {
-      this.boolSteps.add(def);
-      this.later(() => {
-        const body: string[] = [];
-        this.stepStatements(this.def(def), 't', body, '  ');
-        this.decls.push([`function ${fn}(t) {`, ...body, '}'].join('\n'));
-      });
-    }
-    return fn;
+    return this.once(this.boolSteps, def, fn, () => {
+      const body: string[] = [];
+      this.stepStatements(this.def(def), 't', body, '  ');
+      this.decls.push([`function ${fn}(t) {`, ...body, '}'].join('\n'));
+    });
   }
 
   /**
@@ -593,16 +592,12 @@ class AdmissionEmitter {
   /** The throwing function of a definition: `NAME_rN_x(t, path)`. */
   private checkRef(def: number): string {
     const fn = `${this.name}_r${def}_x`;
-    if (!this.checkDefs.has(def)) {
-      this.checkDefs.add(def);
-      this.later(() => {
-        if (this.stepDefs.has(def)) {
-          this.checkStep(def);
-          this.decls.push(`function ${fn}(t, path) {\n  ${this.name}_runx(${def}, t, path);\n}`);
-        } else this.checkFunction(fn, 't, path', this.def(def), { base: 'path', suffix: '' });
-      });
-    }
-    return fn;
+    return this.once(this.checkDefs, def, fn, () => {
+      if (this.stepDefs.has(def)) {
+        this.checkStep(def);
+        this.decls.push(`function ${fn}(t, path) {\n  ${this.name}_runx(${def}, t, path);\n}`);
+      } else this.checkFunction(fn, 't, path', this.def(def), { base: 'path', suffix: '' });
+    });
   }
 
   /**
@@ -611,11 +606,9 @@ class AdmissionEmitter {
    */
   private checkStep(def: number): string {
     const fn = `${this.name}_s${def}_x`;
-    if (!this.checkSteps.has(def)) {
-      this.checkSteps.add(def);
-      this.later(() => this.checkFunction(fn, 't, path', this.def(def), { base: 'path', suffix: '' }, true));
-    }
-    return fn;
+    return this.once(this.checkSteps, def, fn, () =>
+      this.checkFunction(fn, 't, path', this.def(def), { base: 'path', suffix: '' }, true),
+    );
   }
 
   /**
