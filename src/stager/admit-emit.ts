@@ -94,6 +94,16 @@ interface PathExpr {
   readonly suffix: string;
 }
 
+/**
+ * Where checking statements go: the lines `out` of the function being emitted, indented by
+ * `ind`, and the count of plan nodes inlined into that function so far (`fn.nodes`, see CHUNK).
+ */
+interface Block {
+  readonly out: string[];
+  readonly ind: string;
+  readonly fn: { nodes: number };
+}
+
 function pathJs(p: PathExpr): string {
   const lit = jsString(p.suffix);
   if (p.base === null) return lit;
@@ -162,7 +172,7 @@ class AdmissionEmitter {
       // arguments before `from` are not checked (the caller admitted them already and they
       // cannot have changed: a stub's frozen kernel)
       body.push(`  if (from <= ${i}) {`, `    const ${a} = args[${i}];`);
-      this.checkEntry(e, a, { base: null, suffix: `$[${i}]` }, body, '    ', fn);
+      this.checkEntry(e, a, { base: null, suffix: `$[${i}]` }, { out: body, ind: '    ', fn });
       body.push('  }');
     });
     const main = [`${exported ? 'export ' : ''}function ${this.name}(args, from = 0) {`, ...body, '}'].join(
@@ -618,7 +628,7 @@ class AdmissionEmitter {
    */
   private checkFunction(fn: string, params: string, e: Entry, path: PathExpr, tail = false): void {
     const body: string[] = [];
-    this.checkEntry(e, 't', path, body, '  ', { nodes: 0 }, tail);
+    this.checkEntry(e, 't', path, { out: body, ind: '  ', fn: { nodes: 0 } }, tail);
     if (tail) body.push('  return -1;');
     this.decls.push([`function ${fn}(${params}) {`, ...body, '}'].join('\n'));
   }
@@ -636,20 +646,13 @@ class AdmissionEmitter {
   }
 
   /**
-   * Statements that throw iff the value in variable `x` is not a member of `e`. `fn.nodes`
-   * counts plan nodes inlined into the current function (subtrees past CHUNK move out). With
+   * Statements, put in `to`, that throw iff the value in variable `x` is not a member of `e`.
+   * `to.fn.nodes` counts plan nodes inlined into the current function (subtrees past CHUNK move out). With
    * `tail`, `e` is the tail of a step function (the last thing it checks, and known not to be a
    * member): a step definition there is returned to the loop, untested.
    */
-  private checkEntry(
-    e: Entry,
-    x: string,
-    path: PathExpr,
-    out: string[],
-    ind: string,
-    fn: { nodes: number },
-    tail = false,
-  ): void {
+  private checkEntry(e: Entry, x: string, path: PathExpr, to: Block, tail = false): void {
+    const { out, ind, fn } = to;
     switch (e.k) {
       case 'any':
         return;
@@ -697,7 +700,7 @@ class AdmissionEmitter {
     if (groups.length === 1 && groupSize(groups[0] as Group) === 1) {
       const g = groups[0] as Group;
       out.push(`${ind}if (${this.notHead(g, x)}) ${fail}`);
-      this.checkBody(g, x, path, out, ind, fn, tail);
+      this.checkBody(g, x, path, to, tail);
       return;
     }
     // several heads: dispatch on the head, then check the only group that can match
@@ -713,7 +716,7 @@ class AdmissionEmitter {
         if (!bodies.includes('true'))
           out.push(`${ind}  if (!(${bodies.map((b) => `(${b})`).join(' || ')})) ${fail}`);
       } else {
-        this.checkBody(g, x, path, out, `${ind}  `, fn, tail);
+        this.checkBody(g, x, path, { out, ind: `${ind}  `, fn }, tail);
       }
     });
     if ((groups[groups.length - 1] as Group).k === 'prim') out.push(`${ind}}`);
@@ -724,15 +727,8 @@ class AdmissionEmitter {
    * After the head of single-member group `g` matched `x`: check the member's parts (with
    * `tail`, the last one as the tail of a step function, see `checkEntry`).
    */
-  private checkBody(
-    g: Group,
-    x: string,
-    path: PathExpr,
-    out: string[],
-    ind: string,
-    fn: { nodes: number },
-    tail = false,
-  ): void {
+  private checkBody(g: Group, x: string, path: PathExpr, to: Block, tail = false): void {
+    const { out, ind } = to;
     switch (g.k) {
       case 'prim':
         return;
@@ -752,7 +748,7 @@ class AdmissionEmitter {
               path.base === null
                 ? { base: `${jsString(`${path.suffix}.`)} + ${f}[${i}]`, suffix: '' }
                 : { base: `${pathJs(path)} + '.' + ${f}[${i}]`, suffix: '' };
-            this.checkEntry(a, v, p, out, ind, fn);
+            this.checkEntry(a, v, p, to);
           });
           return;
         }
@@ -763,7 +759,7 @@ class AdmissionEmitter {
           const field = fields[i] as string;
           const v = this.fresh('v');
           out.push(`${ind}const ${v} = ${member(x, field)};`);
-          this.checkEntry(a, v, step(path, `.${field}`), out, ind, fn, tail && i === last);
+          this.checkEntry(a, v, step(path, `.${field}`), to, tail && i === last);
         });
         return;
       }
@@ -774,7 +770,7 @@ class AdmissionEmitter {
           if (a.k === 'any') return;
           const v = this.fresh('v');
           out.push(`${ind}const ${v} = ${x}[${i}];`);
-          this.checkEntry(a, v, step(path, `[${i}]`), out, ind, fn, tail && i === last);
+          this.checkEntry(a, v, step(path, `[${i}]`), to, tail && i === last);
         });
         return;
       }
@@ -788,7 +784,7 @@ class AdmissionEmitter {
           if (y.k === 'any') continue;
           const v = this.fresh('v');
           out.push(`${ind}const ${v} = ${x}.get(${primJs(k)});`);
-          this.checkEntry(y, v, step(path, `{${kt}}`), out, ind, fn);
+          this.checkEntry(y, v, step(path, `{${kt}}`), to);
         }
         const may = this.mayExpr(m, 'k', 'y');
         if (may === 'true') return;
