@@ -205,53 +205,48 @@ class AdmissionEmitter {
    */
   private drivers(): string[] {
     if (this.boolSteps.size === 0 && this.checkSteps.size === 0) return [];
-    const out = [`let ${this.name}_t;\nlet ${this.name}_p;`];
-    const loop = (
-      fn: string,
-      params: string,
-      steps: ReadonlySet<number>,
-      step: (d: number) => string,
-      end: string,
-      move: string,
-    ) => {
+    const n = this.name;
+    const out = [`let ${n}_t;\nlet ${n}_p;`];
+    const loops = [
+      {
+        run: `${n}_run`,
+        steps: this.boolSteps,
+        stepSuffix: '',
+        params: 't',
+        end: ' s === -1',
+        move: `    t = ${n}_t;`,
+      },
+      {
+        run: `${n}_runx`,
+        steps: this.checkSteps,
+        stepSuffix: '_x',
+        params: 't, path',
+        end: '',
+        move: `    t = ${n}_t;\n    path = ${n}_p;`,
+      },
+    ];
+    for (const { run, steps, stepSuffix, params, end, move } of loops) {
+      if (steps.size === 0) continue;
       const cases = [...steps]
         .sort((a, b) => a - b)
-        .flatMap((d) => [`      case ${d}:`, `        s = ${step(d)}(${params});`, '        break;']);
-      return [
-        `function ${fn}(s, ${params}) {`,
-        '  for (;;) {',
-        '    switch (s) {',
-        ...cases,
-        '      default:',
-        `        return${end};`,
-        '    }',
-        move,
-        '  }',
-        '}',
-      ].join('\n');
-    };
-    if (this.boolSteps.size > 0) {
+        .flatMap((d) => [
+          `      case ${d}:`,
+          `        s = ${n}_s${d}${stepSuffix}(${params});`,
+          '        break;',
+        ]);
       out.push(
-        loop(
-          `${this.name}_run`,
-          't',
-          this.boolSteps,
-          (d) => `${this.name}_s${d}`,
-          ' s === -1',
-          `    t = ${this.name}_t;`,
-        ),
-      );
-    }
-    if (this.checkSteps.size > 0) {
-      out.push(
-        loop(
-          `${this.name}_runx`,
-          't, path',
-          this.checkSteps,
-          (d) => `${this.name}_s${d}_x`,
-          '',
-          `    t = ${this.name}_t;\n    path = ${this.name}_p;`,
-        ),
+        [
+          `function ${run}(s, ${params}) {`,
+          '  for (;;) {',
+          '    switch (s) {',
+          ...cases,
+          '      default:',
+          `        return${end};`,
+          '    }',
+          move,
+          '  }',
+          '}',
+        ].join('\n'),
       );
     }
     return out;
