@@ -119,7 +119,6 @@ import {
   relabelCmd,
   relabelFun,
   reverseCmds,
-  withBody,
 } from './kernel-walk.js';
 import { type LeafCmd, leafEnds, leafExprs, leafWith } from './leaf.generated.js';
 
@@ -170,7 +169,17 @@ export function optimize(f: Fun, formals: List<LatticeVal>): Fun {
   const env = bindFormals(f.params, formals, undefAll(names, mapEmpty()));
   const [body, , n] = cpCmd(f.body, reachable(env), maxLabelFun(f) + 1, 0, names, true);
   // (decided on the input, which a partial evaluator knows early, not on the rewritten body)
-  if (f.fns.kind === 'nil' || !hasSoac(f.body)) return withBody(f, body, f.fns);
+  if (f.fns.kind === 'nil' || !hasSoac(f.body))
+    return {
+      kind: 'fun',
+      name: f.name,
+      ret: f.ret,
+      params: f.params,
+      locals: f.locals,
+      body,
+      fns: f.fns,
+      lbl: f.lbl,
+    };
   return withClones(f, body, knownArrays(f.params, formals, mapEmpty()), n);
 }
 
@@ -187,14 +196,34 @@ export function optimizeFinite(f: Fun, formals: List<LatticeVal>): Fun {
   const names = setToList(modifiedNames(f.body, declared(f.params, f.locals, setEmpty())));
   const env = bindFormals(f.params, formals, undefAll(names, opts));
   const [body, , n] = cpCmd(f.body, reachable(env), maxLabelFun(f) + 1, 0, names, true);
-  if (f.fns.kind === 'nil' || !hasSoac(f.body)) return withBody(f, body, f.fns);
+  if (f.fns.kind === 'nil' || !hasSoac(f.body))
+    return {
+      kind: 'fun',
+      name: f.name,
+      ret: f.ret,
+      params: f.params,
+      locals: f.locals,
+      body,
+      fns: f.fns,
+      lbl: f.lbl,
+    };
   return withClones(f, body, knownArrays(f.params, formals, opts), n);
 }
 
 /** `f` with the rewritten `body`, its combinators' functions specialized (`specCmd`, clones from `n`). */
 function withClones(f: Fun, body: Cmd, arrays: Env, n: number): Fun {
   const [specialized, clones] = specCmd(body, arrays, f, { kind: 'nil' }, n);
-  return withBody(f, specialized, appendFuns(f.fns, cloneFuns(clones, { kind: 'nil' })));
+  const fns = appendFuns(f.fns, cloneFuns(clones, { kind: 'nil' }));
+  return {
+    kind: 'fun',
+    name: f.name,
+    ret: f.ret,
+    params: f.params,
+    locals: f.locals,
+    body: specialized,
+    fns,
+    lbl: f.lbl,
+  };
 }
 
 /** Optimizes a clone in the mode `opts` (the known arrays' environment) carries. */

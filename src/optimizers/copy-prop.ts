@@ -34,7 +34,7 @@
  */
 import { type List, mapEmpty, mapFind, mapInsert, type PMap } from 'scf/prelude';
 import type { Cmd, Decl, Expr, Fun, Param, Soac, SoacArg, While } from '../kernel/ast.js';
-import { mkSeq, withBody } from './kernel-walk.js';
+import { mkSeq } from './kernel-walk.js';
 import { leafEnds, leafExprs, leafWith } from './leaf.generated.js';
 
 /** Most rounds of a loop's fixpoint iteration before its head facts are dropped. */
@@ -58,7 +58,16 @@ export interface CyState {
 export function optimize(f: Fun): Fun {
   const names = scalarNames(f.params, f.locals);
   const [body] = cyCmd(f.body, reachable(noFacts(names, mapEmpty()), 0), names);
-  return withBody(f, body, f.fns);
+  return {
+    kind: 'fun',
+    name: f.name,
+    ret: f.ret,
+    params: f.params,
+    locals: f.locals,
+    body,
+    fns: f.fns,
+    lbl: f.lbl,
+  };
 }
 
 /** The scalar formals and locals (the only names copy facts are about), in order. */

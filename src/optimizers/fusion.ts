@@ -70,15 +70,7 @@ import type {
   SoacArg,
   Store,
 } from '../kernel/ast.js';
-import {
-  arraysPassed,
-  maxLabelFun,
-  mkSeq,
-  modifiedNames,
-  relabelLam,
-  relabelSoac,
-  withBody,
-} from './kernel-walk.js';
+import { arraysPassed, maxLabelFun, mkSeq, modifiedNames, relabelLam, relabelSoac } from './kernel-walk.js';
 import { type LeafCmd, leafExprs } from './leaf.generated.js';
 
 /** How often each array name is used in the function, outside lambdas. */
@@ -88,7 +80,16 @@ export function optimize(f: Fun): Fun {
   const uses = usesCmd(f.body, mapEmpty());
   const [fused, n] = fuseCmd(f.body, uses, maxLabelFun(f) + 1);
   const [body] = horizontalCmd(fused, n);
-  return withBody(f, body, f.fns);
+  return {
+    kind: 'fun',
+    name: f.name,
+    ret: f.ret,
+    params: f.params,
+    locals: f.locals,
+    body,
+    fns: f.fns,
+    lbl: f.lbl,
+  };
 }
 
 // ---- uses ---------------------------------------------------------------------------------------

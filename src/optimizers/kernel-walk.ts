@@ -15,8 +15,7 @@
  *   Both cover every node of a combinator (`soac`, `hfused`): its arguments, atoms and lambdas with
  *   their parameters and bindings. `countNodes` counts a command's nodes the same way, through
  *   `relabelCmd` (the number of labels it hands out), for measuring what a pass does;
- * - `hasSoac`: whether a command contains a combinator;
- * - `withBody`: a pass's resulting function, `f` with a new body (and functions).
+ * - `hasSoac`: whether a command contains a combinator.
  *
  * Leaf commands (the kinds ast.ts tags `@leaf`: `return`, `skip`, calls) go through each walk's
  * `default` case by their expressions
@@ -545,20 +544,6 @@ export function relabelExprs(es: List<Expr>, n: number): [List<Expr>, number] {
       return [{ kind: 'cons', head, tail }, n2];
     }
   }
-}
-
-/** `f` with `body` and the functions `fns` (a pass's result: the rest of `f` as it was). */
-export function withBody(f: Fun, body: Cmd, fns: List<Fun>): Fun {
-  return {
-    kind: 'fun',
-    name: f.name,
-    ret: f.ret,
-    params: f.params,
-    locals: f.locals,
-    body,
-    fns,
-    lbl: f.lbl,
-  };
 }
 
 /**
