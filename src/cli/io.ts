@@ -211,32 +211,3 @@ function parseArgsProblem(e: unknown): string {
   const first = e.message.split(/\.(?:\s|$)/)[0] ?? e.message;
   return first.charAt(0).toLowerCase() + first.slice(1);
 }
-
-/**
- * What a failed file-system call says about its path, as a short clause for messages
- * (`cannot read 'F': is a directory`): from the error's `code`, else its message.
- */
-export function fileProblem(e: unknown): string {
-  const code = (e as { code?: unknown } | null)?.code;
-  switch (code) {
-    case 'ENOENT':
-      return 'no such file or directory';
-    case 'ENOTDIR':
-      return 'a part of the path is not a directory';
-    case 'EISDIR':
-      return 'is a directory';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied';
-    case 'EROFS':
-      return 'read-only file system';
-    case 'ENOSPC':
-      return 'no space left on the device';
-    case 'ENAMETOOLONG':
-      return 'name too long';
-    case 'ELOOP':
-      return 'too many symbolic links';
-    default:
-      return typeof code === 'string' ? code : e instanceof Error ? e.message : String(e);
-  }
-}

@@ -17,8 +17,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
-import { clip } from '../common/index.js';
-import { fileProblem, UsageError } from './io.js';
+import { clip, fileProblem } from '../common/index.js';
+import { UsageError } from './io.js';
 
 /**
  * Writes `text` to `file` (checked by `prepareOutFile`); a failure — a full disk (`/dev/full`),

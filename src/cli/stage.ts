@@ -25,7 +25,8 @@ import {
   stageReport,
   writeStaged,
 } from '../pipeline/index.js';
-import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, fileProblem } from './io.js';
+import { fileProblem } from '../common/index.js';
+import { type CliIo, type CommandArgs, type CommandSpec, defineCommand } from './io.js';
 import { UsageError } from './kernel-input.js';
 import { prepareOutDir } from './out-path.js';
 

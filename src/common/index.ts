@@ -29,6 +29,7 @@ export {
 export { BUILTIN_SOURCE_SHA256, SCF_VERSION } from './build-info.generated.js';
 export { clip, COMMENT_MAX, commentText, jsData, jsString } from './generated-text.js';
 export {
+  fileProblem,
   inSystemFileSystem,
   MAX_SOURCE_BYTES,
   readFailure,

@@ -5,7 +5,7 @@
  */
 import { MAX_SOURCE_BYTES, SourceFileProblem } from './source-errors.js';
 
-export { MAX_SOURCE_BYTES, readFailure, SourceFileProblem } from './source-errors.js';
+export { fileProblem, MAX_SOURCE_BYTES, readFailure, SourceFileProblem } from './source-errors.js';
 
 /** No file of a page is in a system's pseudo file system. */
 export function inSystemFileSystem(_p: string): boolean {

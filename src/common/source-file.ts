@@ -29,7 +29,7 @@ import {
 import path from 'node:path';
 import { MAX_SOURCE_BYTES, SourceFileProblem } from './source-errors.js';
 
-export { MAX_SOURCE_BYTES, readFailure, SourceFileProblem } from './source-errors.js';
+export { fileProblem, MAX_SOURCE_BYTES, readFailure, SourceFileProblem } from './source-errors.js';
 
 /** Pseudo file systems whose files are never sources. */
 const SYSTEM_ROOTS = ['/proc', '/sys', '/dev'];

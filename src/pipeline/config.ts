@@ -411,14 +411,25 @@ class ConfigReader {
     return pipeline;
   }
 
+  /**
+   * The properties of `section`, which must be an object mapping `what` (else an error under the
+   * section's code), with the position of each value and key recorded (`bind.a`, `bind.a:key`).
+   */
+  private entries(node: Node, section: 'bind' | 'sample' | 'args', what: string): [string, Node, Node][] {
+    if (node.type !== 'object')
+      this.fail(node, codeAt(section), `'${section}' must be an object mapping ${what}`);
+    const props = this.props(node);
+    for (const [name, k, v] of props) {
+      this.at(`${section}.${name}`, v);
+      this.at(`${section}.${name}:key`, k);
+    }
+    return props;
+  }
+
   /** `bind`: each staged formal's description. */
   bind(node: Node): [string, Description][] {
-    if (node.type !== 'object')
-      this.fail(node, 'C1008', "'bind' must be an object mapping formals to descriptions");
     const bind: [string, Description][] = [];
-    for (const [name, k, v] of this.props(node)) {
-      this.at(`bind.${name}`, v);
-      this.at(`bind.${name}:key`, k);
+    for (const [name, , v] of this.entries(node, 'bind', 'formals to descriptions')) {
       bind.push([
         name,
         bindDescription(v, this.text, (offset, code, reason) => this.errAt(offset, code, reason)),
@@ -429,18 +440,14 @@ class ConfigReader {
 
   /** `sample`: a stage-2 value for every bound formal, and for those only. */
   sample(node: Node, bind: readonly [string, Description][]): [string, BindValue][] {
-    if (node.type !== 'object')
-      this.fail(node, 'C1009', "'sample' must be an object mapping formals to values");
     const sample: [string, BindValue][] = [];
-    for (const [name, k, v] of this.props(node)) {
+    for (const [name, k, v] of this.entries(node, 'sample', 'formals to values')) {
       if (!bind.some(([b]) => b === name))
         this.fail(
           k,
           'C1009',
           `'${clip(name)}' is not in 'bind': stage-2 values are given for the staged formals only`,
         );
-      this.at(`sample.${name}`, v);
-      this.at(`sample.${name}:key`, k);
       sample.push([name, sampleValue(v, (n, reason) => this.fail(n, 'C1009', reason))]);
     }
     for (const [name] of bind)
@@ -451,14 +458,10 @@ class ConfigReader {
 
   /** `args`: a literal or a random array for each run-time argument that is not a staged formal. */
   args(node: Node, bind: readonly [string, Description][]): [string, ArgSpec][] {
-    if (node.type !== 'object')
-      this.fail(node, 'C1011', "'args' must be an object mapping the kernel's other formals to values");
     const out: [string, ArgSpec][] = [];
-    for (const [name, k, v] of this.props(node)) {
+    for (const [name, k, v] of this.entries(node, 'args', "the kernel's other formals to values")) {
       if (bind.some(([b]) => b === name))
         this.fail(k, 'C1011', `'${clip(name)}' is in 'bind': its run-time value is the 'sample' one`);
-      this.at(`args.${name}`, v);
-      this.at(`args.${name}:key`, k);
       out.push([name, argSpec(v, (n, reason) => this.fail(n, 'C1011', reason))]);
     }
     return out;

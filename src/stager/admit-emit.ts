@@ -94,6 +94,16 @@ interface PathExpr {
   readonly suffix: string;
 }
 
+/**
+ * Where checking statements go: the lines `out` of the function being emitted, indented by
+ * `ind`, and the count of plan nodes inlined into that function so far (`fn.nodes`, see CHUNK).
+ */
+interface Block {
+  readonly out: string[];
+  readonly ind: string;
+  readonly fn: { nodes: number };
+}
+
 function pathJs(p: PathExpr): string {
   const lit = jsString(p.suffix);
   if (p.base === null) return lit;
@@ -162,7 +172,7 @@ class AdmissionEmitter {
       // arguments before `from` are not checked (the caller admitted them already and they
       // cannot have changed: a stub's frozen kernel)
       body.push(`  if (from <= ${i}) {`, `    const ${a} = args[${i}];`);
-      this.checkEntry(e, a, { base: null, suffix: `$[${i}]` }, body, '    ', fn);
+      this.checkEntry(e, a, { base: null, suffix: `$[${i}]` }, { out: body, ind: '    ', fn });
       body.push('  }');
     });
     const main = [`${exported ? 'export ' : ''}function ${this.name}(args, from = 0) {`, ...body, '}'].join(
@@ -174,9 +184,16 @@ class AdmissionEmitter {
     return [...this.drivers(), ...this.decls, main].join('\n\n');
   }
 
-  /** Emits a definition's function after the current one (see `emit`). */
-  private later(job: () => void): void {
-    this.pending.push(job);
+  /**
+   * The name `fn` of a definition's function, whose declaration `emitIt` pushes after the current
+   * one (see `emit`), once: `requested` holds the definitions already asked for.
+   */
+  private once(requested: Set<number>, def: number, fn: string, emitIt: () => void): string {
+    if (!requested.has(def)) {
+      requested.add(def);
+      this.pending.push(emitIt);
+    }
+    return fn;
   }
 
   /**
@@ -188,53 +205,48 @@ class AdmissionEmitter {
    */
   private drivers(): string[] {
     if (this.boolSteps.size === 0 && this.checkSteps.size === 0) return [];
-    const out = [`let ${this.name}_t;\nlet ${this.name}_p;`];
-    const loop = (
-      fn: string,
-      params: string,
-      steps: ReadonlySet<number>,
-      step: (d: number) => string,
-      end: string,
-      move: string,
-    ) => {
+    const n = this.name;
+    const out = [`let ${n}_t;\nlet ${n}_p;`];
+    const loops = [
+      {
+        run: `${n}_run`,
+        steps: this.boolSteps,
+        stepSuffix: '',
+        params: 't',
+        end: ' s === -1',
+        move: `    t = ${n}_t;`,
+      },
+      {
+        run: `${n}_runx`,
+        steps: this.checkSteps,
+        stepSuffix: '_x',
+        params: 't, path',
+        end: '',
+        move: `    t = ${n}_t;\n    path = ${n}_p;`,
+      },
+    ];
+    for (const { run, steps, stepSuffix, params, end, move } of loops) {
+      if (steps.size === 0) continue;
       const cases = [...steps]
         .sort((a, b) => a - b)
-        .flatMap((d) => [`      case ${d}:`, `        s = ${step(d)}(${params});`, '        break;']);
-      return [
-        `function ${fn}(s, ${params}) {`,
-        '  for (;;) {',
-        '    switch (s) {',
-        ...cases,
-        '      default:',
-        `        return${end};`,
-        '    }',
-        move,
-        '  }',
-        '}',
-      ].join('\n');
-    };
-    if (this.boolSteps.size > 0) {
+        .flatMap((d) => [
+          `      case ${d}:`,
+          `        s = ${n}_s${d}${stepSuffix}(${params});`,
+          '        break;',
+        ]);
       out.push(
-        loop(
-          `${this.name}_run`,
-          't',
-          this.boolSteps,
-          (d) => `${this.name}_s${d}`,
-          ' s === -1',
-          `    t = ${this.name}_t;`,
-        ),
-      );
-    }
-    if (this.checkSteps.size > 0) {
-      out.push(
-        loop(
-          `${this.name}_runx`,
-          't, path',
-          this.checkSteps,
-          (d) => `${this.name}_s${d}_x`,
-          '',
-          `    t = ${this.name}_t;\n    path = ${this.name}_p;`,
-        ),
+        [
+          `function ${run}(s, ${params}) {`,
+          '  for (;;) {',
+          '    switch (s) {',
+          ...cases,
+          '      default:',
+          `        return${end};`,
+          '    }',
+          move,
+          '  }',
+          '}',
+        ].join('\n'),
       );
     }
     return out;
@@ -290,33 +302,25 @@ class AdmissionEmitter {
 
   private boolRef(def: number): string {
     const fn = `${this.name}_r${def}`;
-    if (!this.boolDefs.has(def)) {
-      this.boolDefs.add(def);
-      this.later(() => {
-        if (this.stepDefs.has(def)) {
-          this.boolStep(def);
-          this.decls.push(`function ${fn}(t) {\n  return ${this.name}_run(${def}, t);\n}`);
-        } else {
-          const expr = this.boolExpr(this.def(def), 't', 0);
-          this.decls.push(`function ${fn}(t) {\n  return ${expr};\n}`);
-        }
-      });
-    }
-    return fn;
+    return this.once(this.boolDefs, def, fn, () => {
+      if (this.stepDefs.has(def)) {
+        this.boolStep(def);
+        this.decls.push(`function ${fn}(t) {\n  return ${this.name}_run(${def}, t);\n}`);
+      } else {
+        const expr = this.boolExpr(this.def(def), 't', 0);
+        this.decls.push(`function ${fn}(t) {\n  return ${expr};\n}`);
+      }
+    });
   }
 
   /** The boolean step function of a definition with a tail: `NAME_sN(t)` (see `drivers`). */
   private boolStep(def: number): string {
     const fn = `${this.name}_s${def}`;
-    if (!this.boolSteps.has(def)) {
-      this.boolSteps.add(def);
-      this.later(() => {
-        const body: string[] = [];
-        this.stepStatements(this.def(def), 't', body, '  ');
-        this.decls.push([`function ${fn}(t) {`, ...body, '}'].join('\n'));
-      });
-    }
-    return fn;
+    return this.once(this.boolSteps, def, fn, () => {
+      const body: string[] = [];
+      this.stepStatements(this.def(def), 't', body, '  ');
+      this.decls.push([`function ${fn}(t) {`, ...body, '}'].join('\n'));
+    });
   }
 
   /**
@@ -593,16 +597,12 @@ class AdmissionEmitter {
   /** The throwing function of a definition: `NAME_rN_x(t, path)`. */
   private checkRef(def: number): string {
     const fn = `${this.name}_r${def}_x`;
-    if (!this.checkDefs.has(def)) {
-      this.checkDefs.add(def);
-      this.later(() => {
-        if (this.stepDefs.has(def)) {
-          this.checkStep(def);
-          this.decls.push(`function ${fn}(t, path) {\n  ${this.name}_runx(${def}, t, path);\n}`);
-        } else this.checkFunction(fn, 't, path', this.def(def), { base: 'path', suffix: '' });
-      });
-    }
-    return fn;
+    return this.once(this.checkDefs, def, fn, () => {
+      if (this.stepDefs.has(def)) {
+        this.checkStep(def);
+        this.decls.push(`function ${fn}(t, path) {\n  ${this.name}_runx(${def}, t, path);\n}`);
+      } else this.checkFunction(fn, 't, path', this.def(def), { base: 'path', suffix: '' });
+    });
   }
 
   /**
@@ -611,11 +611,9 @@ class AdmissionEmitter {
    */
   private checkStep(def: number): string {
     const fn = `${this.name}_s${def}_x`;
-    if (!this.checkSteps.has(def)) {
-      this.checkSteps.add(def);
-      this.later(() => this.checkFunction(fn, 't, path', this.def(def), { base: 'path', suffix: '' }, true));
-    }
-    return fn;
+    return this.once(this.checkSteps, def, fn, () =>
+      this.checkFunction(fn, 't, path', this.def(def), { base: 'path', suffix: '' }, true),
+    );
   }
 
   /**
@@ -625,7 +623,7 @@ class AdmissionEmitter {
    */
   private checkFunction(fn: string, params: string, e: Entry, path: PathExpr, tail = false): void {
     const body: string[] = [];
-    this.checkEntry(e, 't', path, body, '  ', { nodes: 0 }, tail);
+    this.checkEntry(e, 't', path, { out: body, ind: '  ', fn: { nodes: 0 } }, tail);
     if (tail) body.push('  return -1;');
     this.decls.push([`function ${fn}(${params}) {`, ...body, '}'].join('\n'));
   }
@@ -643,20 +641,13 @@ class AdmissionEmitter {
   }
 
   /**
-   * Statements that throw iff the value in variable `x` is not a member of `e`. `fn.nodes`
-   * counts plan nodes inlined into the current function (subtrees past CHUNK move out). With
+   * Statements, put in `to`, that throw iff the value in variable `x` is not a member of `e`.
+   * `to.fn.nodes` counts plan nodes inlined into the current function (subtrees past CHUNK move out). With
    * `tail`, `e` is the tail of a step function (the last thing it checks, and known not to be a
    * member): a step definition there is returned to the loop, untested.
    */
-  private checkEntry(
-    e: Entry,
-    x: string,
-    path: PathExpr,
-    out: string[],
-    ind: string,
-    fn: { nodes: number },
-    tail = false,
-  ): void {
+  private checkEntry(e: Entry, x: string, path: PathExpr, to: Block, tail = false): void {
+    const { out, ind, fn } = to;
     switch (e.k) {
       case 'any':
         return;
@@ -704,7 +695,7 @@ class AdmissionEmitter {
     if (groups.length === 1 && groupSize(groups[0] as Group) === 1) {
       const g = groups[0] as Group;
       out.push(`${ind}if (${this.notHead(g, x)}) ${fail}`);
-      this.checkBody(g, x, path, out, ind, fn, tail);
+      this.checkBody(g, x, path, to, tail);
       return;
     }
     // several heads: dispatch on the head, then check the only group that can match
@@ -720,7 +711,7 @@ class AdmissionEmitter {
         if (!bodies.includes('true'))
           out.push(`${ind}  if (!(${bodies.map((b) => `(${b})`).join(' || ')})) ${fail}`);
       } else {
-        this.checkBody(g, x, path, out, `${ind}  `, fn, tail);
+        this.checkBody(g, x, path, { out, ind: `${ind}  `, fn }, tail);
       }
     });
     if ((groups[groups.length - 1] as Group).k === 'prim') out.push(`${ind}}`);
@@ -731,15 +722,8 @@ class AdmissionEmitter {
    * After the head of single-member group `g` matched `x`: check the member's parts (with
    * `tail`, the last one as the tail of a step function, see `checkEntry`).
    */
-  private checkBody(
-    g: Group,
-    x: string,
-    path: PathExpr,
-    out: string[],
-    ind: string,
-    fn: { nodes: number },
-    tail = false,
-  ): void {
+  private checkBody(g: Group, x: string, path: PathExpr, to: Block, tail = false): void {
+    const { out, ind } = to;
     switch (g.k) {
       case 'prim':
         return;
@@ -759,7 +743,7 @@ class AdmissionEmitter {
               path.base === null
                 ? { base: `${jsString(`${path.suffix}.`)} + ${f}[${i}]`, suffix: '' }
                 : { base: `${pathJs(path)} + '.' + ${f}[${i}]`, suffix: '' };
-            this.checkEntry(a, v, p, out, ind, fn);
+            this.checkEntry(a, v, p, to);
           });
           return;
         }
@@ -770,7 +754,7 @@ class AdmissionEmitter {
           const field = fields[i] as string;
           const v = this.fresh('v');
           out.push(`${ind}const ${v} = ${member(x, field)};`);
-          this.checkEntry(a, v, step(path, `.${field}`), out, ind, fn, tail && i === last);
+          this.checkEntry(a, v, step(path, `.${field}`), to, tail && i === last);
         });
         return;
       }
@@ -781,7 +765,7 @@ class AdmissionEmitter {
           if (a.k === 'any') return;
           const v = this.fresh('v');
           out.push(`${ind}const ${v} = ${x}[${i}];`);
-          this.checkEntry(a, v, step(path, `[${i}]`), out, ind, fn, tail && i === last);
+          this.checkEntry(a, v, step(path, `[${i}]`), to, tail && i === last);
         });
         return;
       }
@@ -795,7 +779,7 @@ class AdmissionEmitter {
           if (y.k === 'any') continue;
           const v = this.fresh('v');
           out.push(`${ind}const ${v} = ${x}.get(${primJs(k)});`);
-          this.checkEntry(y, v, step(path, `{${kt}}`), out, ind, fn);
+          this.checkEntry(y, v, step(path, `{${kt}}`), to);
         }
         const may = this.mayExpr(m, 'k', 'y');
         if (may === 'true') return;
