@@ -20,7 +20,7 @@ export const BUILTIN_SOURCE_SHA256: Readonly<Record<string, string>> = {
   'optimizers/lattice.ts': 'a49ccfb0a664d5a44259bd9ed757dbfb5e47c4fe37a3014b16091494f6dcbe83',
   'optimizers/leaf.generated.ts': '1e41906a8736f371a074aff931d5a59874931be8b4abbe9b1a03b5af3fc1c1a8',
   'optimizers/pass-error.ts': 'abda499302babf87f66f2abe352ad83933aa4b9c436563357b1ec78e2e0d5fa0',
-  'optimizers/programs.browser.ts': 'cfb2c238f3d1061ed5719015690b4fc5df55d838029490c45ed8460156796571',
+  'optimizers/programs.browser.ts': '02d990dd222fd6d0120c36026d656a6f035e6a9f828bd9c913f6adf1098f83d9',
   'optimizers/programs.ts': '4be684087b88c4b886ca5292fc0c513e80256a78c6b0b91ea0140d040ba14244',
   'optimizers/user.browser.ts': '4dea393b863ddc515a5df65aa5fea47bbf81cd3797033664ea333ffe4b80112c',
   'optimizers/user.ts': 'b7d912b6974a8fd619d63dad93a6a60ece9330f74c98df14c8aedd5715e4814e',

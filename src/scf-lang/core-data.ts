@@ -1,0 +1,134 @@
+/**
+ * Core programs as JSON data, and back: how the built-in passes' Core programs, compiled from
+ * their SCF-lang sources under node, reach a bundle that has no front end (a page, a worker: the
+ * optimizers' `programs.browser.ts` decodes `programs.generated.ts`, which scripts/gen-build-info.ts
+ * writes with `encodePrograms`).
+ *
+ * Algorithm: one generic walk over the program's plain data. An object becomes an array, its
+ * shape's index (into `shapes`, the key lists met, in order) then its values in key order; a span
+ * `{ file, start, end }` becomes `[-1, FILE, start, end]` with FILE an index into `files`; an
+ * array becomes `{ a: [...] }`; a number JSON cannot hold (-0, NaN, ±Infinity) `{ n: 'NaN' }`;
+ * strings and booleans stay. Each function is kept as the JSON text of its encoding (a string
+ * literal in the generated module: cheap to type-check, one line per function in a diff, parsed
+ * only when its program is asked for), the constructors as one more. Several programs share the
+ * tables.
+ *
+ * Invariants: `decodeProgram(encodePrograms(ps), name)` is `ps[name]`, field for field and in each
+ * object's key order (a walk or a printer that iterates keys sees the same program), its maps in
+ * the same order; the source texts (`sources`) are not carried: a decoded program has none, so a
+ * runtime error in it names offsets, not lines. `encodePrograms` throws on anything else
+ * (`undefined`, a Map inside a node, a class instance), so a Core change that breaks the format
+ * fails where the data is generated.
+ */
+import type { CtorDecl, FunDef, Program } from './core.js';
+
+/** An encoded value (see the header). */
+export type Encoded =
+  | string
+  | boolean
+  | number
+  | null
+  | { readonly a: readonly Encoded[] }
+  | { readonly n: string }
+  | readonly Encoded[];
+
+/** Core programs encoded together: the shared tables and each program's functions and constructors. */
+export interface CoreData {
+  readonly files: readonly string[];
+  readonly shapes: readonly (readonly string[])[];
+  /** Per program: each function's encoding as JSON text, and its constructors' (one array). */
+  readonly programs: Readonly<Record<string, { readonly funs: readonly string[]; readonly ctors: string }>>;
+}
+
+const SPAN = -1;
+
+function isSpan(keys: readonly string[]): boolean {
+  return keys.length === 3 && keys[0] === 'file' && keys[1] === 'start' && keys[2] === 'end';
+}
+
+/** The encoder's tables, filled as it meets files and shapes. */
+class Encoder {
+  readonly files: string[] = [];
+  readonly shapes: string[][] = [];
+  private readonly fileIndex = new Map<string, number>();
+  private readonly shapeIndex = new Map<string, number>();
+
+  value(v: unknown, at: string): Encoded {
+    if (typeof v === 'string' || typeof v === 'boolean' || v === null) return v;
+    if (typeof v === 'number')
+      return Number.isFinite(v) && !Object.is(v, -0) ? v : { n: Object.is(v, -0) ? '-0' : String(v) };
+    if (Array.isArray(v)) return { a: v.map((x, i) => this.value(x, `${at}[${i}]`)) };
+    if (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+      const o = v as Record<string, unknown>;
+      const keys = Object.keys(o);
+      if (isSpan(keys) && typeof o.file === 'string')
+        return [SPAN, this.file(o.file), this.value(o.start, at), this.value(o.end, at)];
+      return [this.shape(keys), ...keys.map((k) => this.value(o[k], `${at}.${k}`))];
+    }
+    throw new Error(`core-data: cannot encode ${typeof v} at ${at}`);
+  }
+
+  private file(f: string): number {
+    let i = this.fileIndex.get(f);
+    if (i === undefined) {
+      i = this.files.push(f) - 1;
+      this.fileIndex.set(f, i);
+    }
+    return i;
+  }
+
+  private shape(keys: string[]): number {
+    const key = keys.join('\0');
+    let i = this.shapeIndex.get(key);
+    if (i === undefined) {
+      i = this.shapes.push(keys) - 1;
+      this.shapeIndex.set(key, i);
+    }
+    return i;
+  }
+}
+
+/** The programs by name as data (see the header); throws on a value the format cannot carry. */
+export function encodePrograms(programs: Readonly<Record<string, Program>>): CoreData {
+  const enc = new Encoder();
+  const out: Record<string, { funs: string[]; ctors: string }> = {};
+  for (const [name, p] of Object.entries(programs)) {
+    for (const [k, f] of p.funs) if (k !== f.name) throw new Error(`core-data: ${name}: ${k} ≠ ${f.name}`);
+    for (const [k, c] of p.ctors) if (k !== c.name) throw new Error(`core-data: ${name}: ${k} ≠ ${c.name}`);
+    out[name] = {
+      funs: [...p.funs.values()].map((f) => JSON.stringify(enc.value(f, `${name}.${f.name}`))),
+      ctors: JSON.stringify(enc.value([...p.ctors.values()], `${name}.ctors`)),
+    };
+  }
+  return { files: enc.files, shapes: enc.shapes, programs: out };
+}
+
+function decode(data: CoreData, e: Encoded): unknown {
+  if (e === null || typeof e !== 'object') return e;
+  if ('a' in e) return e.a.map((x) => decode(data, x));
+  if ('n' in e) return e.n === '-0' ? -0 : Number(e.n);
+  const [head, ...values] = e as readonly Encoded[];
+  if (head === SPAN) {
+    const [file, start, end] = values as [number, number, number];
+    return { file: data.files[file], start, end };
+  }
+  const keys = data.shapes[head as number] as readonly string[];
+  const o: Record<string, unknown> = {};
+  keys.forEach((k, i) => {
+    o[k] = decode(data, values[i] as Encoded);
+  });
+  return o;
+}
+
+/** The program `name` of `data`, rebuilt (see the header: no source texts). */
+export function decodeProgram(data: CoreData, name: string): Program {
+  const p = data.programs[name];
+  if (p === undefined) throw new Error(`core-data: no program '${name}'`);
+  const funs = p.funs.map((f) => decode(data, JSON.parse(f) as Encoded) as FunDef);
+  const ctors = decode(data, JSON.parse(p.ctors) as Encoded) as CtorDecl[];
+  return {
+    funs: new Map(funs.map((f) => [f.name, f])),
+    ctors: new Map(ctors.map((c) => [c.name, c])),
+    sources: new Map(),
+  };
+}
