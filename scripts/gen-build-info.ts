@@ -20,7 +20,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { allPasses, optimizerProgram, optimizerSources } from '../src/optimizers/index.js';
+import { allPasses, builtinSources, optimizerProgram } from '../src/optimizers/index.js';
 import { jsString } from '../src/common/index.js';
 import { encodePrograms } from '../src/scf-lang/index.js';
 
@@ -31,12 +31,7 @@ export const CORE_PROGRAMS_FILE = path.join(ROOT, 'src/optimizers/programs.gener
 /** The generated module of the built-in passes' Core programs. */
 export function generateCorePrograms(): string {
   const data = encodePrograms(Object.fromEntries(allPasses.map((p) => [p.name, optimizerProgram(p)])));
-  const src = path.join(ROOT, 'src');
-  const sources = allPasses.map((p) => {
-    const files = optimizerSources(p).map((f) => path.relative(src, f).split(path.sep).join('/'));
-    const own = path.relative(src, p.file).split(path.sep).join('/');
-    return [p.name, [own, ...files.filter((f) => f !== own)]] as const;
-  });
+  const sources = allPasses.map((p) => [p.name, builtinSources(p)] as const);
   const q = (s: string) => JSON.stringify(s);
   return [
     '/**',

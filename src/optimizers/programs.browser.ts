@@ -37,6 +37,11 @@ export function optimizerProgram(pass: Pass): CoreProgram {
   return p;
 }
 
+/** The sources a built-in pass was compiled from, relative to src/, its own module first. */
+export function builtinSources(pass: Pass): string[] {
+  return [...(PASS_SOURCES[builtinName(pass)] as readonly string[])];
+}
+
 /** The sources a built-in pass was compiled from, as `sourceFile` names them here. */
 export function optimizerSources(pass: Pass): string[] {
   return (PASS_SOURCES[builtinName(pass)] as readonly string[]).map(sourceFile).sort();

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import * as browser from '../../src/optimizers/programs.browser.js';
 import {
   allPasses,
+  builtinSources,
   constPropFiniteMath,
   optimizerProgram,
   optimizerSources,
@@ -30,6 +31,7 @@ describe('Core programs as data', () => {
       expect(decoded.sources.size).toBe(0);
       // node's `sourceFile` names them by absolute path here, a page's by src/…
       expect(browser.optimizerSources(pass)).toEqual(optimizerSources(pass));
+      expect(browser.builtinSources(pass)).toEqual(builtinSources(pass));
     },
   );
 
