@@ -38,7 +38,8 @@ export {
   parseBindDescription,
   typedDescription,
 } from './describe-input.js';
-export { importStub, type LoadedStub } from './load.js';
+export { importStub } from './load.js';
+export { importStagedText, type LoadedStub } from './load-text.js';
 export { type MemoryInput, type MemoryOptions, type StagedInMemory, stageInMemory } from './memory.js';
 export { sha256Hex } from './sha256.js';
 export { type PipelineProgress, type PipelineStage, stagePipeline } from './pipeline.js';
