@@ -10,7 +10,8 @@
 // the modules themselves, not pipeline/index.ts, which also gathers the node-only ones (files)
 export { formatDiagnostic, scfVersion } from './common/index.js';
 export { PassError } from './optimizers/index.js';
-export { ConfigError, type StageConfig } from './pipeline/config.js';
+export { argValue } from './pipeline/args.js';
+export { type ArgSpec, ConfigError, type StageConfig } from './pipeline/config.js';
 export { importStagedText, type LoadedStub } from './pipeline/load-text.js';
 export {
   type MemoryInput,

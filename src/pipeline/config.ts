@@ -655,7 +655,7 @@ export const MAX_RANDOM_ARG = 1 << 24;
 /**
  * A run-time argument in a config's `args`: a literal (a number, a boolean, an array of them), or
  * `{ "random": N, "seed": S }` for N floats in [0, 1) drawn from seed S, with `"max": M` for N
- * ints in [0, M) (`argValue` in src/bench/kernel-args.ts draws them).
+ * ints in [0, M) (`argValue` in args.ts draws them).
  */
 export type ArgSpec = BindValue | { readonly random: number; readonly seed: number; readonly max?: number };
 

@@ -9,6 +9,7 @@
  * loaded back (load.ts); the abstract kernel programs between the passes print in the Fig. 6
  * notation (print-kernel.ts: the kernel's C printer, kernel/c-printer.ts, over abstract values).
  */
+export { argValue, seededRandom } from './args.js';
 export {
   type ArgSpec,
   CONFIG_CODES,
