@@ -5,8 +5,10 @@
  * writes with `encodePrograms`).
  *
  * Algorithm: one generic walk over the program's plain data. An object becomes an array, its
- * shape's index (into `shapes`, the key lists met, in order) then its values in key order; a span
- * `{ file, start, end }` becomes `[-1, FILE, start, end]` with FILE an index into `files`; an
+ * shape's index (into `shapes`, the key lists met, in order) then its values in key order, but for
+ * a string `kind`, which the shape holds (as the key `kind=var`: a node's kind costs no more than
+ * its shape); a span `{ file, start, end }` becomes `[-1, FILE, start, end - start]` with FILE an
+ * index into `files`; an
  * array becomes `{ a: [...] }`; a number JSON cannot hold (-0, NaN, ±Infinity) `{ n: 'NaN' }`;
  * strings and booleans stay. A function's labels are written less its smallest label, so a
  * function several programs share (the passes share the kernel walks) is kept once, in `funs`,
@@ -68,11 +70,23 @@ class Encoder {
     if (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
       const o = v as Record<string, unknown>;
       const keys = Object.keys(o);
-      if (isSpan(keys) && typeof o.file === 'string')
-        return [SPAN, this.file(o.file), this.value(o.start, at), this.value(o.end, at)];
+      if (
+        isSpan(keys) &&
+        typeof o.file === 'string' &&
+        typeof o.start === 'number' &&
+        typeof o.end === 'number'
+      )
+        return [
+          SPAN,
+          this.file(o.file),
+          this.value(o.start, at),
+          this.value((o.end as number) - (o.start as number), at),
+        ];
       const field = (k: string) =>
         k === 'label' && typeof o[k] === 'number' ? o[k] - base : this.value(o[k], `${at}.${k}`, base);
-      return [this.shape(keys), ...keys.map(field)];
+      const kind = typeof o.kind === 'string' ? o.kind : undefined;
+      const shape = keys.map((k) => (k === 'kind' && kind !== undefined ? `kind=${kind}` : k));
+      return [this.shape(shape), ...keys.filter((k) => k !== 'kind' || kind === undefined).map(field)];
     }
     throw new Error(`core-data: cannot encode ${typeof v} at ${at}`);
   }
@@ -133,15 +147,20 @@ function decode(data: CoreData, e: Encoded, base: number): unknown {
   if ('n' in e) return e.n === '-0' ? -0 : Number(e.n);
   const [head, ...values] = e as readonly Encoded[];
   if (head === SPAN) {
-    const [file, start, end] = values as [number, number, number];
-    return { file: data.files[file], start, end };
+    const [file, start, length] = values as [number, number, number];
+    return { file: data.files[file], start, end: start + length };
   }
   const keys = data.shapes[head as number] as readonly string[];
   const o: Record<string, unknown> = {};
-  keys.forEach((k, i) => {
-    const v = values[i] as Encoded;
+  let i = 0;
+  for (const k of keys) {
+    if (k.startsWith('kind=')) {
+      o.kind = k.slice('kind='.length);
+      continue;
+    }
+    const v = values[i++] as Encoded;
     o[k] = k === 'label' && typeof v === 'number' ? v + base : decode(data, v, base);
-  });
+  }
   return o;
 }
 
