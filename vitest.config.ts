@@ -13,6 +13,7 @@ export default defineConfig({
       { find: /^scf\/runtime$/, replacement: src('runtime/index.ts') },
       { find: /^scf\/kernel$/, replacement: src('kernel/public.ts') },
       { find: /^scf\/gpu$/, replacement: src('target/index.ts') },
+      { find: /^scf\/stage$/, replacement: src('stage.ts') },
     ],
   },
   test: {

@@ -1,28 +1,18 @@
 /**
- * Builds the playground into a folder (`npm run playground` serves it, serve.ts): under node, each
- * config of CONFIGS is staged with the API into `OUT/staged/ID/`, its run-time arguments (`args`,
- * drawn as `scf bench --kernel` draws them, `argValue`) are written to `OUT/site/ID.args.bin`
- * (float64s, one array after another), and a generated entry module imports the stubs and hands
- * them, with what the page shows of each config (the kernel's C source, the config, the abstract
- * programs I1, I2 …, the staged modules' size), to page.mjs. esbuild bundles that entry for the
- * browser from the built package (dist/, whose package.json "browser" map swaps the node-only
- * modules), so `npm run build` must have run; `OUT/site/` (index.html, page.js, the arguments) is
- * all the page needs.
+ * Builds the playground into a folder (`npm run playground` serves it, serve.ts). Nothing is
+ * staged here: the page stages in a Web Worker. For each config of CONFIGS the build reads what
+ * the page starts from — the config's text, its kernel's C source, its sample — and hands them, in
+ * a generated entry module, to page.mjs; esbuild bundles that entry (page.js) and worker.mjs
+ * (worker.js) for the browser from the built package (dist/, whose package.json "browser" map swaps
+ * the node-only modules for their twins; scf/stage carries the built-in passes' Core programs), so
+ * `npm run build` must have run. The C parser's files (web-tree-sitter's runtime and WebAssembly,
+ * the C grammar's) are copied from dist/vendor/ into `OUT/site/vendor/`, where the worker's bundle
+ * looks for them (`../vendor/` from itself: the site's root). `OUT/site/` is all the page needs.
  */
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { argValue } from '../../src/bench/index.js';
-import { loadConfig, stageConfig, writeStaged } from '../../src/pipeline/index.js';
+import { loadConfig } from '../../src/pipeline/index.js';
 
 const HERE = import.meta.dirname;
 const ROOT = path.resolve(HERE, '../..');
@@ -33,114 +23,66 @@ export const CONFIGS: readonly { readonly id: string; readonly title: string; re
   { id: 'ops', title: 'op-code program', file: 'configs/kernel/03-ops.json' },
 ];
 
-/** Where a run-time argument lies: a scalar as it is, an array as a slice of the args file. */
-export type ArgLayout =
-  | { readonly name: string; readonly value: number }
-  | { readonly name: string; readonly offset: number; readonly length: number };
+/** The C parser's files the worker fetches, and their licences. */
+export const VENDOR_FILES = [
+  'tree-sitter.js',
+  'tree-sitter.wasm',
+  'tree-sitter-c.wasm',
+  'web-tree-sitter.LICENSE',
+  'tree-sitter-c.LICENSE',
+] as const;
 
-/** What the page gets of one config besides its stub. */
+/** What the page starts from for one config. */
 export interface PageConfig {
   readonly id: string;
   readonly title: string;
+  /** The config file, relative to the repository: the name the page stages it under. */
   readonly file: string;
-  readonly fn: string;
   readonly description: string;
   readonly configText: string;
+  /** The kernel's file, relative to the repository (the name its messages carry). */
   readonly kernelFile: string;
   readonly kernelSource: string;
   readonly sample: Readonly<Record<string, unknown>>;
-  readonly args: readonly ArgLayout[];
-  readonly stagedBytes: number;
-  readonly abstract: string;
 }
 
-/** The built site and what was staged. */
+/** The built site. */
 export interface PlaygroundBuild {
-  /** The folder to serve: index.html, page.js, ID.args.bin. */
+  /** The folder to serve: index.html, page.js, worker.js, vendor/. */
   readonly site: string;
-  /** The staged folder of each config by id (its stub is `FN.stub.mjs`). */
-  readonly staged: Readonly<Record<string, string>>;
   readonly configs: readonly PageConfig[];
-  readonly bundleBytes: number;
+  /** Bytes of page.js and worker.js. */
+  readonly bundleBytes: { readonly page: number; readonly worker: number };
 }
 
-/** Stages one config into `dir` and describes it for the page; writes its arguments into `site`. */
-async function stageOne(c: (typeof CONFIGS)[number], dir: string, site: string): Promise<PageConfig> {
+/** What the page gets of a config. */
+function pageConfig(c: (typeof CONFIGS)[number]): PageConfig {
   const file = path.join(ROOT, c.file);
   const config = loadConfig(file);
-  const staged = await stageConfig(config);
-  writeStaged(staged.stages, { outDir: dir, fun: staged.fun, bind: config.bind, origin: c.file });
-  const layout: ArgLayout[] = [];
-  const arrays: number[][] = [];
-  let offset = 0;
-  for (const [name, spec] of Object.entries(config.args ?? {})) {
-    const v = argValue(spec);
-    if (typeof v === 'number') layout.push({ name, value: v });
-    else if (Array.isArray(v)) {
-      const xs = v.map(Number);
-      layout.push({ name, offset, length: xs.length });
-      arrays.push(xs);
-      offset += xs.length;
-    } else throw new Error(`${c.file}: the argument '${name}' is neither a number nor an array`);
-  }
-  writeFileSync(path.join(site, `${c.id}.args.bin`), new Float64Array(arrays.flat()));
-  const files = readdirSync(dir);
-  const abstract = files.find((f) => f.endsWith('.abstract.txt'));
   return {
     id: c.id,
     title: c.title,
     file: c.file,
-    fn: staged.fun.name,
     description: config.description ?? '',
     configText: readFileSync(file, 'utf8'),
-    kernelFile: path.relative(ROOT, config.input),
+    kernelFile: path.relative(ROOT, config.input).split(path.sep).join('/'),
     kernelSource: readFileSync(config.input, 'utf8'),
     sample: config.sample ?? {},
-    args: layout,
-    stagedBytes: files
-      .filter((f) => f.endsWith('.staged.mjs'))
-      .reduce((n, f) => n + statSync(path.join(dir, f)).size, 0),
-    abstract: abstract ? readFileSync(path.join(dir, abstract), 'utf8') : '',
   };
 }
 
-/** Stages the configs, writes the arguments and bundles the page into `out` (emptied first). */
-export async function buildPlayground(out: string): Promise<PlaygroundBuild> {
-  if (!existsSync(path.join(ROOT, 'dist/target/index.js')))
-    throw new Error('the playground bundles the built package: run `npm run build` first');
-  rmSync(out, { recursive: true, force: true });
-  const site = path.join(out, 'site');
-  mkdirSync(site, { recursive: true });
-  const configs: PageConfig[] = [];
-  const staged: Record<string, string> = {};
-  for (const c of CONFIGS) {
-    const dir = path.join(out, 'staged', c.id);
-    configs.push(await stageOne(c, dir, site));
-    staged[c.id] = dir;
-  }
-  const entry = path.join(out, 'entry.mjs');
-  writeFileSync(
-    entry,
-    [
-      ...configs.map(
-        (c) => `import * as ${c.id} from ${JSON.stringify(`./staged/${c.id}/${c.fn}.stub.mjs`)};`,
-      ),
-      `import { start } from ${JSON.stringify(path.join(HERE, 'page.mjs'))};`,
-      `const configs = ${JSON.stringify(configs)};`,
-      `start(configs.map((c) => ({ ...c, stub: { ${configs.map((c) => `${c.id}`).join(', ')} }[c.id] })));`,
-      '',
-    ].join('\n'),
-  );
+/** Bundles page.js and worker.js into `site` from dist/. */
+async function bundle(site: string, entry: string): Promise<void> {
   const r = await build({
-    entryPoints: [entry],
-    outfile: path.join(site, 'page.js'),
+    entryPoints: { page: entry, worker: path.join(HERE, 'worker.mjs') },
+    outdir: site,
     bundle: true,
     platform: 'browser',
     format: 'esm',
     minify: true,
     logLevel: 'silent',
-    // `scf/…` (the stubs import scf/runtime) resolved as from inside the package, by its exports
-    // (dist/) wherever the staged folders lie, and not by the checkout's tsconfig paths (src/)
+    // `scf/…` resolved as from inside the package, by its exports (dist/), and not by the
+    // checkout's tsconfig paths (src/)
     tsconfigRaw: '{}',
     plugins: [
       {
@@ -155,6 +97,28 @@ export async function buildPlayground(out: string): Promise<PlaygroundBuild> {
     absWorkingDir: ROOT,
   });
   if (r.errors.length > 0) throw new Error(`esbuild: ${r.errors.map((e) => e.text).join('; ')}`);
+}
+
+/** Writes the page, bundles it with the worker and copies the C parser's files into `out` (emptied first). */
+export async function buildPlayground(out: string): Promise<PlaygroundBuild> {
+  if (!existsSync(path.join(ROOT, 'dist/stage.js')))
+    throw new Error('the playground bundles the built package: run `npm run build` first');
+  rmSync(out, { recursive: true, force: true });
+  const site = path.join(out, 'site');
+  mkdirSync(path.join(site, 'vendor'), { recursive: true });
+  const configs = CONFIGS.map(pageConfig);
+  const entry = path.join(out, 'entry.mjs');
+  writeFileSync(
+    entry,
+    [
+      `import { start } from ${JSON.stringify(path.join(HERE, 'page.mjs'))};`,
+      `start(${JSON.stringify(configs)});`,
+      '',
+    ].join('\n'),
+  );
+  await bundle(site, entry);
+  for (const f of VENDOR_FILES) copyFileSync(path.join(ROOT, 'dist/vendor', f), path.join(site, 'vendor', f));
   copyFileSync(path.join(HERE, 'index.html'), path.join(site, 'index.html'));
-  return { site, staged, configs, bundleBytes: statSync(path.join(site, 'page.js')).size };
+  const size = (f: string) => statSync(path.join(site, f)).size;
+  return { site, configs, bundleBytes: { page: size('page.js'), worker: size('worker.js') } };
 }

@@ -1,12 +1,19 @@
 /**
- * The playground's script (bundled by build.ts with the staged stubs; `start` gets the configs).
- * Run: the late values from the textarea go to the stub's `specialize` in the page (staged, or the
- * unstaged pipeline with a warning for values outside the description); the specialized program is
- * printed as C and its kernel as WGSL; the generic kernel (the pipeline's output with no late
- * value known) and the specialized one run on the config's arguments (ID.args.bin) on the JS back
- * end and, when the page has a WebGPU adapter, on it; outputs are compared (JS: identical; GPU:
- * within 4 ulps of each value or of the data's scale) and timed (median of `?runs=` runs, 5 by
- * default) in a bar chart. What a run found is also left in `globalThis.__playground` for tests.
+ * The playground's script (bundled by build.ts; `start` gets the configs' texts). The page stages
+ * itself: **Stage** sends the edited kernel and config to the staging worker (worker.mjs), shows
+ * its progress lines as they come, then loads the staged folder from its text (`importStagedText`,
+ * scf/stage) and shows the abstract programs (I1, I2 …) and the staged modules' size. **Run**: the
+ * late values go to the staged stub's `specialize` (staged, or the unstaged pipeline with a warning
+ * for values outside the description); the specialized program is printed as C and its kernel as
+ * WGSL; the generic kernel (the pipeline's output with no late value known) and the specialized one
+ * run on the config's `args` (drawn by `argValue`) on the JS back end and, when the page has a
+ * WebGPU adapter, on it; outputs are compared (JS: identical; GPU: within 4 ulps of each value or
+ * of the data's scale) and timed (median of `?runs=` runs, 5 by default) in a bar chart.
+ *
+ * Bad input — a kernel that does not parse, a config that does not fit it, values its formals
+ * cannot take, a shader the device rejects — is a message on the page (`FILE:LINE:COL: …` where
+ * there is a position), never an exception. What a Stage and a Run found is left in
+ * `globalThis.__playground` for tests.
  */
 import {
   compareResults,
@@ -18,14 +25,12 @@ import {
   printOptimized,
   programOf,
 } from 'scf/gpu';
+import { argValue, importStagedText } from 'scf/stage';
 
 const $ = (id) => document.getElementById(id);
 const RUNS = Math.max(1, Number(new URLSearchParams(location.search).get('runs')) || 5);
 
-/**
- * `got` against `want`: identical, or every number within GPU_ULPS ulps of its value or of the
- * scale of `want` (`compareResults`, as `scf bench --kernel` compares).
- */
+/** `got` against `want`: identical, or within GPU_ULPS ulps (`compareResults`, as `scf bench --kernel`). */
 function compare(got, want) {
   const c = compareResults(got, want, dataScale(want.result, ...Object.values(want.outputs)));
   return { equal: c.equal, within: c.withinTolerance, diff: c.diff };
@@ -56,17 +61,24 @@ function chart(bars) {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="760" height="${bars.length * row + 4}" font-size="13" font-family="system-ui, sans-serif">${rows.join('')}</svg><div class="muted">median of ${RUNS} runs each, round trip (arguments in, outputs back)</div>`;
 }
 
-/** The config's run-time arguments, read from ID.args.bin by the layout build.ts wrote. */
-const argsCache = new Map();
-async function configArgs(c) {
-  if (!argsCache.has(c.id)) {
-    const data = new Float64Array(await (await fetch(`${c.id}.args.bin`)).arrayBuffer());
-    const args = {};
-    for (const a of c.args)
-      args[a.name] = 'value' in a ? a.value : Array.from(data.subarray(a.offset, a.offset + a.length));
-    argsCache.set(c.id, args);
+/**
+ * An error as the page shows it: a shader the device rejected at WGSL LINE:COL as
+ * `FN.wgsl:LINE:COL: error: …`, a late value JSON.parse refused at its line and column of the
+ * values, anything else by its message.
+ */
+function messageOf(e, where) {
+  if (!(e instanceof Error)) return String(e);
+  if (e.name === 'ShaderRejected' && e.line !== undefined)
+    return `${e.fn}.wgsl:${e.line}:${e.col}: error: the device rejected the shader of ${e.pass}: ${e.detail}`;
+  if (e instanceof SyntaxError && where === 'values') {
+    const text = $('values').value;
+    const at = /line (\d+) column (\d+)/.exec(e.message);
+    const pos = /position (\d+)/.exec(e.message);
+    const before = pos ? text.slice(0, Number(pos[1])).split('\n') : undefined;
+    const lc = at ? `${at[1]}:${at[2]}` : before ? `${before.length}:${before.at(-1).length + 1}` : '1:1';
+    return `late values:${lc}: error: not JSON: ${e.message}`;
   }
-  return argsCache.get(c.id);
+  return e.message;
 }
 
 let gpu;
@@ -76,31 +88,118 @@ function openGpu() {
   return gpu;
 }
 
-const genericFuns = new Map();
-/** The generic kernel of a config: its pipeline's output with no late value known. */
-function genericFun(c) {
-  if (!genericFuns.has(c.id)) genericFuns.set(c.id, c.stub.unstagedPipeline(c.stub.formalsOf({})));
-  return genericFuns.get(c.id);
+/** The config's run-time arguments, drawn from its `args` (cached by their specs). */
+const argsCache = new Map();
+function configArgs(specs) {
+  const key = JSON.stringify(specs);
+  if (!argsCache.has(key))
+    argsCache.set(key, Object.fromEntries(Object.entries(specs).map(([k, s]) => [k, argValue(s)])));
+  return argsCache.get(key);
 }
 
-/** Shows a config: its kernel, its config and its sample as the values to edit. */
+/** What is staged now: the stub, what the worker said of it, and its generic kernel (made once). */
+let current;
+
+function showError(message, state) {
+  state.error = message;
+  $('error').textContent = message;
+  $('error').hidden = false;
+}
+
+/** Shows a config: its kernel and config to edit, its sample as the values; nothing staged for it yet. */
 function show(c) {
   $('description').textContent = c.description;
   $('kernel-file').textContent = c.kernelFile;
-  $('kernel').textContent = c.kernelSource;
+  $('kernel').value = c.kernelSource;
   $('config-file').textContent = c.file;
-  $('config-text').textContent = c.configText;
-  $('staged-bytes').textContent = `${(c.stagedBytes / 1024).toFixed(1)} KB`;
-  $('abstract').textContent = c.abstract;
+  $('config-text').value = c.configText;
   $('values').value = JSON.stringify(c.sample, null, 1).replace(/\n\s*/g, ' ');
+  unstage('not staged yet: press Stage');
+}
+
+/** Forgets the staged stub (the kernel or the config changed). */
+function unstage(why) {
+  current = undefined;
+  $('run').disabled = true;
+  $('stage-status').textContent = why;
+  $('staged-bytes').textContent = '–';
+  $('abstract').textContent = '';
+}
+
+let worker;
+let requests = 0;
+/** Stages `c`'s edited texts in the worker; progress lines go to `onLine`; the worker's last message. */
+function stageInWorker(c, onLine) {
+  worker ??= new Worker('worker.js', { type: 'module' });
+  const id = ++requests;
+  return new Promise((resolve) => {
+    const onMessage = (e) => {
+      if (e.data.id !== id) return;
+      if (e.data.kind === 'progress') onLine(e.data.line, e.data.ms);
+      else {
+        worker.removeEventListener('message', onMessage);
+        worker.removeEventListener('error', onError);
+        resolve(e.data);
+      }
+    };
+    const onError = (e) => {
+      e.preventDefault();
+      worker.removeEventListener('message', onMessage);
+      worker.removeEventListener('error', onError);
+      worker = undefined;
+      resolve({ kind: 'error', message: `internal error: the staging worker failed: ${e.message}` });
+    };
+    worker.addEventListener('message', onMessage);
+    worker.addEventListener('error', onError);
+    worker.postMessage({ id, config: $('config-text').value, configFile: c.file, kernel: $('kernel').value });
+  });
+}
+
+let stagings = 0;
+/** The Stage button: stage in the worker, load the staged folder, show what was staged. */
+async function stage(c) {
+  const state = { config: c.id, lines: [], error: undefined };
+  unstage('staging …');
+  $('stage').disabled = true;
+  $('error').hidden = true;
+  $('stage-log').textContent = '';
+  const t0 = performance.now();
+  const r = await stageInWorker(c, (line, ms) => {
+    state.lines.push(line);
+    $('stage-log').textContent += `${(ms / 1000).toFixed(2)} s  ${line}\n`;
+  });
+  try {
+    if (r.kind === 'error') throw new Error(r.message);
+    const stub = await importStagedText(r.files, r.stub);
+    state.ms = performance.now() - t0;
+    Object.assign(state, { workerMs: r.ms, fn: r.fn, stagedBytes: r.stagedBytes, modules: r.modules });
+    current = { stub, args: r.args, generic: undefined };
+    $('stage-log').textContent +=
+      `${(state.ms / 1000).toFixed(2)} s  loaded ${r.stub} and its ${r.modules.length} staged modules\n`;
+    $('stage-status').textContent =
+      `staged ${r.fn} in ${(state.ms / 1000).toFixed(2)} s: ${r.passes.map((p) => `${p.pass} ${p.ms.toFixed(0)} ms (${p.stop})`).join(', ')}`;
+    $('staged-bytes').textContent = `${(r.stagedBytes / 1024).toFixed(1)} KB`;
+    $('abstract').textContent = r.abstract;
+    $('run').disabled = false;
+  } catch (e) {
+    $('stage-status').textContent = 'staging failed';
+    showError(messageOf(e), state);
+  }
+  $('stage').disabled = false;
+  globalThis.__playground = { ...globalThis.__playground, staging: state, stages: ++stagings };
 }
 
 /** Specializes on the textarea's values and shows the staged flag, warnings, C and WGSL. */
-function specializeShown(c) {
-  const values = JSON.parse($('values').value);
+function specializeShown(stub) {
+  let values;
+  try {
+    values = JSON.parse($('values').value);
+  } catch (e) {
+    throw new Error(messageOf(e, 'values'));
+  }
   const warnings = [];
   const t0 = performance.now();
-  const r = c.stub.specialize(values, (w) => warnings.push(w));
+  const r = stub.specialize(values, (w) => warnings.push(w));
   const ms = performance.now() - t0;
   $('staged').textContent = String(r.staged);
   $('staged').className = r.staged ? 'ok' : 'bad';
@@ -108,7 +207,7 @@ function specializeShown(c) {
   $('warnings').replaceChildren(
     ...warnings.map((w) => Object.assign(document.createElement('li'), { textContent: w })),
   );
-  $('specialized').textContent = printOptimized(r.fun, c.stub.FUN.fns);
+  $('specialized').textContent = printOptimized(r.fun, stub.FUN.fns);
   try {
     $('wgsl').textContent = emitKernelWgsl(programOf(r.fun), r.fun.name);
   } catch (e) {
@@ -127,9 +226,10 @@ async function runOn(backend, generic, specialized, args) {
 }
 
 /** Runs both kernels on the JS back end and the GPU (if any) and shows the comparison and chart. */
-async function runKernels(c, spec, state) {
-  const args = { ...(await configArgs(c)), ...spec.values };
-  const generic = genericFun(c);
+async function runKernels(spec, state) {
+  const args = { ...configArgs(current.args), ...spec.values };
+  current.generic ??= current.stub.unstagedPipeline(current.stub.formalsOf({}));
+  const generic = current.generic;
   const rt = await openGpu();
   const js = await runOn('js', generic, spec.fun, args);
   const jsCmp = compare(js.outS, js.outG);
@@ -139,6 +239,7 @@ async function runKernels(c, spec, state) {
   ];
   let equal = jsCmp.equal;
   let text = `JS back end: specialized ${jsCmp.equal ? 'identical to' : 'differs from'} generic`;
+  Object.assign(state, { js: js.outS });
   if (rt instanceof GpuRuntime) {
     state.adapter = rt.adapterName;
     $('backend').textContent = `WebGPU (${rt.adapterName}) and the JS back end`;
@@ -155,39 +256,40 @@ async function runKernels(c, spec, state) {
   $('equal').textContent = `${equal ? 'equal' : 'NOT equal'} — ${text}`;
   $('equal').className = equal ? 'ok' : 'bad';
   $('chart').innerHTML = chart(bars);
-  Object.assign(state, { equal, js: js.outS, times: bars });
+  Object.assign(state, { equal, times: bars });
 }
 
 let runs = 0;
 /** The Run button: specialize, print, run, compare; errors are shown, never thrown. */
-async function run(c) {
-  const state = { config: c.id, staged: undefined, warnings: [], error: undefined };
+async function run() {
+  const state = { config: $('config').value, staged: undefined, warnings: [], error: undefined };
   $('run').disabled = true;
   $('error').hidden = true;
   for (const id of ['staged', 'backend', 'equal', 'specialized', 'wgsl']) $(id).textContent = '…';
   $('chart').replaceChildren();
   $('progress').textContent = 'running…';
   try {
-    const spec = specializeShown(c);
-    Object.assign(state, { staged: spec.staged, warnings: spec.warnings });
-    await runKernels(c, spec, state);
+    const spec = specializeShown(current.stub);
+    Object.assign(state, { staged: spec.staged, warnings: spec.warnings, fun: JSON.stringify(spec.fun) });
+    await runKernels(spec, state);
   } catch (e) {
-    state.error = e instanceof Error ? e.message : String(e);
-    $('error').textContent = state.error;
-    $('error').hidden = false;
+    showError(messageOf(e), state);
   }
   $('progress').textContent = '';
-  $('run').disabled = false;
-  globalThis.__playground = { ...state, runs: ++runs };
+  $('run').disabled = current === undefined;
+  globalThis.__playground = { ...globalThis.__playground, run: state, runs: ++runs };
 }
 
-/** Fills the picker and wires Run; `configs` carry their stubs (build.ts's generated entry). */
+/** Fills the picker and wires Stage and Run; `configs` carry their texts (build.ts's entry). */
 export function start(configs) {
   const pick = $('config');
   for (const c of configs) pick.append(new Option(c.title, c.id));
-  const current = () => configs.find((c) => c.id === pick.value);
-  pick.addEventListener('change', () => show(current()));
-  $('run').addEventListener('click', () => run(current()));
-  show(current());
-  globalThis.__playground = { runs: 0 };
+  const chosen = () => configs.find((c) => c.id === pick.value);
+  pick.addEventListener('change', () => show(chosen()));
+  for (const id of ['kernel', 'config-text'])
+    $(id).addEventListener('input', () => unstage('edited: press Stage to stage it'));
+  $('stage').addEventListener('click', () => stage(chosen()));
+  $('run').addEventListener('click', () => run());
+  show(chosen());
+  globalThis.__playground = { stages: 0, runs: 0 };
 }

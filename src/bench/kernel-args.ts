@@ -6,19 +6,10 @@
  */
 import type { ArgValue, Fun } from '../kernel/index.js';
 import { listToArray } from '../kernel/index.js';
-import type { ArgSpec } from '../pipeline/index.js';
+import { argValue, seededRandom } from '../pipeline/index.js';
 
-/** mulberry32: a small deterministic generator of uint32s. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
-}
+/** Drawn where a config gives `args` (pipeline/args.ts). */
+export { argValue };
 
 const IMAGE = 32;
 const SIGNAL = 256;
@@ -32,7 +23,7 @@ export function kernelArgs(
   fun: Fun,
   sample: Readonly<Record<string, unknown>> = {},
 ): Record<string, ArgValue> {
-  const next = rng(0x5cf2002);
+  const next = seededRandom(0x5cf2002);
   const small = () => next() % 200;
   const ints = (n: number, f: () => number = small) => Array.from({ length: n }, f);
   const out: Record<string, ArgValue> = {};
@@ -84,20 +75,5 @@ export function kernelArgs(
   }
   // dotproduct: v1 as long as the known size
   if (fun.name === 'dotproduct' && typeof out.s === 'number') out.v1 = ints(out.s);
-  return out;
-}
-
-/**
- * The value a config's `args` entry stands for: a literal as it is; `{ random: N, seed: S }` N
- * floats in [0, 1) (24 random bits each, exact in binary32), with `max: M` N ints in [0, M); the
- * same on every machine.
- */
-export function argValue(spec: ArgSpec): ArgValue {
-  if (typeof spec !== 'object' || Array.isArray(spec)) return spec as ArgValue;
-  const { random, seed, max } = spec as { random: number; seed: number; max?: number };
-  const next = rng(seed);
-  const out: number[] = new Array(random);
-  for (let i = 0; i < random; i++)
-    out[i] = max === undefined ? (next() >>> 8) / 16777216 : Math.floor((next() / 4294967296) * max);
   return out;
 }

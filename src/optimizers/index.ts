@@ -52,7 +52,7 @@ export {
   PassError,
   userPassProgram,
 } from './user.js';
-export { OptimizerError, optimizerProgram, optimizerSources } from './programs.js';
+export { builtinSources, OptimizerError, optimizerProgram, optimizerSources } from './programs.js';
 
 export type { LatticeVal } from './lattice.js';
 

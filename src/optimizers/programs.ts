@@ -37,6 +37,23 @@ export function optimizerProgram(pass: Pass): CoreProgram {
 }
 
 /**
+ * Every source file a built-in pass is compiled from, by path relative to scf's `src/` with `/`:
+ * its own module first, then those it imports, sorted (a manifest's `files`, which memory.ts
+ * fills with the hashes recorded at build time).
+ */
+export function builtinSources(pass: Pass): string[] {
+  if (!pass.builtin) throw new OptimizerError(`${pass.name}: not a built-in pass`);
+  const rel = (f: string) => path.relative(SOURCE_ROOT, f).split(path.sep).join('/');
+  const own = rel(pass.file);
+  return [
+    own,
+    ...optimizerSources(pass)
+      .map(rel)
+      .filter((f) => f !== own),
+  ];
+}
+
+/**
  * Every source file a pass is compiled from (its module and the modules it imports), as absolute
  * paths: what a staged stub's manifest hashes.
  */

@@ -26,11 +26,14 @@
  * `FILE:LINE:COL: error: message`; nothing else escapes except internal errors. Checks that need
  * the kernel function (descriptions fit the formals, samples lie inside their descriptions) are
  * in `configPipelineInput`, which maps their errors to the `bind`/`sample` positions.
+ *
+ * Nothing here touches a file: the paths a config names are resolved and checked by a
+ * `ConfigFiles` (config-files.ts's `NODE_FILES`, or `MEMORY_FILES`, which resolves them as names
+ * and checks nothing), and the kernel's text comes from the caller (`configKernel`), so a page
+ * or a worker stages from text (memory.ts) with the same code.
  */
-import { existsSync, statSync } from 'node:fs';
-import path from 'node:path';
 import { type Node, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
-import { clip, lineCol, readFailure, readSourceFile } from '../common/index.js';
+import { clip, lineCol } from '../common/index.js';
 import {
   type AbsValue,
   type CtorTable,
@@ -189,19 +192,45 @@ export function configError(
   return new ConfigError(config.file, at.line, at.col, reason, code);
 }
 
-function isDirectory(file: string): boolean {
-  return existsSync(file) && statSync(file).isDirectory();
+/** How a config's paths (`input`, a user's pass) are resolved, and what is found there. */
+export interface ConfigFiles {
+  /** `rel`, written in the config `file`, resolved against the config's folder. */
+  resolve(file: string, rel: string): string;
+  /** What is at the resolved path: undefined when nothing is (never asked by `MEMORY_FILES`). */
+  kind(file: string): 'file' | 'directory' | undefined;
 }
 
-/** Reads and parses the config file `file`. */
-export function loadConfig(file: string): StageConfig {
-  let text: string;
-  try {
-    text = readSourceFile(file);
-  } catch (e) {
-    throw new ConfigError(file, 1, 1, `cannot read the configuration: ${readFailure(e)}`, 'C1001');
+/**
+ * A config read from text with no file system (a page, a worker): paths are names, resolved with
+ * `/` against the config's name (`configs/kernel/01-conv.json` and `../../k.c` give
+ * `k.c`), and every one is taken to be a file.
+ */
+export const MEMORY_FILES: ConfigFiles = {
+  resolve: (file, rel) => joinPath(dirName(file), rel),
+  kind: () => 'file',
+};
+
+/** The folder part of a path written with `/` (or a backslash): '' for a bare name. */
+export function dirName(p: string): string {
+  const i = Math.max(p.lastIndexOf('/'), p.lastIndexOf('\\'));
+  return i < 0 ? '' : p.slice(0, i);
+}
+
+/** The last part of a path written with `/` (or a backslash). */
+export function baseName(p: string): string {
+  return p.slice(Math.max(p.lastIndexOf('/'), p.lastIndexOf('\\')) + 1);
+}
+
+/** `rel` after `dir`, `.` and `..` folded (a `..` past the start is kept); `rel` if absolute. */
+function joinPath(dir: string, rel: string): string {
+  if (rel.startsWith('/')) return rel;
+  const out: string[] = [];
+  for (const part of [...dir.split(/[/\\]/), ...rel.split(/[/\\]/)]) {
+    if (part === '' || part === '.') continue;
+    if (part === '..' && out.length > 0 && out[out.length - 1] !== '..') out.pop();
+    else out.push(part);
   }
-  return parseConfig(text, file);
+  return out.join('/');
 }
 
 /** The keys a config may have (docs/config.md documents each). */
@@ -238,9 +267,12 @@ const PARSE_MESSAGES: Readonly<Record<string, string>> = {
   InvalidCharacter: 'invalid character in a string',
 };
 
-/** Parses the text of a config file; `file` is used for messages and to resolve `input`. */
-export function parseConfig(text: string, file: string): StageConfig {
-  const r = new ConfigReader(text, file);
+/**
+ * Parses the text of a config file; `file` is used for messages and, by `files`, to resolve and
+ * check `input` and the paths of a user's passes (config-files.ts's `parseConfig` passes node's).
+ */
+export function readConfig(text: string, file: string, files: ConfigFiles): StageConfig {
+  const r = new ConfigReader(text, file, files);
   const root = r.root();
   const byKey = r.topLevel(root);
   const id = r.id(byKey.get('id'));
@@ -285,6 +317,7 @@ class ConfigReader {
   constructor(
     private readonly text: string,
     private readonly file: string,
+    private readonly files: ConfigFiles,
   ) {}
 
   errAt(offset: number, code: ConfigCode | DescriptionCode, reason: string): ConfigError {
@@ -382,9 +415,10 @@ class ConfigReader {
     const node = byKey.get('input') as Node;
     const inputText = this.str(byKey, 'input') as string;
     if (inputText === '') this.fail(node, 'C1005', "'input' must name the kernel C file");
-    const input = path.resolve(path.dirname(path.resolve(this.file)), inputText);
-    if (!existsSync(input)) this.fail(node, 'C1005', `no such file: '${clip(inputText)}'`);
-    if (isDirectory(input))
+    const input = this.files.resolve(this.file, inputText);
+    const kind = this.files.kind(input);
+    if (kind === undefined) this.fail(node, 'C1005', `no such file: '${clip(inputText)}'`);
+    if (kind === 'directory')
       this.fail(node, 'C1005', `'${clip(inputText)}' is a directory, not a kernel C file`);
     return input;
   }
@@ -402,7 +436,7 @@ class ConfigReader {
           'C1007',
           `unknown pass '${clip(name)}' (built-in: ${KNOWN_PASSES.join(', ')}; or the path of your own optimizer, relative to this file)`,
         );
-      if (isPassPath(name) && isDirectory(path.resolve(path.dirname(path.resolve(this.file)), name)))
+      if (isPassPath(name) && this.files.kind(this.files.resolve(this.file, name)) === 'directory')
         this.fail(p, 'C1007', `'${clip(name)}' is a directory, not an optimizer's .ts file`);
       this.at(`pipeline[${i}]`, p);
       pipeline.push(name);
@@ -624,7 +658,7 @@ export const MAX_RANDOM_ARG = 1 << 24;
 /**
  * A run-time argument in a config's `args`: a literal (a number, a boolean, an array of them), or
  * `{ "random": N, "seed": S }` for N floats in [0, 1) drawn from seed S, with `"max": M` for N
- * ints in [0, M) (`argValue` in src/bench/kernel-args.ts draws them).
+ * ints in [0, M) (`argValue` in args.ts draws them).
  */
 export type ArgSpec = BindValue | { readonly random: number; readonly seed: number; readonly max?: number };
 
@@ -652,14 +686,14 @@ const ARG_FORMS =
 
 // ---- checks against the kernel function --------------------------------------------------
 
-/** The config's kernel program and function, parsed (kernel diagnostics become ConfigErrors). */
-export async function loadConfigInput(config: StageConfig): Promise<{ program: Program; fun: Fun }> {
-  let source: string;
-  try {
-    source = readSourceFile(config.input);
-  } catch (e) {
-    throw configError(config, 'input', `cannot read '${clip(config.input)}': ${readFailure(e)}`);
-  }
+/**
+ * The config's kernel program and function, parsed from `source`, the text of the file its
+ * `input` names (kernel diagnostics become ConfigErrors at their place in it).
+ */
+export async function configKernel(
+  config: StageConfig,
+  source: string,
+): Promise<{ program: Program; fun: Fun }> {
   const parsed = await parseKernel(source, config.input);
   const d = parsed.diagnostics[0];
   // the kernel's own diagnostic, at its position in the C file
@@ -670,7 +704,7 @@ export async function loadConfigInput(config: StageConfig): Promise<{ program: P
     throw configError(
       config,
       'function',
-      `'${path.basename(config.input)}' has no function '${clip(config.function)}' (it defines ${names.join(', ') || 'none'})`,
+      `'${baseName(config.input)}' has no function '${clip(config.function)}' (it defines ${names.join(', ') || 'none'})`,
     );
   }
   // The stager and the staged optimizers walk the function recursively, as the optimizers do.

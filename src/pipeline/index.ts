@@ -1,27 +1,33 @@
 /**
  * Staging the kernel optimizer pipeline: what ties the stager's engine (src/stager) to kernels
- * and configs. A JSON config (config.ts) with early descriptions of a kernel's formals
- * (describe-input.ts) is staged end to end (stage-config.ts) pass by pass (pipeline.ts, SCF
- * Fig. 4); the staged optimizers, their stub and manifest are written to a folder (write.ts), published
- * into it atomically under a lock (staged-folder.ts), and loaded back (load.ts); the abstract kernel programs between the passes print in the Fig. 6
+ * and configs. A JSON config (config.ts, read from text; config-files.ts reads it and its kernel
+ * from files under node) with early descriptions of a kernel's formals (describe-input.ts) is
+ * staged on its parsed kernel (stage-kernel.ts) pass by pass (pipeline.ts, SCF Fig. 4), either
+ * from files (stage-config.ts, `stageConfig`) or from text in a page or a worker (memory.ts,
+ * `stageInMemory`, hashing with sha256.ts); the staged folder's text (staged-text.ts) is written
+ * to a folder (write.ts), published into it atomically under a lock (staged-folder.ts), and
+ * loaded back (load.ts); the abstract kernel programs between the passes print in the Fig. 6
  * notation (print-kernel.ts: the kernel's C printer, kernel/c-printer.ts, over abstract values).
  */
+export { argValue, seededRandom } from './args.js';
 export {
   type ArgSpec,
   CONFIG_CODES,
   CONFIG_KEYS,
   type ConfigCode,
   ConfigError,
+  type ConfigFiles,
   configError,
+  configKernel,
   configPipelineInput,
   KNOWN_PASSES,
-  loadConfig,
-  loadConfigInput,
   MAX_RANDOM_ARG,
+  MEMORY_FILES,
   type Position,
-  parseConfig,
+  readConfig,
   type StageConfig,
 } from './config.js';
+export { loadConfig, loadConfigInput, NODE_FILES, parseConfig } from './config-files.js';
 export {
   abstractPipelineInput,
   type Description,
@@ -33,7 +39,10 @@ export {
   parseBindDescription,
   typedDescription,
 } from './describe-input.js';
-export { importStub, type LoadedStub } from './load.js';
+export { importStub } from './load.js';
+export { importStagedText, type LoadedStub } from './load-text.js';
+export { type MemoryInput, type MemoryOptions, type StagedInMemory, stageInMemory } from './memory.js';
+export { sha256Hex } from './sha256.js';
 export { type PipelineProgress, type PipelineStage, stagePipeline } from './pipeline.js';
 export {
   ABBREVIATED_NOTE,
@@ -47,15 +56,17 @@ export {
   printAbstractExpr,
   printAbstractFun,
 } from './print-kernel.js';
-export { configPasses, type StagedConfig, stageConfig } from './stage-config.js';
+export { configPasses, stageConfig } from './stage-config.js';
+export { type StagedConfig, type StageProgressOptions, stageKernel } from './stage-kernel.js';
 export { FolderBusy, LOCK_FILE, LOCK_WAIT_MS, publishFolder, TEMP_PREFIX } from './staged-folder.js';
 export {
   describeStages,
   explainStages,
+  type FolderFile,
   RUNTIME_SPECIFIER,
-  stageManifest,
+  type StagedText,
+  type StagedTextOptions,
   stageReport,
-  type WriteOptions,
-  type WrittenFiles,
-  writeStaged,
-} from './write.js';
+  stagedText,
+} from './staged-text.js';
+export { stageManifest, type WriteOptions, type WrittenFiles, writeStaged } from './write.js';

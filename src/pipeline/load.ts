@@ -5,17 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { registerScfResolver, type StageManifest, type Stub } from '../runtime/index.js';
-import type { Fun } from '../kernel/index.js';
-
-/** What a stub written by `writeStaged` exports. */
-export interface LoadedStub extends Stub {
-  readonly MANIFEST: StageManifest;
-  readonly FUNCTION: string;
-  readonly PIPELINE: readonly string[];
-  readonly BIND: Readonly<Record<string, string>>;
-  readonly FUN: Fun;
-}
+import { registerScfResolver } from '../runtime/index.js';
+import type { LoadedStub } from './load-text.js';
 
 /** Imports the stub at `file` (`NAME.stub.mjs`). */
 export async function importStub(file: string): Promise<LoadedStub> {

@@ -37,6 +37,7 @@ import {
   writeSync,
 } from 'node:fs';
 import path from 'node:path';
+import type { FolderFile } from './staged-text.js';
 
 /** The lock file of a folder being published into. */
 export const LOCK_FILE = '.scf-stage.lock';
@@ -48,12 +49,6 @@ export const LOCK_WAIT_MS = 30_000;
 /** Another live process holds the folder's lock for longer than `LOCK_WAIT_MS`. */
 export class FolderBusy extends Error {
   override readonly name = 'FolderBusy';
-}
-
-/** One file to publish: its name in the folder and its text. */
-export interface FolderFile {
-  readonly name: string;
-  readonly text: string;
 }
 
 /**

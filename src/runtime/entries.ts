@@ -5,4 +5,5 @@ export const PUBLIC_ENTRIES: Readonly<Record<string, string>> = {
   'scf/runtime': 'runtime/index',
   'scf/kernel': 'kernel/public',
   'scf/gpu': 'target/index',
+  'scf/stage': 'stage',
 };

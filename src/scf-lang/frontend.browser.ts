@@ -1,8 +1,9 @@
 /**
  * frontend.ts in a browser bundle (package.json's "browser" map puts this file in its place): the
  * SCF-lang front end parses optimizer sources with oxc-parser's native binding and follows their
- * imports on disk, neither of which a page has; staging happens at build time under node, and a
- * page runs staged output, which needs no front end. Compiling is an error saying so.
+ * imports on disk, neither of which a page has; a page stages with the built-in passes' Core
+ * programs compiled at build time (optimizers/programs.browser.ts) and runs staged output, neither
+ * of which needs the front end. Compiling is an error saying so.
  */
 import type { CompileOptions, CompileResult } from './frontend.js';
 

@@ -27,6 +27,7 @@ export {
   tupleCtorName,
 } from './core.js';
 export { type CompileOptions, type CompileResult, compileFile } from './frontend.js';
+export { type CoreData, decodeProgram, type Encoded as EncodedCore, encodePrograms } from './core-data.js';
 export type { PassCheck } from './contract.js';
 export {
   codeFrame,

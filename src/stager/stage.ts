@@ -128,7 +128,8 @@ export function stage(
   const t0 = performance.now();
   const pe = partialEvaluate(program, entry, input, opts.pe);
   const t1 = performance.now();
-  const debug = process.env.SCF_PASS_DEBUG === '1';
+  // a page or a worker has no process, and no debug switch
+  const debug = typeof process !== 'undefined' && process.env.SCF_PASS_DEBUG === '1';
   let state: StepState = { program: pe.residual, entry: pe.entry, cs: pe.cs, comments: pe.comments };
   let dae: DaeReport = { stop: 'fixpoint', rounds: 0, removed: emptyStats() };
   for (const step of steps) {

@@ -35,7 +35,7 @@ const LAYERS: readonly (readonly string[])[] = [
 ];
 
 /** Package entries (package.json `exports`, `bin`) that gather the public API of several folders. */
-const ENTRIES = new Set(['index.ts', 'kernel/public.ts']);
+const ENTRIES = new Set(['index.ts', 'stage.ts', 'kernel/public.ts']);
 
 /** The prelude: any module may import it directly (`scf/prelude` is its own package export). */
 const PRELUDE = 'scf-lang/prelude.ts';

@@ -3,12 +3,18 @@
  * each map entry names a module and its twin that both exist in src/, export the same names, and
  * the twin imports no `node:` module and no module the map does not also replace with a twin of
  * its own (what a bundle for a page resolves); build-info.generated.ts is fresh (the hashes a
- * page checks a stub's manifest against) and its version is package.json's.
+ * page checks a stub's manifest against) and its version is package.json's, and so is
+ * programs.generated.ts (the built-in passes' Core programs a page stages with).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUILD_INFO_FILE, generateBuildInfo } from '../../scripts/gen-build-info.js';
+import {
+  BUILD_INFO_FILE,
+  CORE_PROGRAMS_FILE,
+  generateBuildInfo,
+  generateCorePrograms,
+} from '../../scripts/gen-build-info.js';
 import { SCF_VERSION } from '../../src/common/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -53,5 +59,11 @@ describe('build-info.generated.ts', () => {
   it('is fresh (npm run gen:build-info after changing a shipped SCF-lang source or the version)', () => {
     expect(readFileSync(BUILD_INFO_FILE, 'utf8')).toBe(generateBuildInfo());
     expect(SCF_VERSION).toBe(PKG.version);
+  });
+});
+
+describe('programs.generated.ts', () => {
+  it("is fresh (npm run gen:build-info after changing a built-in optimizer's sources)", () => {
+    expect(readFileSync(CORE_PROGRAMS_FILE, 'utf8')).toBe(generateCorePrograms());
   });
 });

@@ -42,11 +42,9 @@ import {
   ConfigError,
   configPipelineInput,
   KNOWN_PASSES,
-  loadConfig,
-  loadConfigInput,
-  parseConfig,
   type StageConfig,
 } from '../../src/pipeline/config.js';
+import { loadConfig, loadConfigInput, parseConfig } from '../../src/pipeline/config-files.js';
 import {
   abstractPipelineInput,
   type Description,

@@ -1,18 +1,25 @@
 /**
  * The playground (examples/playground) as a user gets it from `npm run playground`: built into a
- * temporary folder (the configs staged under node, the page bundled from dist/), served on
- * 127.0.0.1 and driven in headless Chromium (Debian's /usr/bin/chromium, puppeteer-core):
- * - with --enable-unsafe-webgpu, Run on each config's sample specializes staged, runs on WebGPU
- *   (SwiftShader's adapter named on the page) and the JS back end with outputs equal, and the JS
- *   back end's outputs are node's, bit for bit (the same stub and `compileFor(fun, 'js')` on the
- *   config's `args`, drawn by `argValue` as `scf bench` draws them);
+ * temporary folder (the page and its staging worker bundled from dist/), served on 127.0.0.1 and
+ * driven in headless Chromium (Debian's /usr/bin/chromium, puppeteer-core):
+ * - with --enable-unsafe-webgpu, Stage on each demo config stages it in the page's worker — the
+ *   staged modules are node's, byte for byte (their hashes equal the manifest `stageConfig` +
+ *   `writeStaged` give) — and Run on its sample specializes staged with node's function, runs on
+ *   WebGPU (SwiftShader's adapter named on the page) and the JS back end with outputs equal, the
+ *   JS back end's outputs node's bit for bit (node's stub and `compileFor(fun, 'js')` on the
+ *   config's `args`, drawn by `argValue`). The time from Stage to the stub loaded is printed and
+ *   written to SHOT's folder (scf-playground-staging.json), and asserted on by nothing;
  * - values outside the description (nine ops where `nops` is 0…8) run the unstaged pipeline: the
  *   page says staged false and shows the stub's warning;
+ * - bad input — a kernel that does not parse, a description that does not parse, late values that
+ *   are not JSON or that a formal cannot take, a kernel whose shader the device rejects — shows a
+ *   message, positioned where there is a position, with no error in the console, and the page
+ *   stages and runs again afterwards;
  * - without the flag the page has no adapter, says why and runs the JS back end.
  * A screenshot of the page after the runs is kept in the system's temporary folder (SHOT, printed).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,19 +27,38 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPlayground, type PlaygroundBuild } from '../../examples/playground/build.js';
 import { servePlayground } from '../../examples/playground/serve.js';
-import { argValue } from '../../src/bench/index.js';
-import type { ArgValue, Fun } from '../../src/kernel/index.js';
-import { loadConfig } from '../../src/pipeline/index.js';
+import type { ArgValue } from '../../src/kernel/index.js';
+import {
+  argValue,
+  importStub,
+  type LoadedStub,
+  loadConfig,
+  stageConfig,
+  writeStaged,
+} from '../../src/pipeline/index.js';
+import type { ManifestFile } from '../../src/runtime/index.js';
 import { compileFor, type KernelResult } from '../../src/target/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CHROMIUM = '/usr/bin/chromium';
 const OUT = mkdtempSync(path.join(tmpdir(), 'scf-playground-'));
 const SHOT = path.join(tmpdir(), 'scf-playground-screenshot.png');
+const TIMES = path.join(tmpdir(), 'scf-playground-staging.json');
 
-/** What the page leaves in `globalThis.__playground` after a Run. */
-interface PageState {
-  runs: number;
+/** What the page leaves in `globalThis.__playground.staging` after a Stage. */
+interface StagingState {
+  config: string;
+  lines: string[];
+  error?: string;
+  ms?: number;
+  workerMs?: number;
+  fn?: string;
+  stagedBytes?: number;
+  modules?: ManifestFile[];
+}
+
+/** What the page leaves in `globalThis.__playground.run` after a Run. */
+interface RunState {
   config: string;
   staged?: boolean;
   warnings: string[];
@@ -40,7 +66,15 @@ interface PageState {
   adapter?: string;
   noAdapter?: string;
   equal?: boolean;
+  fun?: string;
   js?: KernelResult;
+}
+
+interface PageState {
+  stages: number;
+  runs: number;
+  staging?: StagingState;
+  run?: RunState;
 }
 
 let built: PlaygroundBuild;
@@ -48,8 +82,48 @@ let server: Server | undefined;
 let url = '';
 const browsers: Browser[] = [];
 
-/** A page of a fresh Chromium (WebGPU on SwiftShader when `webgpu`) on the playground. */
-async function open(webgpu: boolean): Promise<Page> {
+/** Node's staging of a demo config, by id: its stub (written and imported) and the config. */
+const nodeStaged = new Map<
+  string,
+  Promise<{ stub: LoadedStub; modules: readonly ManifestFile[]; file: string }>
+>();
+function inNodeStaged(id: string) {
+  let s = nodeStaged.get(id);
+  if (!s) {
+    const c = built.configs.find((x) => x.id === id) as PlaygroundBuild['configs'][number];
+    s = (async () => {
+      const config = loadConfig(path.join(ROOT, c.file));
+      const staged = await stageConfig(config);
+      const w = writeStaged(staged.stages, {
+        outDir: path.join(OUT, 'node', id),
+        fun: staged.fun,
+        bind: config.bind,
+        origin: c.file,
+      });
+      const stub = await importStub(w.stub);
+      return { stub, modules: stub.MANIFEST.modules, file: c.file };
+    })();
+    nodeStaged.set(id, s);
+  }
+  return s;
+}
+
+/** Node's specialized function (as JSON) and JS back end's outputs on the same values and arguments. */
+async function inNode(
+  id: string,
+  values: Record<string, unknown>,
+): Promise<{ fun: string; js: KernelResult }> {
+  const { stub, file } = await inNodeStaged(id);
+  const config = loadConfig(path.join(ROOT, file));
+  const args: Record<string, ArgValue> = {};
+  for (const [k, spec] of Object.entries(config.args ?? {})) args[k] = argValue(spec);
+  const fun = stub.specialize(values as never, () => {}).fun;
+  const js = await (await compileFor(fun, 'js')).run({ ...args, ...(values as Record<string, ArgValue>) });
+  return { fun: JSON.stringify(fun), js };
+}
+
+/** A page of a fresh Chromium (WebGPU on SwiftShader when `webgpu`) on the playground, and its console's errors. */
+async function open(webgpu: boolean): Promise<{ page: Page; errors: string[] }> {
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -57,50 +131,66 @@ async function open(webgpu: boolean): Promise<Page> {
   });
   browsers.push(browser);
   const page = await browser.newPage();
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(String(e)));
   await page.setViewport({ width: 1400, height: 1000 });
   await page.goto(`${url}?runs=1`);
   await page.waitForFunction(() => '__playground' in globalThis);
-  return page;
+  return { page, errors };
 }
 
-/** Picks `config`, sets the values (the sample when undefined), clicks Run and waits for the result. */
-async function run(page: Page, config: string, values?: unknown): Promise<PageState> {
-  const before = await page.evaluate(
-    () => (globalThis as unknown as { __playground: PageState }).__playground.runs,
-  );
+const state = (page: Page) =>
+  page.evaluate(() => (globalThis as unknown as { __playground: PageState }).__playground);
+
+/** Sets a textarea's text. */
+async function setText(page: Page, id: string, text: string): Promise<void> {
+  await page.$eval(`#${id}`, (el, v) => ((el as unknown as { value: string }).value = v), text);
+}
+
+/**
+ * Picks `config` (its texts reset), applies `edit` to the kernel's and the config's text, clicks
+ * Stage and waits for the staging to end.
+ */
+async function stage(
+  page: Page,
+  config: string,
+  edit: { kernel?: (s: string) => string; config?: (s: string) => string } = {},
+): Promise<StagingState> {
+  const before = (await state(page)).stages;
   await page.select('#config', config);
+  const c = built.configs.find((x) => x.id === config) as PlaygroundBuild['configs'][number];
+  if (edit.kernel) await setText(page, 'kernel', edit.kernel(c.kernelSource));
+  if (edit.config) await setText(page, 'config-text', edit.config(c.configText));
+  await page.click('#stage');
+  await page.waitForFunction(
+    (n) => (globalThis as unknown as { __playground: PageState }).__playground.stages > n,
+    { timeout: 90_000 },
+    before,
+  );
+  return (await state(page)).staging as StagingState;
+}
+
+/** Sets the values (left as they are when undefined; a string as it is), clicks Run and waits for the result. */
+async function run(page: Page, values?: unknown): Promise<RunState> {
+  const before = (await state(page)).runs;
   if (values !== undefined)
-    await page.$eval(
-      '#values',
-      (el, v) => ((el as unknown as { value: string }).value = v),
-      JSON.stringify(values),
-    );
+    await setText(page, 'values', typeof values === 'string' ? values : JSON.stringify(values));
   await page.click('#run');
   await page.waitForFunction(
     (n) => (globalThis as unknown as { __playground: PageState }).__playground.runs > n,
-    { timeout: 50_000 },
+    { timeout: 60_000 },
     before,
   );
-  return page.evaluate(() => (globalThis as unknown as { __playground: PageState }).__playground);
-}
-
-/** Node's JS back end on the same stub, values and arguments. */
-async function inNode(id: string, values: Record<string, unknown>): Promise<KernelResult> {
-  const c = built.configs.find((x) => x.id === id)!;
-  const stub = (await import(path.join(built.staged[id] as string, `${c.fn}.stub.mjs`))) as {
-    specialize(v: unknown, warn: (w: string) => void): { fun: Fun };
-  };
-  const config = loadConfig(path.join(ROOT, c.file));
-  const args: Record<string, ArgValue> = {};
-  for (const [k, spec] of Object.entries(config.args ?? {})) args[k] = argValue(spec);
-  const fun = stub.specialize(values, () => {}).fun;
-  return (await compileFor(fun, 'js')).run({ ...args, ...(values as Record<string, ArgValue>) });
+  return (await state(page)).run as RunState;
 }
 
 const text = (page: Page, id: string) => page.$eval(`#${id}`, (el) => el.textContent ?? '');
 
 beforeAll(async () => {
-  if (!existsSync(path.join(ROOT, 'dist/target/index.js')))
+  if (!existsSync(path.join(ROOT, 'dist/stage.js')))
     execFileSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'build'], {
       cwd: ROOT,
       stdio: 'pipe',
@@ -119,51 +209,123 @@ afterAll(async () => {
 });
 
 describe.skipIf(!existsSync(CHROMIUM))('the playground in headless Chromium', () => {
-  it("Run on each config's sample: staged, WebGPU on SwiftShader, outputs equal and node's", async () => {
-    const page = await open(true);
+  it("Stage each demo config in the page's worker as node stages it; Run: staged, WebGPU, node's outputs", async () => {
+    const { page, errors } = await open(true);
+    const times: Record<string, { page: number; worker: number }> = {};
     for (const c of built.configs) {
-      const state = await run(page, c.id);
-      expect(state.error).toBeUndefined();
-      expect(state.staged).toBe(true);
-      expect(state.warnings).toEqual([]);
-      expect(state.adapter).toMatch(/swiftshader/i);
-      expect(state.equal).toBe(true);
-      expect(await text(page, 'staged')).toBe('true');
+      const staging = await stage(page, c.id);
+      expect(staging.error).toBeUndefined();
+      times[c.id] = {
+        page: Math.round(staging.ms as number),
+        worker: Math.round(staging.workerMs as number),
+      };
+      const node = await inNodeStaged(c.id);
+      expect(staging.modules).toEqual(node.modules);
+      expect(staging.lines[0]).toBe(`parsing the kernel ${c.kernelFile} …`);
+      expect(staging.lines.join('\n')).toMatch(/\[1\/4\] staging const-prop …[\s\S]*\[4\/4\] fusion: /);
+      expect(staging.lines.at(-1)).toBe('emitting the staged modules …');
+      expect(await text(page, 'abstract')).toMatch(/^\(\* I1: input of const-prop \*\)/);
+      expect(await text(page, 'staged-bytes')).toMatch(/^\d+\.\d KB$/);
+      const r = await run(page);
+      expect(r.error).toBeUndefined();
+      expect(r.staged).toBe(true);
+      expect(r.warnings).toEqual([]);
+      expect(r.adapter).toMatch(/swiftshader/i);
+      expect(r.equal).toBe(true);
       expect(await text(page, 'backend')).toMatch(/swiftshader/i);
       expect(await text(page, 'equal')).toMatch(/^equal/);
       expect(await text(page, 'wgsl')).toMatch(/@compute/);
-      expect(await text(page, 'specialized')).toContain(c.fn);
+      expect(await text(page, 'specialized')).toContain(staging.fn);
       expect(await page.$eval('#chart svg rect', (el) => el.tagName)).toBe('rect');
-      expect(state.js).toEqual(await inNode(c.id, c.sample as Record<string, unknown>));
+      const here = await inNode(c.id, c.sample as Record<string, unknown>);
+      expect(r.fun).toBe(here.fun);
+      expect(r.js).toEqual(here.js);
     }
+    console.log(
+      `staging in the page (Stage to stub loaded, and in the worker), ms: ${JSON.stringify(times)}`,
+    );
+    writeFileSync(TIMES, `${JSON.stringify(times)}\n`);
     await page.screenshot({ path: SHOT, fullPage: true });
     console.log(`screenshot: ${SHOT}`);
-  }, 90_000);
+    expect(errors).toEqual([]);
+  }, 240_000);
 
   it('values outside the description: staged false and the warning, the unstaged result', async () => {
-    const page = await open(true);
+    const { page, errors } = await open(true);
+    expect((await stage(page, 'ops')).error).toBeUndefined();
     const values = {
       ops: [1, 0, 2, 4, 3, 1, 0, 2, 4],
       ps: [1.5, -0.25, 0, 0.8, 1, 2, 0.5, 0.1, 0.3],
       nops: 9,
     };
-    const state = await run(page, 'ops', values);
-    expect(state.error).toBeUndefined();
-    expect(state.staged).toBe(false);
-    expect(state.warnings.join('\n')).toMatch(/formal 'nops' = 9 is outside its early description/);
+    const r = await run(page, values);
+    expect(r.error).toBeUndefined();
+    expect(r.staged).toBe(false);
+    expect(r.warnings.join('\n')).toMatch(/formal 'nops' = 9 is outside its early description/);
     expect(await text(page, 'staged')).toBe('false');
     expect(await text(page, 'warnings')).toMatch(/outside its early description/);
-    expect(state.equal).toBe(true);
-    expect(state.js).toEqual(await inNode('ops', values));
-  }, 60_000);
+    expect(r.equal).toBe(true);
+    expect(r.js).toEqual((await inNode('ops', values)).js);
+    expect(errors).toEqual([]);
+  }, 120_000);
+
+  it('bad input: a positioned message on the page, nothing in the console, and the page goes on', async () => {
+    const { page, errors } = await open(true);
+    const shown = async () => ({
+      hidden: await page.$eval('#error', (el) => (el as unknown as { hidden: boolean }).hidden),
+      text: await text(page, 'error'),
+    });
+    // a kernel that does not parse: the kernel's file, line and column
+    const broken = await stage(page, 'conv', { kernel: (s) => s.replace('int x = k % w;', 'int x = k % ;') });
+    expect(broken.error).toMatch(/^benchmarks\/inputs\/kernel\/conv\.c:\d+:\d+: error K\d{4}: /);
+    expect(await shown()).toEqual({ hidden: false, text: broken.error });
+    expect(await page.$eval('#run', (el) => (el as unknown as { disabled: boolean }).disabled)).toBe(true);
+    // a description that does not parse: the config's file, line and column
+    const desc = await stage(page, 'conv', { config: (s) => s.replace(`"c4": "'Float"`, `"c4": "'Flaot"`) });
+    expect(desc.error).toMatch(/^configs\/kernel\/01-conv\.json:\d+:\d+: error D\d{4}: bad description/);
+    // late values that are not JSON, or that a formal cannot take
+    expect((await stage(page, 'conv')).error).toBeUndefined();
+    const notJson = await run(page, '{ "c0": 1,, }');
+    expect(notJson.error).toMatch(/^late values:1:\d+: error: not JSON/);
+    const wrong = await run(page, { c0: [1, 2], c1: 0, c2: 0, c3: 0, c4: 1, c5: 0, c6: 0, c7: 0, c8: 0 });
+    expect(wrong.error).toMatch(/c0/);
+    // a kernel whose shader the device rejects: a map over 12 arrays, past 8 storage buffers
+    const n = 12;
+    const names = Array.from({ length: n }, (_, i) => i);
+    const kernel = `float g(float s, ${names.map((i) => `float a${i}`).join(', ')}) { return s * (${names.map((i) => `a${i}`).join(' + ')}); }
+float *wide(float s, ${names.map((i) => `const float x${i}[]`).join(', ')}) { float ys[] = map(g, s, ${names.map((i) => `x${i}`).join(', ')}); return ys; }
+`;
+    const config = JSON.stringify({
+      input: '../../benchmarks/inputs/kernel/conv.c',
+      function: 'wide',
+      pipeline: ['const-prop', 'copy-prop', 'dae', 'fusion'],
+      bind: { s: "'Float" },
+      sample: { s: 2 },
+      args: Object.fromEntries(names.map((i) => [`x${i}`, [1, 2, 3]])),
+    });
+    const wide = await stage(page, 'conv', { kernel: () => kernel, config: () => config });
+    expect(wide.error).toBeUndefined();
+    const rejected = await run(page, { s: 2 });
+    expect(rejected.error).toMatch(/the device rejected the shader of wide: .*storage buffers/);
+    expect((await shown()).text).toBe(rejected.error);
+    // the page goes on: the demo config stages and runs again
+    expect((await stage(page, 'conv')).error).toBeUndefined();
+    const again = await run(page);
+    expect(again.error).toBeUndefined();
+    expect(again.equal).toBe(true);
+    expect(await shown()).toMatchObject({ hidden: true });
+    expect(errors).toEqual([]);
+  }, 240_000);
 
   it('without an adapter the page says why and runs the JS back end', async () => {
-    const page = await open(false);
-    const state = await run(page, 'conv');
-    expect(state.error).toBeUndefined();
-    expect(state.adapter).toBeUndefined();
-    expect(state.noAdapter).toMatch(/requestAdapter|navigator\.gpu/);
+    const { page, errors } = await open(false);
+    expect((await stage(page, 'conv')).error).toBeUndefined();
+    const r = await run(page);
+    expect(r.error).toBeUndefined();
+    expect(r.adapter).toBeUndefined();
+    expect(r.noAdapter).toMatch(/requestAdapter|navigator\.gpu/);
     expect(await text(page, 'backend')).toMatch(/^JS back end — no WebGPU: /);
-    expect(state.equal).toBe(true);
-  }, 60_000);
+    expect(r.equal).toBe(true);
+    expect(errors).toEqual([]);
+  }, 120_000);
 });
