@@ -8,7 +8,8 @@
  * WGSL; the generic kernel (the pipeline's output with no late value known) and the specialized one
  * run on the config's `args` (drawn by `argValue`) on the JS back end and, when the page has a
  * WebGPU adapter, on it; outputs are compared (JS: identical; GPU: within 4 ulps of each value or
- * of the data's scale) and timed (median of `?runs=` runs, 5 by default) in a bar chart.
+ * of the data's scale) and timed as `scf bench --kernel` times round trips (two warm-up runs, then the
+ * median of `?runs=` rounds, 5 by default, the kernels in rotating order) in a bar chart.
  *
  * Bad input — a kernel that does not parse, a config that does not fit it, values its formals
  * cannot take, a shader the device rejects — is a message on the page (`FILE:LINE:COL: …` where
@@ -36,16 +37,23 @@ function compare(got, want) {
   return { equal: c.equal, within: c.withinTolerance, diff: c.diff };
 }
 
-/** The median of `runs` timed runs of `k` (ms, round trip). */
-async function timeRuns(k, args) {
-  const ms = [];
-  for (let i = 0; i < RUNS; i++) {
-    const t0 = performance.now();
-    await k.run(args);
-    ms.push(performance.now() - t0);
-  }
-  ms.sort((a, b) => a - b);
-  return ms[(ms.length - 1) >> 1];
+/**
+ * Round trips of `kernels` (by name; ms, medians): as `scf bench --kernel` times them, two
+ * warm-up runs each, then RUNS rounds taking the kernels in rotating order.
+ */
+async function timeRuns(kernels, args) {
+  const names = Object.keys(kernels);
+  for (const n of names) for (let w = 0; w < 2; w++) await kernels[n].run(args);
+  const ms = Object.fromEntries(names.map((n) => [n, []]));
+  for (let r = 0; r < RUNS; r++)
+    for (let j = 0; j < names.length; j++) {
+      const n = names[(j + r) % names.length];
+      const t0 = performance.now();
+      await kernels[n].run(args);
+      ms[n].push(performance.now() - t0);
+    }
+  const median = (xs) => xs.sort((a, b) => a - b)[(xs.length - 1) >> 1];
+  return Object.fromEntries(names.map((n) => [n, median(ms[n])]));
 }
 
 /** An inline SVG bar chart of `bars` ({ label, ms }). */
@@ -58,7 +66,7 @@ function chart(bars) {
     const fill = b.label.includes('specialized') ? '#2da44e' : '#8c959f';
     return `<text x="0" y="${y + 17}">${b.label}</text><rect x="210" y="${y + 4}" width="${w}" height="18" fill="${fill}"/><text x="${218 + w}" y="${y + 17}">${b.ms.toFixed(2)} ms</text>`;
   });
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="760" height="${bars.length * row + 4}" font-size="13" font-family="system-ui, sans-serif">${rows.join('')}</svg><div class="muted">median of ${RUNS} runs each, round trip (arguments in, outputs back)</div>`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="760" height="${bars.length * row + 4}" font-size="13" font-family="system-ui, sans-serif">${rows.join('')}</svg><div class="muted">after two warm-up runs, median of ${RUNS} rounds in rotating order: round trip (arguments in, outputs back)</div>`;
 }
 
 /**
@@ -222,7 +230,8 @@ async function runOn(backend, generic, specialized, args) {
   const s = await compileFor(specialized, backend);
   const outG = await g.run(args);
   const outS = await s.run(args);
-  return { outG, outS, msG: await timeRuns(g, args), msS: await timeRuns(s, args) };
+  const ms = await timeRuns({ generic: g, specialized: s }, args);
+  return { outG, outS, msG: ms.generic, msS: ms.specialized };
 }
 
 /** Runs both kernels on the JS back end and the GPU (if any) and shows the comparison and chart. */

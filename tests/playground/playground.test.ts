@@ -7,8 +7,9 @@
  *   `writeStaged` give) — and Run on its sample specializes staged with node's function, runs on
  *   WebGPU (SwiftShader's adapter named on the page) and the JS back end with outputs equal, the
  *   JS back end's outputs node's bit for bit (node's stub and `compileFor(fun, 'js')` on the
- *   config's `args`, drawn by `argValue`). The time from Stage to the stub loaded is printed and
- *   written to SHOT's folder (scf-playground-staging.json), and asserted on by nothing;
+ *   config's `args`, drawn by `argValue`). The time from Stage to the stub loaded, and the page's
+ *   round trips beside `scf bench --kernel`'s in node, are printed and written to SHOT's folder
+ *   (scf-playground-staging.json), and asserted on by nothing;
  * - values outside the description (nine ops where `nops` is 0…8) run the unstaged pipeline: the
  *   page says staged false and shows the stub's warning;
  * - bad input — a kernel that does not parse, a description that does not parse, late values that
@@ -38,6 +39,7 @@ import {
 } from '../../src/pipeline/index.js';
 import type { ManifestFile } from '../../src/runtime/index.js';
 import { compileFor, type KernelResult } from '../../src/target/index.js';
+import { runKernelConfigBench } from '../../src/bench/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CHROMIUM = '/usr/bin/chromium';
@@ -68,6 +70,8 @@ interface RunState {
   equal?: boolean;
   fun?: string;
   js?: KernelResult;
+  /** The chart's bars: round trips, e.g. { label: 'JS back end, generic', ms }. */
+  times?: { label: string; ms: number }[];
 }
 
 interface PageState {
@@ -212,6 +216,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the playground in headless Chromium', ()
   it("Stage each demo config in the page's worker as node stages it; Run: staged, WebGPU, node's outputs", async () => {
     const { page, errors } = await open(true);
     const times: Record<string, { page: number; worker: number }> = {};
+    const trips: Record<string, { page: Record<string, number>; node: Record<string, number> }> = {};
     for (const c of built.configs) {
       const staging = await stage(page, c.id);
       expect(staging.error).toBeUndefined();
@@ -240,11 +245,25 @@ describe.skipIf(!existsSync(CHROMIUM))('the playground in headless Chromium', ()
       const here = await inNode(c.id, c.sample as Record<string, unknown>);
       expect(r.fun).toBe(here.fun);
       expect(r.js).toEqual(here.js);
+      // the page's round trips beside `scf bench --kernel`'s in node for the same config (recorded)
+      const bench = await runKernelConfigBench(path.join(ROOT, c.file), { rounds: 5, samples: 1 });
+      const ms = (x: number) => Math.round(x * 100) / 100;
+      trips[c.id] = {
+        page: Object.fromEntries((r.times ?? []).map((b) => [b.label, ms(b.ms)])),
+        node: Object.fromEntries(
+          Object.entries(bench.backends).flatMap(([b, rep]) => [
+            [`${b} generic`, ms(rep.roundTripMs.generic)],
+            [`${b} specialized`, ms(rep.roundTripMs.specialized)],
+          ]),
+        ),
+      };
+      expect(r.times?.length).toBe(4);
     }
+    console.log(`round trips, the page and scf bench --kernel in node, ms: ${JSON.stringify(trips)}`);
     console.log(
       `staging in the page (Stage to stub loaded, and in the worker), ms: ${JSON.stringify(times)}`,
     );
-    writeFileSync(TIMES, `${JSON.stringify(times)}\n`);
+    writeFileSync(TIMES, `${JSON.stringify({ staging: times, roundTrips: trips })}\n`);
     await page.screenshot({ path: SHOT, fullPage: true });
     console.log(`screenshot: ${SHOT}`);
     expect(errors).toEqual([]);
