@@ -90,10 +90,22 @@ function messageOf(e, where) {
 }
 
 let gpu;
-/** The page's GPU runtime, or the NoAdapter saying why there is none (opened once). */
-function openGpu() {
+/**
+ * The page's GPU runtime, or the NoAdapter saying why there is none: opened once, and again when
+ * its device was lost (`lost` says why). The device is left in `globalThis.__playgroundDevice`,
+ * where a test can lose it on purpose.
+ */
+async function openGpu() {
+  let lost;
+  const before = gpu && (await gpu);
+  if (before instanceof GpuRuntime && before.lostReason !== undefined) {
+    lost = before.lostReason;
+    gpu = undefined;
+  }
   gpu ??= GpuRuntime.open();
-  return gpu;
+  const rt = await gpu;
+  if (rt instanceof GpuRuntime) globalThis.__playgroundDevice = rt.device;
+  return { rt, lost };
 }
 
 /** The config's run-time arguments, drawn from its `args` (cached by their specs). */
@@ -239,7 +251,8 @@ async function runKernels(spec, state) {
   const args = { ...configArgs(current.args), ...spec.values };
   current.generic ??= current.stub.unstagedPipeline(current.stub.formalsOf({}));
   const generic = current.generic;
-  const rt = await openGpu();
+  const { rt, lost } = await openGpu();
+  if (lost !== undefined) state.deviceLost = lost;
   const js = await runOn('js', generic, spec.fun, args);
   const jsCmp = compare(js.outS, js.outG);
   const bars = [
@@ -251,7 +264,9 @@ async function runKernels(spec, state) {
   Object.assign(state, { js: js.outS });
   if (rt instanceof GpuRuntime) {
     state.adapter = rt.adapterName;
-    $('backend').textContent = `WebGPU (${rt.adapterName}) and the JS back end`;
+    $('backend').textContent =
+      `WebGPU (${rt.adapterName}) and the JS back end` +
+      (lost === undefined ? '' : ` — a new device: the last one was lost (${lost})`);
     const gp = await runOn(rt, generic, spec.fun, args);
     const cg = compare(gp.outG, js.outG);
     const cs = compare(gp.outS, js.outG);

@@ -298,6 +298,14 @@ export class GpuRuntime {
   }
 
   /** @internal */
+  /**
+   * Why the device can no longer run kernels — it was lost, or abandoned after a kernel that did
+   * not finish — or undefined while it can. A caller that wants to go on opens a new runtime.
+   */
+  get lostReason(): string | undefined {
+    return this.lost;
+  }
+
   usable(fn: string): void {
     if (this.destroyed) throw new Error('internal error: the GPU runtime was destroyed');
     if (this.lost) throw new GpuRunError(fn, this.lost);

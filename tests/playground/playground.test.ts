@@ -16,6 +16,8 @@
  *   are not JSON or that a formal cannot take, a kernel whose shader the device rejects — shows a
  *   message, positioned where there is a position, with no error in the console, and the page
  *   stages and runs again afterwards;
+ * - a device lost between runs (destroyed by the test): the next Run opens a new one, says so and
+ *   gives the same results;
  * - without the flag the page has no adapter, says why and runs the JS back end.
  * A screenshot of the page after the runs is kept in the system's temporary folder (SHOT, printed).
  */
@@ -70,6 +72,8 @@ interface RunState {
   equal?: boolean;
   fun?: string;
   js?: KernelResult;
+  /** Why the page's last GPU device was lost, when this Run had to open a new one. */
+  deviceLost?: string;
   /** The chart's bars: round trips, e.g. { label: 'JS back end, generic', ms }. */
   times?: { label: string; ms: number }[];
 }
@@ -285,6 +289,25 @@ describe.skipIf(!existsSync(CHROMIUM))('the playground in headless Chromium', ()
     expect(await text(page, 'warnings')).toMatch(/outside its early description/);
     expect(r.equal).toBe(true);
     expect(r.js).toEqual((await inNode('ops', values)).js);
+    expect(errors).toEqual([]);
+  }, 120_000);
+
+  it('a lost device: the next Run opens a new one and says so; nothing in the console', async () => {
+    const { page, errors } = await open(true);
+    expect((await stage(page, 'conv')).error).toBeUndefined();
+    const first = await run(page);
+    expect(first.adapter).toMatch(/swiftshader/i);
+    await page.evaluate(async () => {
+      const g = globalThis as unknown as { __playgroundDevice: { destroy(): void; lost: Promise<unknown> } };
+      g.__playgroundDevice.destroy();
+      await g.__playgroundDevice.lost;
+    });
+    const again = await run(page);
+    expect(again.error).toBeUndefined();
+    expect(again.deviceLost).toMatch(/the device was lost \(destroyed\)/);
+    expect(await text(page, 'backend')).toMatch(/a new device: the last one was lost/);
+    expect(again.equal).toBe(true);
+    expect(again.js).toEqual(first.js);
     expect(errors).toEqual([]);
   }, 120_000);
 
