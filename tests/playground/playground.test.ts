@@ -131,7 +131,7 @@ async function inNode(
 }
 
 /** A page of a fresh Chromium (WebGPU on SwiftShader when `webgpu`) on the playground, and its console's errors. */
-async function open(webgpu: boolean): Promise<{ page: Page; errors: string[] }> {
+async function open(webgpu: boolean, runs = 1): Promise<{ page: Page; errors: string[] }> {
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -145,7 +145,7 @@ async function open(webgpu: boolean): Promise<{ page: Page; errors: string[] }> 
   });
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.setViewport({ width: 1400, height: 1000 });
-  await page.goto(`${url}?runs=1`);
+  await page.goto(`${url}?runs=${runs}`);
   await page.waitForFunction(() => '__playground' in globalThis);
   return { page, errors };
 }
@@ -218,7 +218,8 @@ afterAll(async () => {
 
 describe.skipIf(!existsSync(CHROMIUM))('the playground in headless Chromium', () => {
   it("Stage each demo config in the page's worker as node stages it; Run: staged, WebGPU, node's outputs", async () => {
-    const { page, errors } = await open(true);
+    // as many timed rounds as scf bench --kernel takes by default
+    const { page, errors } = await open(true, 15);
     const times: Record<string, { page: number; worker: number }> = {};
     const trips: Record<string, { page: Record<string, number>; node: Record<string, number> }> = {};
     for (const c of built.configs) {
@@ -250,7 +251,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the playground in headless Chromium', ()
       expect(r.fun).toBe(here.fun);
       expect(r.js).toEqual(here.js);
       // the page's round trips beside `scf bench --kernel`'s in node for the same config (recorded)
-      const bench = await runKernelConfigBench(path.join(ROOT, c.file), { rounds: 5, samples: 1 });
+      const bench = await runKernelConfigBench(path.join(ROOT, c.file), { rounds: 15, samples: 1 });
       const ms = (x: number) => Math.round(x * 100) / 100;
       trips[c.id] = {
         page: Object.fromEntries((r.times ?? []).map((b) => [b.label, ms(b.ms)])),
