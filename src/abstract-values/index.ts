@@ -116,6 +116,8 @@ export {
   inheritCaches,
   isConcrete,
   isInt32,
+  isNeverOneMemberForm,
+  type NeverOneMemberForm,
   MAY_CAP,
   normPrim,
   primIndex,

@@ -29,6 +29,7 @@ import {
   con,
   type Fix,
   inBase,
+  isNeverOneMemberForm,
   type Prim,
   primIndex,
 } from './value.js';
@@ -309,6 +310,7 @@ export function singleton(v: AbsValue, ctors?: CtorTable): { readonly value: unk
     return { value };
   };
   const leaf = (x: AbsValue): { value: unknown } | undefined => {
+    if (isNeverOneMemberForm(x)) return undefined;
     switch (x.kind) {
       case 'consts':
         return x.values.length === 1 ? { value: x.values[0] } : undefined;
@@ -326,13 +328,6 @@ export function singleton(v: AbsValue, ctors?: CtorTable): { readonly value: unk
       }
       case 'set':
         return x.may.kind === 'bottom' ? { value: ISet(x.must) } : undefined;
-      case 'bottom':
-      case 'top':
-      case 'union':
-      case 'base':
-      case 'fix':
-      case 'rec':
-        return undefined;
       default:
         return assertNever(x);
     }

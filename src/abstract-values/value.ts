@@ -433,32 +433,51 @@ export function isConcrete(v: AbsValue): boolean {
   if (cached !== undefined) return cached;
   warmSpine(v, CONCRETE, isConcrete);
   let r: boolean;
-  switch (v.kind) {
-    case 'consts':
-      r = v.values.length === 1;
-      break;
-    case 'con':
-      r = v.args.every(isConcrete);
-      break;
-    case 'map':
-      r = v.may.length === 0 && v.must.every(([, x]) => isConcrete(x));
-      break;
-    case 'set':
-      r = v.may.kind === 'bottom';
-      break;
-    case 'bottom':
-    case 'top':
-    case 'union':
-    case 'base':
-    case 'fix':
-    case 'rec':
-      r = false;
-      break;
-    default:
-      return assertNever(v);
-  }
+  if (isNeverOneMemberForm(v)) r = false;
+  else
+    switch (v.kind) {
+      case 'consts':
+        r = v.values.length === 1;
+        break;
+      case 'con':
+        r = v.args.every(isConcrete);
+        break;
+      case 'map':
+        r = v.may.length === 0 && v.must.every(([, x]) => isConcrete(x));
+        break;
+      case 'set':
+        r = v.may.kind === 'bottom';
+        break;
+      default:
+        return assertNever(v);
+    }
   (v as Cache)[CONCRETE] = r;
   return r;
+}
+
+/** The forms whose kind alone says they do not denote exactly one member. */
+export type NeverOneMemberForm = Bottom | Top | Union | Base | Fix | Rec;
+
+const NEVER_ONE_MEMBER: Readonly<Record<AbsKind, boolean>> = {
+  bottom: true,
+  top: true,
+  union: true,
+  base: true,
+  fix: true,
+  rec: true,
+  consts: false,
+  con: false,
+  map: false,
+  set: false,
+};
+
+/**
+ * Whether `v` is ⊥ (no member), ⊤, a union, a base type or a recursive form: by its kind alone not
+ * one member, whatever its parts (a table over every kind, so a new form must say which it is).
+ * The rest — constants, constructors, maps, sets — may be one member, depending on their parts.
+ */
+export function isNeverOneMemberForm(v: AbsValue): v is NeverOneMemberForm {
+  return NEVER_ONE_MEMBER[v.kind];
 }
 
 function mix(h: number, x: number): number {

@@ -39,6 +39,7 @@ import {
   type AbsValue,
   type CtorInfo,
   type CtorTable,
+  isNeverOneMemberForm,
   PRELUDE_CTORS,
   printAbs,
   printPrim,
@@ -173,6 +174,7 @@ class AbstractView implements NodeView<AbsValue> {
 
   /** The one member of `v` with labels ignored (an abstract `lbl` reads as 0), if there is one. */
   concrete(v: AbsValue): unknown {
+    if (isNeverOneMemberForm(v)) return undefined;
     switch (v.kind) {
       case 'consts':
         return v.values.length === 1 ? v.values[0] : undefined;
@@ -188,12 +190,6 @@ class AbstractView implements NodeView<AbsValue> {
         }
         return o;
       }
-      case 'bottom':
-      case 'top':
-      case 'union':
-      case 'base':
-      case 'fix':
-      case 'rec':
       case 'map':
       case 'set':
         return undefined;
