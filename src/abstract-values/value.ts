@@ -562,8 +562,34 @@ function warmSpine(
   for (let i = spine.length - 1; i >= 0; i--) measure(spine[i] as AbsValue);
 }
 
+/** The forms with no sub-values. */
+export type LeafForm = Bottom | Top | Base | Consts | Rec;
+
+const LEAF: Readonly<Record<AbsKind, boolean>> = {
+  bottom: true,
+  top: true,
+  base: true,
+  consts: true,
+  rec: true,
+  con: false,
+  union: false,
+  fix: false,
+  map: false,
+  set: false,
+};
+
+/**
+ * Whether `v` has no sub-values (⊥, ⊤, a base type, constants, a recursion variable): what the
+ * child walks (`lastChild`, `childrenOf`, `mapChildren`) return at once. A table over every kind,
+ * so a new form must say which it is.
+ */
+export function isLeafForm(v: AbsValue): v is LeafForm {
+  return LEAF[v.kind];
+}
+
 /** The last of `childrenOf(v)`, without building the array. */
 function lastChild(v: AbsValue): AbsValue | undefined {
+  if (isLeafForm(v)) return undefined;
   switch (v.kind) {
     case 'con':
       return v.args[v.args.length - 1];
@@ -575,12 +601,6 @@ function lastChild(v: AbsValue): AbsValue | undefined {
       return v.may.length > 0 ? (v.may[v.may.length - 1] as MayBinding)[1] : v.must[v.must.length - 1]?.[1];
     case 'set':
       return v.may;
-    case 'bottom':
-    case 'top':
-    case 'base':
-    case 'consts':
-    case 'rec':
-      return undefined;
     default:
       return assertNever(v);
   }
@@ -588,13 +608,8 @@ function lastChild(v: AbsValue): AbsValue | undefined {
 
 /** The direct sub-values of `v`, in a fixed order (children defined once). */
 export function childrenOf(v: AbsValue): readonly AbsValue[] {
+  if (isLeafForm(v)) return [];
   switch (v.kind) {
-    case 'bottom':
-    case 'top':
-    case 'base':
-    case 'consts':
-    case 'rec':
-      return [];
     case 'con':
       return v.args;
     case 'union':
@@ -717,6 +732,14 @@ function someRec(v: AbsValue, depth: number, test: (index: number, depth: number
   let x = v;
   let d = depth;
   for (;;) {
+    if (!isBinderForm(x)) {
+      const last = lastChild(x);
+      if (last === undefined) return false;
+      const cs = childrenOf(x);
+      for (let i = 0; i < cs.length - 1; i++) if (someRec(cs[i] as AbsValue, d, test)) return true;
+      x = last;
+      continue;
+    }
     switch (x.kind) {
       case 'rec':
         return test(x.index, d);
@@ -724,22 +747,6 @@ function someRec(v: AbsValue, depth: number, test: (index: number, depth: number
         x = x.body;
         d++;
         continue;
-      case 'bottom':
-      case 'top':
-      case 'con':
-      case 'union':
-      case 'base':
-      case 'consts':
-      case 'map':
-      case 'set':
-        {
-          const last = lastChild(x);
-          if (last === undefined) return false;
-          const cs = childrenOf(x);
-          for (let i = 0; i < cs.length - 1; i++) if (someRec(cs[i] as AbsValue, d, test)) return true;
-          x = last;
-        }
-        break;
       default:
         return assertNever(x);
     }
@@ -872,23 +879,37 @@ export function fix(body: AbsValue, tag = freshTag()): AbsValue {
  */
 function mapFreeRecs(v: AbsValue, depth: number, onRec: (r: Rec, depth: number) => AbsValue): AbsValue {
   if (!hasFreeRec(v, depth)) return v;
+  if (!isBinderForm(v)) return mapChildren(v, (c) => mapFreeRecs(c, depth, onRec));
   switch (v.kind) {
     case 'rec':
       return onRec(v, depth);
     case 'fix':
       return { kind: 'fix', tag: v.tag, body: mapFreeRecs(v.body, depth + 1, onRec) };
-    case 'bottom':
-    case 'top':
-    case 'con':
-    case 'union':
-    case 'base':
-    case 'consts':
-    case 'map':
-    case 'set':
-      return mapChildren(v, (c) => mapFreeRecs(c, depth, onRec));
     default:
       return assertNever(v);
   }
+}
+
+const BINDER: Readonly<Record<AbsKind, boolean>> = {
+  fix: true,
+  rec: true,
+  bottom: false,
+  top: false,
+  con: false,
+  union: false,
+  base: false,
+  consts: false,
+  map: false,
+  set: false,
+};
+
+/**
+ * Whether `v` is a form of the de Bruijn encoding (`fix` binds, `rec` refers); the walks over
+ * free variables treat every other form alike, through its children (a table over every kind,
+ * so a new form must say which it is).
+ */
+function isBinderForm(v: AbsValue): v is Fix | Rec {
+  return BINDER[v.kind];
 }
 
 /** Adds `d` to every variable index ≥ `cutoff` (used when removing or adding binders). */
@@ -923,13 +944,8 @@ export function unfold(f: Fix): AbsValue {
  * (so the result is canonical); `v` itself when nothing changed. Not for `fix` (binders).
  */
 export function mapChildren(v: AbsValue, f: (c: AbsValue) => AbsValue): AbsValue {
+  if (isLeafForm(v)) return v;
   switch (v.kind) {
-    case 'bottom':
-    case 'top':
-    case 'base':
-    case 'consts':
-    case 'rec':
-      return v;
     case 'con': {
       const g = tracking(f);
       const args = v.args.map(g.f);
