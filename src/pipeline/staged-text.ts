@@ -278,7 +278,15 @@ function stubTypes(name: string, opts: StagedTextOptions): string {
     '/** Why the staged code may not run (its optimizers changed since staging), or undefined. */',
     'export declare function staleness(): string | undefined;',
     '/** Optimizes the function for the late-stage values of its staged formals. */',
+    '/**',
+    ' * Optimizes the function for the late-stage values of its staged formals. In a page, throws',
+    ' * `FallbackNotLoaded` when the values need the unstaged pipeline and it is not loaded yet.',
+    ' */',
     'export declare function specialize(values: Values, warn?: (message: string) => void): Specialized;',
+    '/** `specialize`, first loading the unstaged pipeline when the values need it (in a page). */',
+    'export declare function specializeAsync(values: Values, warn?: (message: string) => void): Promise<Specialized>;',
+    '/** Loads the unstaged pipeline (in a page, its chunk, once; under node it is loaded already). */',
+    'export declare function loadFallback(): Promise<void>;',
     '',
   ].join('\n');
 }
@@ -302,7 +310,9 @@ function stubSource(
     ` * ${commentText(`Pipeline: ${passes.join(' → ')}. Staged formals: ${formals}.`, 1000)}`,
     ' * `specialize(values)` gives the late-stage values of the staged formals and returns the optimized',
     ' * function; inputs outside the early description, or a stub staged from optimizers that have',
-    ' * changed since, run the unstaged pipeline (with a warning).',
+    ' * changed since, run the unstaged pipeline (with a warning). In a page the unstaged pipeline is',
+    ' * loaded on demand: `specializeAsync(values)` loads it when the values need it (`specialize`',
+    ' * then throws `FallbackNotLoaded`, unless `loadFallback()` has resolved).',
     ' */',
   );
   lines.push(
@@ -327,6 +337,8 @@ function stubSource(
     'export const unstagedPipeline = stub.unstagedPipeline;',
     'export const staleness = stub.staleness;',
     'export const specialize = stub.specialize;',
+    'export const specializeAsync = stub.specializeAsync;',
+    'export const loadFallback = stub.loadFallback;',
     '',
   );
   return lines.join('\n');

@@ -31,6 +31,7 @@ export {
 export { registerScfResolver } from './resolver.js';
 export {
   checkManifest,
+  FallbackNotLoaded,
   kernelHash,
   type LoadedStages,
   loadStagedModules,

@@ -13,7 +13,10 @@
  *   them (built-in sources in this installation's `src/`, a user's relative to the stub's folder),
  *   and a stale stub warns once ("staged from an older …; re-stage") and runs the unstaged
  *   pipeline — the current optimizers — never the stale staged code;
- * - every other input goes through the unstaged passes themselves.
+ * - every other input goes through the unstaged passes themselves. Their built-in passes come
+ *   from fallback.ts: under node always there; in a page a chunk loaded on demand (`loadFallback`),
+ *   and until it is, the synchronous `specialize` throws `FallbackNotLoaded` before it warns or
+ *   runs anything, while `specializeAsync` loads it first.
  * - and only when its staged modules are the ones staged with it: the manifest records a SHA-256
  *   of every staged module, and `loadStagedModules` reads and checks each file *before* importing
  *   it, so a module that was edited, truncated, deleted or written by another stage never runs
@@ -27,17 +30,9 @@
  * (src/kernel/validate.ts): a broken one is a `PassOutputError` naming the pass.
  */
 import { type Fun, listFromArray, listToArray } from '../kernel/index.js';
-import {
-  checkPassOutput,
-  checksPass,
-  type Bindings,
-  findPassEntry,
-  formalsFromBindings,
-  type LatticeVal,
-  loadUserPass,
-  PassError,
-  type Pass,
-} from '../optimizers/index.js';
+import { type Bindings, checkPassOutput, checksPass, formalsFromBindings } from '../optimizers/pass-io.js';
+import type { LatticeVal, Pass } from '../optimizers/index.js';
+import { loadUserPass, PassError } from '../optimizers/user.js';
 import { InputNotAdmitted } from '../stager/runtime.js';
 import { BUILTIN_SOURCE_SHA256, clip, scfVersion } from '../common/index.js';
 import {
@@ -49,6 +44,7 @@ import {
   sourcePlaces,
   stubFolder,
 } from './files.js';
+import { fallbackPasses, loadFallback } from './fallback.js';
 
 export { type ManifestFile, sha256 } from './files.js';
 
@@ -132,8 +128,37 @@ export interface Stub {
   unstagedPipeline(formals: readonly LatticeVal[]): Fun;
   /** Why the staged code may not run (it was staged from other sources), or undefined. */
   staleness(): string | undefined;
-  /** Optimizes the function for the late-stage values of its staged formals. */
+  /**
+   * Optimizes the function for the late-stage values of its staged formals. Throws
+   * `FallbackNotLoaded` when these values need the unstaged pipeline and its built-in passes are
+   * not loaded yet (only in a page: `loadFallback`, `specializeAsync`).
+   */
   specialize(values: Bindings, warn?: (message: string) => void): Specialized;
+  /** `specialize`, first loading the unstaged pipeline's built-in passes when the values need them. */
+  specializeAsync(values: Bindings, warn?: (message: string) => void): Promise<Specialized>;
+  /**
+   * Loads the built-in passes the unstaged pipeline runs (under node they are loaded already; a
+   * page imports their chunk once), after which `specialize` never throws `FallbackNotLoaded`.
+   */
+  loadFallback(): Promise<void>;
+}
+
+/**
+ * The late values need the unstaged pipeline (they are outside the staged description, or the
+ * stub is stale), whose built-in passes a page loads on demand and has not loaded yet: `await
+ * stub.loadFallback()` first, or call `specializeAsync`. Nothing has run and nothing was warned.
+ */
+export class FallbackNotLoaded extends Error {
+  override readonly name = 'FallbackNotLoaded';
+  constructor(
+    readonly fun: string,
+    /** Why the staged code may not run for these values (none when the unstaged pipeline was called). */
+    readonly reason?: string,
+  ) {
+    super(
+      `scf: ${fun}: ${reason === undefined ? '' : `${reason}; `}the unstaged pipeline's built-in passes are not loaded in this page yet: await loadFallback() (the stub exports it) before specialize, or call specializeAsync`,
+    );
+  }
 }
 
 /** The SHA-256 a manifest records for a kernel function. */
@@ -304,6 +329,30 @@ function deepFreeze<T>(x: T, seen = new WeakSet<object>()): T {
   return x;
 }
 
+/**
+ * The passes of the unstaged pipeline a manifest names: a built-in one from the unstaged fallback
+ * (`FallbackNotLoaded` while a page has not loaded it), a user's from its source where it was
+ * staged from (a `PassError` when it is not there).
+ */
+function unstagedPasses(manifest: StageManifest, stubDir: string | undefined): Pass[] {
+  return manifest.passes.map((p) => {
+    if (p.builtin) {
+      const find = fallbackPasses();
+      if (!find) throw new FallbackNotLoaded(manifest.function);
+      const b = find(p.name, p.entry);
+      if (!b) throw new Error(`scf ${scfVersion()} has no pass '${p.name}'`);
+      return b;
+    }
+    const f = p.files[0] as ManifestFile;
+    const file = sourcePath(false, f, stubDir);
+    if (file === undefined)
+      throw new PassError(
+        `${p.name}: its source is ${sourcePlaces(f, stubDir)}, where it was staged from; the unstaged pipeline (for values outside the early description) needs it`,
+      );
+    return loadUserPass(file);
+  });
+}
+
 export function makeStub(parts: StubParts): Stub {
   const { manifest } = parts;
   const fun = deepFreeze(parts.fun);
@@ -312,20 +361,7 @@ export function makeStub(parts: StubParts): Stub {
   const stubDir = stubFolder(parts.url);
   let passes: Pass[] | undefined;
   const current = (): Pass[] => {
-    passes ??= manifest.passes.map((p) => {
-      if (p.builtin) {
-        const b = findPassEntry(p.name, p.entry);
-        if (!b) throw new Error(`scf ${scfVersion()} has no pass '${p.name}'`);
-        return b;
-      }
-      const f = p.files[0] as ManifestFile;
-      const file = sourcePath(false, f, stubDir);
-      if (file === undefined)
-        throw new PassError(
-          `${p.name}: its source is ${sourcePlaces(f, stubDir)}, where it was staged from; the unstaged pipeline (for values outside the early description) needs it`,
-        );
-      return loadUserPass(file);
-    });
+    passes ??= unstagedPasses(manifest, stubDir);
     return passes;
   };
   // a user's pass's output is validated, staged or not (`PassOutputError` names the pass)
@@ -362,6 +398,10 @@ export function makeStub(parts: StubParts): Stub {
     return stale;
   };
   const staleness = (): string | undefined => staleReason()?.why;
+  // whether the unstaged pipeline can run now: its built-in passes are loaded (a page loads them
+  // on demand), or it has none
+  const fallbackReady = (): boolean =>
+    passes !== undefined || fallbackPasses() !== undefined || !manifest.passes.some((p) => p.builtin);
   const stub: Stub = {
     formalsOf: (values) => formalsFromBindings(fun, values),
     stagedPipeline(formals) {
@@ -395,6 +435,7 @@ export function makeStub(parts: StubParts): Stub {
       const formals = stub.formalsOf(values);
       const why = staleReason();
       if (why) {
+        if (!fallbackReady()) throw new FallbackNotLoaded(manifest.function, why.warning);
         if (!warned) {
           warned = true;
           warn(
@@ -407,11 +448,24 @@ export function makeStub(parts: StubParts): Stub {
         return { fun: stub.stagedPipeline(formals), staged: true };
       } catch (e) {
         if (!(e instanceof InputNotAdmitted)) throw e;
-        warn(
-          `scf: ${manifest.function}: ${refusal(e, fun, manifest.bind, values)}; running the unstaged pipeline`,
-        );
+        const refused = refusal(e, fun, manifest.bind, values);
+        if (!fallbackReady()) throw new FallbackNotLoaded(manifest.function, refused);
+        warn(`scf: ${manifest.function}: ${refused}; running the unstaged pipeline`);
         return { fun: stub.unstagedPipeline(formals), staged: false };
       }
+    },
+    // the admission check throws before any staged code runs, so the second try repeats nothing
+    async specializeAsync(values, warn = console.warn) {
+      try {
+        return stub.specialize(values, warn);
+      } catch (e) {
+        if (!(e instanceof FallbackNotLoaded)) throw e;
+        await loadFallback();
+        return stub.specialize(values, warn);
+      }
+    },
+    async loadFallback() {
+      await loadFallback();
     },
   };
   return stub;

@@ -193,12 +193,16 @@ export class TieredKernels {
 /**
  * The tiered kernels of a staged stub (`importStub`, or the stub module itself): the generic
  * kernel is the unstaged pipeline's output with no late value known, the specialized ones the
- * stub's `specialize`.
+ * stub's `specialize`. The unstaged pipeline's passes are loaded first (the stub's
+ * `loadFallback`: in a page, a chunk loaded on demand), so `specialize` never lacks them.
  */
-export function tieredKernels(
-  stub: Pick<LoadedStub, 'FUN' | 'formalsOf' | 'unstagedPipeline' | 'specialize'>,
+export async function tieredKernels(
+  stub: Pick<LoadedStub, 'FUN' | 'formalsOf' | 'unstagedPipeline' | 'specialize'> &
+    Partial<Pick<LoadedStub, 'loadFallback'>>,
   options: TierOptions,
 ): Promise<TieredKernels> {
+  // the generic kernel is the unstaged pipeline's output, whose passes a page loads on demand
+  await stub.loadFallback?.();
   return TieredKernels.create(
     {
       fun: stub.FUN,

@@ -52,6 +52,11 @@ const EXCEPTIONS: ReadonlyMap<string, string> = new Map([
     "staged output loads scf/runtime: it takes the admission helpers from the stager's runtime.ts alone, not through stager/index.ts, which would load the whole engine (partial evaluator, DAE, emitter) into every app that runs a staged optimizer",
   ],
   ['runtime/index.ts -> stager/runtime.ts', 'as above'],
+  [
+    'runtime/stub.ts -> optimizers/pass-io.ts',
+    "a stub takes the formals from the late values and checks a pass's output from pass-io.ts alone, not through optimizers/index.ts, which imports the built-in passes' native code: a page loads that only when it runs the unstaged pipeline (runtime/fallback.browser.ts), and through the index it would be in every page's up-front chunks",
+  ],
+  ['runtime/stub.ts -> optimizers/user.ts', "as above: loading a user's pass for the unstaged pipeline"],
 ]);
 
 interface Import {
