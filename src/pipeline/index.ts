@@ -67,6 +67,7 @@ export {
   type StagedText,
   type StagedTextOptions,
   stageReport,
+  stagedModuleCode,
   stagedText,
 } from './staged-text.js';
 export { stageManifest, type WriteOptions, type WrittenFiles, writeStaged } from './write.js';

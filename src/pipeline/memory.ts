@@ -9,7 +9,7 @@
  * what node reads from files: a pass's Core program (in a bundle, the one compiled at build
  * time: optimizers/programs.browser.ts), the manifest's source hashes (those recorded at build
  * time, `BUILTIN_SOURCE_SHA256`, which a test keeps equal to the files') and the hash function
- * (sha256.ts). Hence only built-in passes: a user's optimizer is compiled from its files.
+ * (sha256.ts: the Web Crypto API, asynchronous, so the modules are emitted, hashed, then assembled). Hence only built-in passes: a user's optimizer is compiled from its files.
  *
  * Invariants: for the same config, kernel and origin, the files are byte for byte those
  * `writeStaged` writes after `stageConfig` (tests/pipeline/memory.test.ts); user errors are
@@ -22,7 +22,7 @@ import type { ManifestFile, ManifestPass, StageManifest } from '../runtime/index
 import { configError, configKernel, MEMORY_FILES, readConfig, type StageConfig } from './config.js';
 import { sha256Hex } from './sha256.js';
 import { type StagedConfig, type StageProgressOptions, stageKernel } from './stage-kernel.js';
-import { type StagedText, stagedText } from './staged-text.js';
+import { type StagedText, stagedModuleCode, stagedText } from './staged-text.js';
 
 /** What is staged: a config and its kernel, as text. */
 export interface MemoryInput {
@@ -60,11 +60,12 @@ export async function stageInMemory(input: MemoryInput, opts: MemoryOptions = {}
   const kernel = await configKernel(config, input.kernel);
   const staged = stageKernel(config, passes, kernel, opts);
   opts.onStage?.('emitting the staged modules …');
-  const text = stagedText(
-    staged.stages,
-    { fun: staged.fun, bind: config.bind, origin: opts.origin ?? input.configFile },
-    (modules) => memoryManifest(staged, modules),
-    sha256Hex,
+  const textOpts = { fun: staged.fun, bind: config.bind, origin: opts.origin ?? input.configFile };
+  const code = stagedModuleCode(staged.stages, textOpts);
+  const shas = await Promise.all(code.map(sha256Hex));
+  const kernelSha = await sha256Hex(JSON.stringify(staged.fun));
+  const text = stagedText(staged.stages, textOpts, code, shas, (modules) =>
+    memoryManifest(staged, modules, kernelSha),
   );
   return { ...staged, text };
 }
@@ -88,7 +89,11 @@ function memoryPasses(config: StageConfig): Pass[] {
 }
 
 /** The manifest of a folder staged in memory: built-in sources with the hashes recorded at build time. */
-function memoryManifest(staged: StagedConfig, modules: readonly ManifestFile[]): StageManifest {
+function memoryManifest(
+  staged: StagedConfig,
+  modules: readonly ManifestFile[],
+  kernelSha: string,
+): StageManifest {
   const passes = staged.stages.map(
     (s): ManifestPass => ({
       name: s.pass.name,
@@ -106,7 +111,7 @@ function memoryManifest(staged: StagedConfig, modules: readonly ManifestFile[]):
     scf: scfVersion(),
     function: staged.fun.name,
     bind: Object.fromEntries(Object.entries(staged.config.bind).map(([n, d]) => [n, d.text])),
-    kernel: sha256Hex(JSON.stringify(staged.fun)),
+    kernel: kernelSha,
     passes,
     modules,
   };

@@ -37,7 +37,7 @@ import type { Fun } from '../kernel/index.js';
 import { optimizerSources } from '../optimizers/index.js';
 import type { PipelineStage } from './pipeline.js';
 import { publishFolder } from './staged-folder.js';
-import { stagedText } from './staged-text.js';
+import { stagedModuleCode, stagedText } from './staged-text.js';
 
 export interface WriteOptions {
   readonly outDir: string;
@@ -119,11 +119,10 @@ export function writeStaged(stages: readonly PipelineStage[], opts: WriteOptions
     );
   mkdirSync(dir, { recursive: true });
   const origin = opts.origin ?? (opts.config ? configFromFolder(dir, opts.config) : undefined);
-  const { files, modules } = stagedText(
-    stages,
-    { name, fun: opts.fun, bind: opts.bind, ...(origin !== undefined ? { origin } : {}) },
-    (modules) => stageManifest(stages, dir, opts, modules),
-    sha256,
+  const textOpts = { name, fun: opts.fun, bind: opts.bind, ...(origin !== undefined ? { origin } : {}) };
+  const code = stagedModuleCode(stages, textOpts);
+  const { files, modules } = stagedText(stages, textOpts, code, code.map(sha256), (modules) =>
+    stageManifest(stages, dir, opts, modules),
   );
   // an earlier stage's modules of this function that this pipeline no longer has
   const prefix = `${name}.`;

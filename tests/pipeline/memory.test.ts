@@ -37,9 +37,9 @@ function memoryInput(file: string): { config: string; configFile: string; kernel
 const CONV = 'configs/kernel/01-conv.json';
 
 describe('staging in memory', () => {
-  it('sha256Hex is SHA-256 of the UTF-8 text', () => {
+  it('sha256Hex is SHA-256 of the UTF-8 text', async () => {
     for (const t of ['', 'abc', 'a'.repeat(55), 'a'.repeat(56), 'a'.repeat(64), 'é€😀\u2028'.repeat(300)])
-      expect(sha256Hex(t)).toBe(createHash('sha256').update(t).digest('hex'));
+      expect(await sha256Hex(t)).toBe(createHash('sha256').update(t).digest('hex'));
   });
 
   it('resolves the paths a config names against its name, and checks none', () => {
