@@ -112,6 +112,7 @@ import {
 } from '../kernel/index.js';
 import { NameSupply } from './names.js';
 import { type ExprWriter, exprValue, truthTest } from './expr-core.js';
+import { simdMap } from './simd.js';
 
 /** A kernel function compiled to JavaScript. */
 export interface CompiledKernel {
@@ -137,7 +138,13 @@ export interface CompiledKernel {
  * Options of the JS back end, as the evaluator's: `fuel` and `maxDepth` bound a run as
  * `evaluate`'s do (see the file comment), `spans` and `source` position its run-time errors.
  */
-export type JsKernelOptions = EvalOptions;
+export interface JsKernelOptions extends EvalOptions {
+  /**
+   * Whether straight-line maps run four elements at a time in WebAssembly SIMD (simd.ts; default
+   * true). Off, every combinator is a plain JS loop; the results are the same either way.
+   */
+  readonly simd?: boolean;
+}
 
 /** The readable JavaScript source for `fnName` and every function it reaches. */
 export function emitKernelJs(program: Program, fnName: string, options: JsKernelOptions = {}): string {
@@ -384,7 +391,16 @@ function emitProgram(
   // a scope of its own (names.ts). The run-time helpers' names start with `$`, which no name
   // from the supply has; they are reserved all the same.
   const names = NameSupply.program('js');
-  names.reserve(...Object.keys(HELPERS), '$d', '$fuel', '$gpu');
+  names.reserve(
+    ...Object.keys(HELPERS),
+    '$d',
+    '$fuel',
+    '$gpu',
+    '$simd',
+    '$simdSites',
+    '$simdRuns',
+    '$simdOpen',
+  );
   const funName = (name: string): string => names.user('f_', name);
   const fuel = options.fuel ?? DEFAULT_FUEL;
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
@@ -398,6 +414,8 @@ function emitProgram(
     maxDepth,
     entry: entry.name,
     ticks: false,
+    simd: options.simd !== false,
+    simdSites: [],
   };
   const emitted = new Set<string>([entry.name]);
   const work: Fun[] = [entry];
@@ -421,6 +439,7 @@ function emitProgram(
   if (used.size > 0) prelude.push('', "// run-time checks: the evaluator's errors, with its messages");
   for (const [h, def] of Object.entries(HELPERS)) if (used.has(h)) prelude.push(def.source);
   if (ctx.ticks) prelude.push(`let $fuel = ${fuel};`);
+  if (ctx.simdSites.length > 0) prelude.push('', ...simdPrelude(ctx.simdSites));
   out.push('', `return ${funName(entry.name)};`, '');
   const body = out.flatMap((l) =>
     l.endsWith(FUEL_RESET) ? (ctx.ticks ? [l.replace(FUEL_RESET, `$fuel = ${fuel};`)] : []) : [l],
@@ -453,6 +472,62 @@ interface EmitContext {
   readonly entry: string;
   /** Whether the code counts steps at all (else it needs no budget). */
   ticks: boolean;
+  /** Whether straight-line maps may run in WebAssembly SIMD (`JsKernelOptions.simd`). */
+  readonly simd: boolean;
+  /** The WebAssembly modules of those maps, in the order of their sites. */
+  readonly simdSites: Uint8Array[];
+}
+
+/**
+ * The run-time part of simd.ts's maps: the modules (base64), each instantiated on first use with a
+ * memory of its own, and `$simd`, which copies a map's mapped arrays into that memory, runs the
+ * module on the first `n - n % 4` elements, copies the results into `out` and returns how many it
+ * computed — 0, leaving every element to the JS loop, where WebAssembly is missing, the module
+ * does not compile or the memory cannot grow.
+ */
+function simdPrelude(sites: readonly Uint8Array[]): string[] {
+  const base64 = (b: Uint8Array): string => btoa(Array.from(b, (x) => String.fromCharCode(x)).join(''));
+  return [
+    '// straight-line maps, four elements at a time in WebAssembly SIMD',
+    `const $simdSites = [${sites.map((b) => `"${base64(b)}"`).join(', ')}];`,
+    'const $simdRuns = [];',
+    'function $simdOpen(site) {',
+    '  try {',
+    '    const text = atob($simdSites[site]);',
+    '    const bytes = new Uint8Array(text.length);',
+    '    for (let j = 0; j < text.length; j++) bytes[j] = text.charCodeAt(j);',
+    '    const inst = new WebAssembly.Instance(new WebAssembly.Module(bytes), {});',
+    '    return { run: inst.exports.run, mem: inst.exports.mem };',
+    '  } catch {',
+    '    return null;',
+    '  }',
+    '}',
+    'function $simd(site, out, ins, scalars, n) {',
+    '  const n4 = n - (n % 4);',
+    '  if (!(n4 > 0)) return 0;',
+    '  let w = $simdRuns[site];',
+    "  if (w === undefined) w = $simdRuns[site] = typeof WebAssembly === 'object' ? $simdOpen(site) : null;",
+    '  if (w === null) return 0;',
+    '  const bytes = n4 * 4;',
+    '  const need = bytes * (ins.length + 1);',
+    '  try {',
+    '    const have = w.mem.buffer.byteLength;',
+    '    if (have < need) w.mem.grow(Math.ceil((need - have) / 65536));',
+    '  } catch {',
+    '    return 0;',
+    '  }',
+    '  const heap = new Uint8Array(w.mem.buffer);',
+    '  const at = [];',
+    '  for (let j = 0; j < ins.length; j++) {',
+    '    const a = ins[j];',
+    '    heap.set(new Uint8Array(a.buffer, a.byteOffset, bytes), j * bytes);',
+    '    at.push(j * bytes);',
+    '  }',
+    '  w.run(...at, ins.length * bytes, bytes, ...scalars);',
+    '  out.set(new out.constructor(w.mem.buffer, ins.length * bytes, n4));',
+    '  return n4;',
+    '}',
+  ];
 }
 
 /** Stands for the entry's `$fuel = N;` until the program is known to count steps (else dropped). */
@@ -1071,7 +1146,8 @@ class FunEmitter {
     const d = block ? depth + 1 : depth;
     if (block) this.line(depth, '{');
     for (const l of before) this.line(d, l);
-    const header = `for (let i = 0; i < ${bare((lead.mapped[0] as Mapped).len(read))}; i++)`;
+    const len = bare((lead.mapped[0] as Mapped).len(read));
+    const header = `for (let i = ${this.simdStart(members, read, len, d)}; i < ${len}; i++)`;
     if (body.length === 1) {
       this.line(d, `${header} ${body[0]}`);
     } else {
@@ -1081,6 +1157,29 @@ class FunEmitter {
     }
     for (const l of after) this.line(d, l);
     if (block) this.line(depth, '}');
+  }
+
+  /**
+   * Where a map's JS loop starts: 0, or for a straight-line map (simd.ts) the count of elements
+   * `$simd` computed in WebAssembly, the loop then computing the rest.
+   */
+  private simdStart(members: readonly Soac[], read: (e: Expr) => string, n: string, depth: number): string {
+    const s = members[0] as Soac;
+    if (members.length !== 1 || !this.ctx.simd || this.ctx.tracksDepth) return '0';
+    const plan = simdMap(s, this.ctx.funs);
+    if (plan === undefined) return '0';
+    const site = this.ctx.simdSites.length;
+    this.ctx.simdSites.push(plan.wasm);
+    const args = listToArray(s.args);
+    const ins: string[] = [];
+    const scalars: string[] = [];
+    plan.operands.forEach((o, j) => {
+      const a = args[j] as SoacArg;
+      if (o.kind === 'mapped' && a.kind === 'argArray') ins[o.index] = this.arrayJs(a.name);
+      else if (o.kind === 'scalar' && a.kind === 'argScalar') scalars[o.index] = bare(read(a.value));
+    });
+    this.line(depth, '// four elements at a time in WebAssembly SIMD, the rest (or all, without it) in JS');
+    return `$simd(${site}, ${this.arrayJs(s.dest)}, [${ins.join(', ')}], [${scalars.join(', ')}], ${n})`;
   }
 
   /**

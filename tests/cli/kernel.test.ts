@@ -166,7 +166,7 @@ describe('scf kernel --emit', () => {
       'js',
     );
     expect(r.code).toBe(0);
-    const loops = (s: string) => s.match(/for \(let i = 0;/g)?.length ?? 0;
+    const loops = (s: string) => s.match(/for \(let i = /g)?.length ?? 0;
     expect([loops(plain.out), loops(r.out)]).toEqual([3, 1]);
     // g's bound value is built into the clone of gain the fused loop calls
     expect(r.out).toContain('f_gain_1(l_v_2)');

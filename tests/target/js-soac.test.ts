@@ -263,11 +263,15 @@ void write_out(const float xs[], float out[], int n) {
   });
 
   it('emits plain loops over typed arrays', () => {
-    const js = emitKernelJs(program, 'squares');
+    const js = emitKernelJs(program, 'squares', { simd: false });
     expect(js).toContain('// float* squares(const float xs[])');
     expect(js).toContain('a_ys = new Float32Array(a_xs.length);');
     expect(js).toContain('for (let i = 0; i < a_xs.length; i++) a_ys[i] = f_sq(a_xs[i]);');
     expect(js).toContain('return a_ys;');
+    // a straight-line map: WebAssembly SIMD first, the JS loop for the rest (simd.ts)
+    expect(emitKernelJs(program, 'squares')).toContain(
+      'for (let i = $simd(0, a_ys, [a_xs], [], a_xs.length); i < a_xs.length; i++) a_ys[i] = f_sq(a_xs[i]);',
+    );
   });
 });
 
