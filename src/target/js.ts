@@ -480,10 +480,11 @@ interface EmitContext {
 
 /**
  * The run-time part of simd.ts's maps: the modules (base64), each instantiated on first use with a
- * memory of its own, and `$simd`, which copies a map's mapped arrays into that memory, runs the
- * module on the first `n - n % 4` elements, copies the results into `out` and returns how many it
- * computed — 0, leaving every element to the JS loop, where WebAssembly is missing, the module
- * does not compile or the memory cannot grow.
+ * memory of its own, and `$simd`, which copies a map's mapped arrays (their first `n - n % 4`
+ * elements) and broadcast arrays into that memory, runs the module on those elements, copies the
+ * results into `out` and returns how many it computed — 0, leaving every element to the JS loop,
+ * where WebAssembly is missing, the module does not compile, the memory cannot grow or the module
+ * gave up (on what would be a run-time error, which the JS loop then raises).
  */
 function simdPrelude(sites: readonly Uint8Array[]): string[] {
   const base64 = (b: Uint8Array): string => btoa(Array.from(b, (x) => String.fromCharCode(x)).join(''));
@@ -502,14 +503,15 @@ function simdPrelude(sites: readonly Uint8Array[]): string[] {
     '    return null;',
     '  }',
     '}',
-    'function $simd(site, out, ins, scalars, n) {',
+    'function $simd(site, out, ins, arrs, scalars, n) {',
     '  const n4 = n - (n % 4);',
     '  if (!(n4 > 0)) return 0;',
     '  let w = $simdRuns[site];',
     "  if (w === undefined) w = $simdRuns[site] = typeof WebAssembly === 'object' ? $simdOpen(site) : null;",
     '  if (w === null) return 0;',
     '  const bytes = n4 * 4;',
-    '  const need = bytes * (ins.length + 1);',
+    '  let need = bytes * (ins.length + 1);',
+    '  for (const a of arrs) need += Math.ceil(a.byteLength / 16) * 16;',
     '  try {',
     '    const have = w.mem.buffer.byteLength;',
     '    if (have < need) w.mem.grow(Math.ceil((need - have) / 65536));',
@@ -517,14 +519,24 @@ function simdPrelude(sites: readonly Uint8Array[]): string[] {
     '    return 0;',
     '  }',
     '  const heap = new Uint8Array(w.mem.buffer);',
-    '  const at = [];',
-    '  for (let j = 0; j < ins.length; j++) {',
-    '    const a = ins[j];',
-    '    heap.set(new Uint8Array(a.buffer, a.byteOffset, bytes), j * bytes);',
-    '    at.push(j * bytes);',
+    '  const args = [];',
+    '  let at = 0;',
+    '  for (const a of ins) {',
+    '    heap.set(new Uint8Array(a.buffer, a.byteOffset, bytes), at);',
+    '    args.push(at);',
+    '    at += bytes;',
     '  }',
-    '  w.run(...at, ins.length * bytes, bytes, ...scalars);',
-    '  out.set(new out.constructor(w.mem.buffer, ins.length * bytes, n4));',
+    '  for (const a of arrs) {',
+    '    heap.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), at);',
+    '    args.push(at, a.length);',
+    '    at += Math.ceil(a.byteLength / 16) * 16;',
+    '  }',
+    '  try {',
+    '    if (w.run(...args, at, bytes, ...scalars) !== 0) return 0;',
+    '  } catch {',
+    '    return 0;',
+    '  }',
+    '  out.set(new out.constructor(w.mem.buffer, at, n4));',
     '  return n4;',
     '}',
   ];
@@ -1172,14 +1184,17 @@ class FunEmitter {
     this.ctx.simdSites.push(plan.wasm);
     const args = listToArray(s.args);
     const ins: string[] = [];
+    const arrs: string[] = [];
     const scalars: string[] = [];
     plan.operands.forEach((o, j) => {
       const a = args[j] as SoacArg;
       if (o.kind === 'mapped' && a.kind === 'argArray') ins[o.index] = this.arrayJs(a.name);
+      else if (o.kind === 'broadcast' && a.kind === 'argArray') arrs[o.index] = this.arrayJs(a.name);
       else if (o.kind === 'scalar' && a.kind === 'argScalar') scalars[o.index] = bare(read(a.value));
     });
     this.line(depth, '// four elements at a time in WebAssembly SIMD, the rest (or all, without it) in JS');
-    return `$simd(${site}, ${this.arrayJs(s.dest)}, [${ins.join(', ')}], [${scalars.join(', ')}], ${n})`;
+    const lists = [ins, arrs, scalars].map((l) => `[${l.join(', ')}]`).join(', ');
+    return `$simd(${site}, ${this.arrayJs(s.dest)}, ${lists}, ${n})`;
   }
 
   /**

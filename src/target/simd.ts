@@ -1,47 +1,58 @@
 /**
  * Straight-line maps in WebAssembly SIMD, for the JavaScript back end (js.ts): a `map` whose
- * lambda, with the functions it calls inlined, is straight-line int/float arithmetic becomes a
- * small WebAssembly module that computes four elements per step with 128-bit SIMD; the JS loop
- * then computes the elements left over (fewer than four) and every element whenever the module
- * cannot run. Specialization is what makes kernels straight-line — an unrolled loop over a known
- * degree, a folded branch on a known op code —, and JavaScript has no binary32 arithmetic (each
- * operation is a double operation and a `Math.fround`), so this is where a specialized kernel on
- * the CPU gains the most.
+ * lambda, with the functions it calls inlined, is straight-line int/float code becomes a small
+ * WebAssembly module that computes four elements per step with 128-bit SIMD; the JS loop then
+ * computes the elements left over (fewer than four), and every element whenever the module cannot
+ * run or gives up. Specialization is what makes kernels straight-line — an unrolled loop over a
+ * known degree, a folded branch on a known op code —, and JavaScript has no binary32 arithmetic
+ * (each operation is a double operation and a `Math.fround`), so this is where a specialized
+ * kernel on the CPU gains the most.
  *
  * Algorithm. `simdMap` lowers the lambda to one WebAssembly function
- *   run(in_0 … in_{k-1}: i32, out: i32, bytes: i32, s_0 … s_{m-1}: f32|i32)
+ *   run(in_0 … in_{k-1}: i32, (arr_j: i32, len_j: i32)…, out: i32, bytes: i32, s_0 … s_{m-1}): i32
  * looping over byte offsets 0, 16, … < bytes: each mapped array (a Float32Array or Int32Array
- * copied to `in_j` by the JS helper) is loaded four lanes at a time, an iota is the lane vector
- * (i, i+1, i+2, i+3), a scalar operand is splatted once before the loop. Every scalar of the
- * lambda and of the inlined functions (parameters, bindings, locals) is a v128 local; an
- * expression is compiled as a tree onto the stack, a call by binding the callee's parameters to
- * new locals and walking its body (`seq`, `assign`, `skip`, up to the first `return`).
+ * the JS helper copied to `in_j`) is loaded four lanes at a time, an iota is the lane vector
+ * (i, i+1, i+2, i+3), a scalar operand is splatted once before the loop, and a broadcast array is
+ * copied whole to `arr_j`. Every scalar of the lambda and of the inlined functions (parameters,
+ * bindings, locals) is a v128 local; an expression is compiled as a tree onto the stack, a call by
+ * binding the callee's parameters to new locals and walking its body (`seq`, `assign`, `skip`, up
+ * to the first `return`). Lane-wise operations that SIMD lacks — a load at four indices, integer
+ * division and remainder, a float→int conversion — take each lane apart.
  *
- * What is taken, and why it is exact (the JS back end's values, bit for bit, on every input):
+ * Giving up. Where the JS back end would raise one of the evaluator's run-time errors — a load out
+ * of bounds, a division by 0 or INT_MIN / -1, a float→int conversion out of range — the module
+ * returns 1 without writing the output, and `$simd` returns 0: the JS loop computes every element
+ * from the start and raises the error exactly as it always does. That is sound because the lambda
+ * is pure (lambdas write no arrays, ast.ts) and the run's step budget is not touched by it (see
+ * below). A load or a failing operation in an arm of `?:` or in the right operand of `&&`/`||`,
+ * which C evaluates only on some elements (a guarded division, a load behind a bounds test), keeps
+ * the map in JS, so that a correct kernel never gives up on every call.
+ *
+ * Why it is exact (the JS back end's values, bit for bit, on every input):
  * - float `+ - * /` and negation are f32x4 operations: IEEE binary32, rounded to nearest, which is
  *   what `Math.fround(a op b)` gives on binary32 operands (double rounding is innocuous for these
  *   four operations from binary32 to binary64); comparisons are IEEE comparisons (false on NaN,
  *   -0 == 0); int→float is `f32x4.convert_i32x4_s`, correctly rounded like `Math.fround`;
- * - int `+ - *`, negation, `& | ^ ~` wrap like `| 0` and `Math.imul`; `<< >>` only by a literal
- *   count in 0..31 (any other count is checked in JS);
+ *   float→int truncates in range (`trunc_sat`, after the range test);
+ * - int `+ - *`, negation, `& | ^ ~` wrap like `| 0` and `Math.imul`; `/ %` truncate like
+ *   `(a / b) | 0` and `(a % b) | 0` (exact for int32 operands); `<< >>` only by a literal count in
+ *   0..31 (any other count is checked in JS);
  * - truth values are lane masks (all ones for true): `&& || !` are `and or not` of masks (both
- *   operands are pure and cannot fail here, so evaluating both is the same as short-circuiting),
- *   a truth value as a number is 0 or 1, a test of a number is `!= 0` (true for NaN, as in C);
- * - `c ? a : b` evaluates both arms and picks per lane (`v128.bitselect`), again because both are
- *   pure and cannot fail.
- * Anything else leaves the map to the JS loop: integer `/ %` (checked for 0 and INT_MIN / -1),
- * float→int conversions (range-checked), array loads and array arguments (bounds-checked), calls
- * inside an inlined function (the JS back end counts a step of the run's budget on entering a
- * function that calls, which depends on the element's path), statements other than assignments
- * (`if`, loops, stores), bool arrays, and a module over `MAX_MODULE_BYTES`. The back end's other
- * checks (equal lengths, non-negative iotas) run before the loop, as without SIMD.
+ *   operands are evaluated, which is C's result when neither can fail), a truth value as a number
+ *   is 0 or 1, a test of a number is `!= 0` (true for NaN, as in C);
+ * - `c ? a : b` evaluates both arms and picks per lane (`v128.bitselect`), again because neither
+ *   can fail.
+ * Anything else leaves the map to the JS loop: calls inside an inlined function (the JS back end
+ * counts a step of the run's budget on entering a function that calls), statements other than
+ * assignments (`if`, loops, stores), local arrays, mapped bool arrays and bool results, and a
+ * module over `MAX_MODULE_BYTES`. The back end's checks before the loop (equal lengths,
+ * non-negative iotas) run first, as without SIMD.
  *
  * Invariants. The lambda and the functions it reaches are well-formed (ast.ts); every value has
  * the type the AST gives it; the module is a pure function of the map (deterministic bytes). The
- * JS helper (`SIMD_HELPER`) runs the module on the first `n - n % 4` elements only when
- * WebAssembly is there, the module compiles (a page's main thread may refuse synchronous
- * compilation of large modules; `MAX_MODULE_BYTES` keeps under Chrome's 4 KB) and its memory can
- * grow to the inputs and the output; otherwise it returns 0 and the JS loop computes everything.
+ * JS helper (`simdPrelude` in js.ts) runs the module only where WebAssembly is there, the module
+ * compiles (a page's main thread refuses to compile modules over 4 KB synchronously; the JS loop
+ * then runs) and its memory can grow to the arrays; otherwise `$simd` returns 0.
  */
 import { assertNever } from '../common/index.js';
 import {
@@ -54,15 +65,13 @@ import {
   type Soac,
 } from '../kernel/index.js';
 
-/** The largest module emitted (Chrome compiles at most 4 KB synchronously on a page's main thread). */
-export const MAX_MODULE_BYTES = 4000;
-
-/** How deep calls are inlined (a recursive chain stops here and leaves the map to JS). */
-const MAX_INLINE_DEPTH = 8;
+/** The largest module emitted: a bound on code size (a page's main thread compiles at most 4 KB). */
+export const MAX_MODULE_BYTES = 65536;
 
 /** One operand of the map as the JS helper passes it. */
 export type SimdOperand =
   | { readonly kind: 'mapped'; readonly index: number }
+  | { readonly kind: 'broadcast'; readonly index: number }
   | { readonly kind: 'iota' }
   | { readonly kind: 'scalar'; readonly index: number };
 
@@ -108,14 +117,27 @@ export function simdMap(s: Soac, funs: ReadonlyMap<string, Fun>): SimdMap | unde
 const OP = {
   block: 0x02,
   loop: 0x03,
+  if: 0x04,
   end: 0x0b,
   br: 0x0c,
   brIf: 0x0d,
+  return: 0x0f,
   localGet: 0x20,
   localSet: 0x21,
+  localTee: 0x22,
+  i32Load: 0x28,
+  f32Load: 0x2a,
+  i32Load8U: 0x2d,
   i32Const: 0x41,
+  i32Eqz: 0x45,
+  i32Eq: 0x46,
   i32GeU: 0x4f,
   i32Add: 0x6a,
+  i32DivS: 0x6d,
+  i32RemS: 0x6f,
+  i32And: 0x71,
+  i32Or: 0x72,
+  i32Shl: 0x74,
 } as const;
 const SIMD = {
   load: 0x00,
@@ -123,6 +145,9 @@ const SIMD = {
   const: 0x0c,
   i32Splat: 0x11,
   f32Splat: 0x13,
+  i32ExtractLane: 0x1b,
+  i32ReplaceLane: 0x1c,
+  f32ReplaceLane: 0x20,
   i32Eq: 0x37,
   i32Ne: 0x38,
   i32LtS: 0x39,
@@ -141,6 +166,7 @@ const SIMD = {
   xor: 0x51,
   bitselect: 0x52,
   i32Neg: 0xa1,
+  i32AllTrue: 0xa3,
   i32Shl: 0xab,
   i32ShrS: 0xac,
   i32Add: 0xae,
@@ -151,6 +177,7 @@ const SIMD = {
   f32Sub: 0xe5,
   f32Mul: 0xe6,
   f32Div: 0xe7,
+  i32FromF32: 0xf8,
   f32FromI32: 0xfa,
 } as const;
 
@@ -177,6 +204,8 @@ const FLOAT_ARITH: ReadonlyMap<string, number> = new Map([
   ['*', SIMD.f32Mul],
   ['/', SIMD.f32Div],
 ]);
+
+const INT_MIN = -2147483648;
 
 function uleb(n: number, out: number[]): void {
   let v = n >>> 0;
@@ -217,108 +246,152 @@ function name(s: string): number[] {
   return vec([...s].map((c) => [c.charCodeAt(0)]));
 }
 
-/** Scalar environment: a kernel variable's v128 local. */
-type Env = Map<string, number>;
+/** A broadcast array in the module: its address and length parameters and element type. */
+interface ArrayBinding {
+  readonly ptr: number;
+  readonly len: number;
+  readonly ty: string;
+}
+
+/** What names mean where code is lowered: scalars' v128 locals, arrays' bindings. */
+interface Env {
+  readonly scalars: Map<string, number>;
+  readonly arrays: Map<string, ArrayBinding>;
+}
+
+/**
+ * Where an expression is lowered: the depth of inlined calls, and whether C evaluates it on some
+ * elements only (an arm of `?:`, the right operand of `&&`/`||`), where nothing may fail.
+ */
+interface Where {
+  readonly depth: number;
+  readonly guarded: boolean;
+}
+
+/** The i32 scratch locals after the parameters: the loop's byte offset, a lane's index and two operands. */
+const I32_LOCALS = 4;
 
 class Lowering {
   private readonly code: number[] = [];
   private nParams = 0;
   private nV128 = 0;
-  /** Local indices: parameters first, then the i32 offset, then the v128 locals. */
-  private offLocal = -1;
   private iotaLocal = -1;
 
   constructor(private readonly funs: ReadonlyMap<string, Fun>) {}
+
+  private get offLocal(): number {
+    return this.nParams;
+  }
+
+  private get laneLocal(): number {
+    return this.nParams + 1;
+  }
+
+  private get xLocal(): number {
+    return this.nParams + 2;
+  }
+
+  private get yLocal(): number {
+    return this.nParams + 3;
+  }
 
   map(s: Soac): SimdMap {
     const lam = s.fn;
     const params = listToArray(lam.params);
     const args = listToArray(s.args);
     if (params.length !== args.length) throw new NotStraightLine('arity');
-    const inputs: { param: Param; local: number }[] = [];
-    const scalars: { param: Param; local: number }[] = [];
+    laneTy(s.ty);
+    const counts = { mapped: 0, broadcast: 0, scalar: 0 };
     const operands: SimdOperand[] = args.map((a, j) => {
       const p = params[j] as Param;
-      if (p.isArray || (p.ty === 'bool' && a.kind === 'argArray')) throw new NotStraightLine('array operand');
       switch (a.kind) {
         case 'argArray':
-          inputs.push({ param: p, local: -1 });
-          return { kind: 'mapped', index: inputs.length - 1 };
+          if (p.isArray) return { kind: 'broadcast', index: counts.broadcast++ };
+          if (p.ty === 'bool') throw new NotStraightLine('mapped bool array');
+          return { kind: 'mapped', index: counts.mapped++ };
         case 'argIota':
           return { kind: 'iota' };
         case 'argScalar':
-          scalars.push({ param: p, local: -1 });
-          return { kind: 'scalar', index: scalars.length - 1 };
+          return { kind: 'scalar', index: counts.scalar++ };
         default:
           return assertNever(a);
       }
     });
-    laneTy(s.ty);
-    // Parameters: the inputs' addresses, the output's, the byte count, then the scalars.
-    const k = inputs.length;
-    const outParam = k;
-    const bytesParam = k + 1;
+    // Parameters: mapped inputs' addresses, broadcast arrays' (address, length), the output's
+    // address, the byte count, then the scalars.
+    const k = counts.mapped;
+    const b = counts.broadcast;
+    const outParam = k + 2 * b;
+    const bytesParam = outParam + 1;
+    const scalarParam = (j: number) => bytesParam + 1 + j;
+    const scalarTypes = params.filter((_, j) => operands[j]?.kind === 'scalar').map((p) => p.ty);
     const paramTypes = [
-      ...inputs.map(() => I32),
-      I32,
-      I32,
-      ...scalars.map((x) => (x.param.ty === 'float' ? F32 : I32)),
+      ...Array.from({ length: k + 2 * b + 2 }, () => I32),
+      ...scalarTypes.map((t) => (t === 'float' ? F32 : I32)),
     ];
     this.nParams = paramTypes.length;
-    this.offLocal = this.nParams;
-    const env: Env = new Map();
+    const env: Env = { scalars: new Map(), arrays: new Map() };
     const c = this.code;
+    const mappedLocals: number[] = [];
     // Before the loop: scalars splatted, the iota lanes (0, 1, 2, 3).
-    scalars.forEach((x, j) => {
-      const local = this.v128();
-      c.push(OP.localGet);
-      uleb(k + 2 + j, c);
-      this.simd(x.param.ty === 'float' ? SIMD.f32Splat : SIMD.i32Splat);
-      this.set(local);
-      x.local = local;
-    });
-    if (operands.some((o) => o.kind === 'iota')) {
-      this.iotaLocal = this.v128();
-      this.constI32([0, 1, 2, 3]);
-      this.set(this.iotaLocal);
-    }
-    for (const x of inputs) x.local = this.v128();
-    args.forEach((_, j) => {
+    operands.forEach((o, j) => {
       const p = params[j] as Param;
-      const o = operands[j] as SimdOperand;
-      env.set(
-        p.name,
-        o.kind === 'mapped'
-          ? (inputs[o.index] as { local: number }).local
-          : o.kind === 'scalar'
-            ? (scalars[o.index] as { local: number }).local
-            : this.iotaLocal,
-      );
+      switch (o.kind) {
+        case 'scalar': {
+          const local = this.v128();
+          this.getLocal(scalarParam(o.index));
+          this.simd(laneTy(p.ty) === 'float' ? SIMD.f32Splat : SIMD.i32Splat);
+          this.set(local);
+          env.scalars.set(p.name, local);
+          return;
+        }
+        case 'iota':
+          if (this.iotaLocal < 0) {
+            this.iotaLocal = this.v128();
+            this.constI32([0, 1, 2, 3]);
+            this.set(this.iotaLocal);
+          }
+          env.scalars.set(p.name, this.iotaLocal);
+          return;
+        case 'mapped': {
+          const local = this.v128();
+          mappedLocals[o.index] = local;
+          env.scalars.set(p.name, local);
+          return;
+        }
+        case 'broadcast':
+          env.arrays.set(p.name, { ptr: k + 2 * o.index, len: k + 2 * o.index + 1, ty: p.ty });
+          return;
+        default:
+          assertNever(o);
+      }
     });
     c.push(OP.block, 0x40, OP.loop, 0x40);
     this.getLocal(this.offLocal);
     this.getLocal(bytesParam);
     c.push(OP.i32GeU, OP.brIf, 1);
-    inputs.forEach((x, j) => {
+    mappedLocals.forEach((local, j) => {
       this.getLocal(j);
       this.getLocal(this.offLocal);
       c.push(OP.i32Add);
       this.simd(SIMD.load);
       c.push(4, 0);
-      this.set(x.local);
+      this.set(local);
     });
-    // The address first, then the value, then the store.
+    const top: Where = { depth: 0, guarded: false };
+    for (const bind of listToArray(lam.binds)) {
+      this.value(bind.rhs, env, top);
+      const local = this.v128();
+      this.set(local);
+      env.scalars.set(bind.name, local);
+    }
+    const result = this.v128();
+    this.valueAs(lam.result, laneTy(s.ty), env, top);
+    this.set(result);
     this.getLocal(outParam);
     this.getLocal(this.offLocal);
     c.push(OP.i32Add);
-    const lamEnv: Env = new Map(env);
-    for (const b of listToArray(lam.binds)) {
-      this.value(b.rhs, lamEnv, 0);
-      const local = this.v128();
-      this.set(local);
-      lamEnv.set(b.name, local);
-    }
-    this.valueAs(lam.result, laneTy(s.ty), lamEnv, 0);
+    this.getLocal(result);
     this.simd(SIMD.store);
     c.push(4, 0);
     if (this.iotaLocal >= 0) {
@@ -330,14 +403,14 @@ class Lowering {
     this.getLocal(this.offLocal);
     c.push(OP.i32Const, 16, OP.i32Add);
     this.set(this.offLocal);
-    c.push(OP.br, 0, OP.end, OP.end, OP.end);
+    c.push(OP.br, 0, OP.end, OP.end, OP.i32Const, 0, OP.end);
     const wasm = this.module(paramTypes);
     if (wasm.length > MAX_MODULE_BYTES) throw new NotStraightLine('module too large');
     return { wasm, operands };
   }
 
   private module(paramTypes: readonly number[]): Uint8Array {
-    const locals: number[][] = [[1, I32]];
+    const locals: number[][] = [[I32_LOCALS, I32]];
     if (this.nV128 > 0) {
       const l: number[] = [];
       uleb(this.nV128, l);
@@ -349,15 +422,9 @@ class Lowering {
     uleb(body.length, sized);
     sized.push(...body);
     const bytes = [
-      0x00,
-      0x61,
-      0x73,
-      0x6d,
-      0x01,
-      0x00,
-      0x00,
-      0x00,
-      ...section(1, vec([[0x60, ...vec(paramTypes.map((t) => [t])), 0]])),
+      ...[0x00, 0x61, 0x73, 0x6d],
+      ...[0x01, 0x00, 0x00, 0x00],
+      ...section(1, vec([[0x60, ...vec(paramTypes.map((t) => [t])), ...vec([[I32]])]])),
       ...section(3, vec([[0]])),
       ...section(5, vec([[0x00, 1]])),
       ...section(
@@ -373,12 +440,17 @@ class Lowering {
   }
 
   private v128(): number {
-    return this.nParams + 1 + this.nV128++;
+    return this.nParams + I32_LOCALS + this.nV128++;
   }
 
   private simd(op: number): void {
     this.code.push(0xfd);
     uleb(op, this.code);
+  }
+
+  private lane(op: number, lane: number): void {
+    this.simd(op);
+    this.code.push(lane);
   }
 
   private getLocal(i: number): void {
@@ -389,6 +461,16 @@ class Lowering {
   private set(i: number): void {
     this.code.push(OP.localSet);
     uleb(i, this.code);
+  }
+
+  private i32(v: number): void {
+    this.code.push(OP.i32Const);
+    sleb(v, this.code);
+  }
+
+  /** `if (top of stack) return 1`: give up (see the header). */
+  private giveUpIf(): void {
+    this.code.push(OP.if, 0x40, OP.i32Const, 1, OP.return, OP.end);
   }
 
   private constI32(lanes: readonly number[]): void {
@@ -404,16 +486,16 @@ class Lowering {
   }
 
   /** `e` as lanes of its type, converted to `ty` (the AST makes them equal but for bool→int). */
-  private valueAs(e: Expr, ty: LaneTy, env: Env, depth: number): void {
+  private valueAs(e: Expr, ty: LaneTy, env: Env, at: Where): void {
     if (laneTy(exprType(e)) !== ty) throw new NotStraightLine('mixed lane types');
-    this.value(e, env, depth);
+    this.value(e, env, at);
   }
 
   /** Pushes `e`'s lanes: C's value (a truth value is 0 or 1). */
-  private value(e: Expr, env: Env, depth: number): void {
+  private value(e: Expr, env: Env, at: Where): void {
     switch (e.kind) {
       case 'var': {
-        const local = env.get(e.name);
+        const local = env.scalars.get(e.name);
         if (local === undefined) throw new NotStraightLine(`variable '${e.name}'`);
         this.getLocal(local);
         return;
@@ -431,103 +513,205 @@ class Lowering {
         this.constF32(e.value);
         return;
       case 'binary':
-        if (COMPARE.has(e.op) || e.op === '&&' || e.op === '||') this.truthValue(e, env, depth);
-        else this.arith(e, env, depth);
+        if (COMPARE.has(e.op) || e.op === '&&' || e.op === '||') this.truthValue(e, env, at);
+        else this.arith(e, env, at);
         return;
       case 'unary':
         if (e.op === '!') {
-          this.truthValue(e, env, depth);
+          this.truthValue(e, env, at);
           return;
         }
-        this.value(e.arg, env, depth);
+        this.value(e.arg, env, at);
         if (e.op === '-') this.simd(laneTy(e.ty) === 'float' ? SIMD.f32Neg : SIMD.i32Neg);
         else if (e.op === '~' && laneTy(e.ty) === 'int') this.simd(SIMD.not);
         else throw new NotStraightLine(`unary '${e.op}'`);
         return;
-      case 'cast': {
-        const from = laneTy(exprType(e.arg));
-        if (e.ty === 'bool') {
-          this.truthValue(e.arg, env, depth);
-          return;
-        }
-        const to = laneTy(e.ty);
-        this.value(e.arg, env, depth);
-        if (from === to) return;
-        if (to !== 'float') throw new NotStraightLine('float to int');
-        this.simd(SIMD.f32FromI32);
+      case 'cast':
+        this.cast(e, env, at);
         return;
-      }
-      case 'ternary':
-        this.value(e.thenExpr, env, depth);
-        this.value(e.elseExpr, env, depth);
-        this.test(e.cond, env, depth);
+      case 'ternary': {
+        const arm: Where = { depth: at.depth, guarded: true };
+        this.value(e.thenExpr, env, arm);
+        this.value(e.elseExpr, env, arm);
+        this.test(e.cond, env, at);
         this.simd(SIMD.bitselect);
         return;
+      }
       case 'call':
-        this.call(e.name, listToArray(e.args), env, depth);
+        this.call(e.name, listToArray(e.args), env, at);
         return;
       case 'load':
+        this.load(e.array, e.index, env, at);
+        return;
       case 'arrayRef':
-        throw new NotStraightLine('array access');
+        throw new NotStraightLine('array as a value');
       default:
         assertNever(e);
     }
   }
 
-  private arith(e: Expr & { kind: 'binary' }, env: Env, depth: number): void {
+  private cast(e: Expr & { kind: 'cast' }, env: Env, at: Where): void {
+    const from = laneTy(exprType(e.arg));
+    if (e.ty === 'bool') {
+      this.truthValue(e.arg, env, at);
+      return;
+    }
+    const to = laneTy(e.ty);
+    this.value(e.arg, env, at);
+    if (from === to) return;
+    if (to === 'float') {
+      this.simd(SIMD.f32FromI32);
+      return;
+    }
+    // float→int: every lane in [-2^31, 2^31) (NaN is not), else give up; then truncate.
+    if (at.guarded) throw new NotStraightLine('float to int where C may not evaluate it');
+    const v = this.v128();
+    this.set(v);
+    this.getLocal(v);
+    this.constF32(INT_MIN);
+    this.simd(SIMD.f32Ge);
+    this.getLocal(v);
+    this.constF32(-INT_MIN);
+    this.simd(SIMD.f32Lt);
+    this.simd(SIMD.and);
+    this.simd(SIMD.i32AllTrue);
+    this.code.push(OP.i32Eqz);
+    this.giveUpIf();
+    this.getLocal(v);
+    this.simd(SIMD.i32FromF32);
+  }
+
+  private arith(e: Expr & { kind: 'binary' }, env: Env, at: Where): void {
     if (laneTy(e.ty) === 'float') {
       const op = FLOAT_ARITH.get(e.op);
       if (op === undefined) throw new NotStraightLine(`float '${e.op}'`);
-      this.value(e.left, env, depth);
-      this.value(e.right, env, depth);
+      this.value(e.left, env, at);
+      this.value(e.right, env, at);
       this.simd(op);
       return;
     }
     if (e.op === '<<' || e.op === '>>') {
       const n = e.right;
       if (n.kind !== 'intLit' || n.value < 0 || n.value > 31) throw new NotStraightLine('shift count');
-      this.value(e.left, env, depth);
-      this.code.push(OP.i32Const);
-      sleb(n.value, this.code);
+      this.value(e.left, env, at);
+      this.i32(n.value);
       this.simd(e.op === '<<' ? SIMD.i32Shl : SIMD.i32ShrS);
+      return;
+    }
+    if (e.op === '/' || e.op === '%') {
+      this.divide(e.op === '/' ? OP.i32DivS : OP.i32RemS, e, env, at);
       return;
     }
     const op = INT_ARITH.get(e.op);
     if (op === undefined) throw new NotStraightLine(`int '${e.op}'`);
-    this.value(e.left, env, depth);
-    this.value(e.right, env, depth);
+    this.value(e.left, env, at);
+    this.value(e.right, env, at);
     this.simd(op);
   }
 
+  /** Integer `/` or `%` lane by lane, giving up on a divisor of 0 and on INT_MIN / -1. */
+  private divide(op: number, e: Expr & { kind: 'binary' }, env: Env, at: Where): void {
+    if (at.guarded) throw new NotStraightLine('division where C may not evaluate it');
+    const a = this.v128();
+    const b = this.v128();
+    const r = this.v128();
+    this.value(e.left, env, at);
+    this.set(a);
+    this.value(e.right, env, at);
+    this.set(b);
+    const [x, y] = [this.xLocal, this.yLocal];
+    for (let l = 0; l < 4; l++) {
+      this.getLocal(a);
+      this.lane(SIMD.i32ExtractLane, l);
+      this.set(x);
+      this.getLocal(b);
+      this.lane(SIMD.i32ExtractLane, l);
+      this.set(y);
+      // y == 0 || (y == -1 && x == INT_MIN)
+      this.getLocal(y);
+      this.code.push(OP.i32Eqz);
+      this.getLocal(y);
+      this.i32(-1);
+      this.code.push(OP.i32Eq);
+      this.getLocal(x);
+      this.i32(INT_MIN);
+      this.code.push(OP.i32Eq, OP.i32And, OP.i32Or);
+      this.giveUpIf();
+      if (l > 0) this.getLocal(r);
+      this.getLocal(x);
+      this.getLocal(y);
+      this.code.push(op);
+      if (l === 0) this.simd(SIMD.i32Splat);
+      else this.lane(SIMD.i32ReplaceLane, l);
+      this.set(r);
+    }
+    this.getLocal(r);
+  }
+
+  /** `array[index]` lane by lane from a broadcast array, giving up on an index out of bounds. */
+  private load(array: string, index: Expr, env: Env, at: Where): void {
+    const arr = env.arrays.get(array);
+    if (arr === undefined) throw new NotStraightLine(`array '${array}'`);
+    if (at.guarded) throw new NotStraightLine('load where C may not evaluate it');
+    const idx = this.v128();
+    const r = this.v128();
+    this.value(index, env, at);
+    this.set(idx);
+    const s = this.laneLocal;
+    const float = arr.ty === 'float';
+    for (let l = 0; l < 4; l++) {
+      this.getLocal(idx);
+      this.lane(SIMD.i32ExtractLane, l);
+      this.code.push(OP.localTee);
+      uleb(s, this.code);
+      this.getLocal(arr.len);
+      this.code.push(OP.i32GeU);
+      this.giveUpIf();
+      if (l > 0) this.getLocal(r);
+      this.getLocal(arr.ptr);
+      this.getLocal(s);
+      if (arr.ty === 'bool') {
+        this.code.push(OP.i32Add, OP.i32Load8U, 0, 0);
+      } else {
+        this.i32(2);
+        this.code.push(OP.i32Shl, OP.i32Add, float ? OP.f32Load : OP.i32Load, 2, 0);
+      }
+      if (l === 0) this.simd(float ? SIMD.f32Splat : SIMD.i32Splat);
+      else this.lane(float ? SIMD.f32ReplaceLane : SIMD.i32ReplaceLane, l);
+      this.set(r);
+    }
+    this.getLocal(r);
+  }
+
   /** A truth value as C's 0 or 1: the mask (all ones, -1, for true) negated. */
-  private truthValue(e: Expr, env: Env, depth: number): void {
-    this.test(e, env, depth);
+  private truthValue(e: Expr, env: Env, at: Where): void {
+    this.test(e, env, at);
     this.simd(SIMD.i32Neg);
   }
 
   /** Pushes `e`'s truth test as a lane mask. */
-  private test(e: Expr, env: Env, depth: number): void {
+  private test(e: Expr, env: Env, at: Where): void {
     if (e.kind === 'binary' && COMPARE.has(e.op)) {
       const ty = laneTy(exprType(e.left));
-      this.valueAs(e.left, ty, env, depth);
-      this.valueAs(e.right, ty, env, depth);
+      this.valueAs(e.left, ty, env, at);
+      this.valueAs(e.right, ty, env, at);
       const [i, f] = COMPARE.get(e.op) as readonly [number, number];
       this.simd(ty === 'float' ? f : i);
       return;
     }
     if (e.kind === 'binary' && (e.op === '&&' || e.op === '||')) {
-      this.test(e.left, env, depth);
-      this.test(e.right, env, depth);
+      this.test(e.left, env, at);
+      this.test(e.right, env, { depth: at.depth, guarded: true });
       this.simd(e.op === '&&' ? SIMD.and : SIMD.or);
       return;
     }
     if (e.kind === 'unary' && e.op === '!') {
-      this.test(e.arg, env, depth);
+      this.test(e.arg, env, at);
       this.simd(SIMD.not);
       return;
     }
     if (e.kind === 'cast' && e.ty === 'bool') {
-      this.test(e.arg, env, depth);
+      this.test(e.arg, env, at);
       return;
     }
     if (e.kind === 'boolLit') {
@@ -537,28 +721,33 @@ class Lowering {
     }
     // Any other number: `!= 0` (true for NaN).
     const ty = laneTy(exprType(e));
-    this.value(e, env, depth);
+    this.value(e, env, at);
     if (ty === 'float') this.constF32(0);
     else this.constI32([0, 0, 0, 0]);
     this.simd(ty === 'float' ? SIMD.f32Ne : SIMD.i32Ne);
   }
 
   /** A call inlined: its parameters bound to new locals, its body walked up to its `return`. */
-  private call(fname: string, args: readonly Expr[], env: Env, depth: number): void {
-    if (depth >= MAX_INLINE_DEPTH) throw new NotStraightLine('inlining depth');
+  private call(fname: string, args: readonly Expr[], env: Env, at: Where): void {
     // Inside an inlined function a call would be a step of the run's budget (see the header).
-    if (depth > 0) throw new NotStraightLine('call in a called function');
+    if (at.depth > 0) throw new NotStraightLine('call in a called function');
     const f = this.funs.get(fname);
     if (!f) throw new NotStraightLine(`function '${fname}'`);
     const params = listToArray(f.params);
     if (params.length !== args.length) throw new NotStraightLine('arity');
-    const inner: Env = new Map();
+    const inner: Env = { scalars: new Map(), arrays: new Map() };
     params.forEach((p, i) => {
-      if (p.isArray) throw new NotStraightLine('array parameter');
-      this.valueAs(args[i] as Expr, laneTy(p.ty), env, depth);
+      const a = args[i] as Expr;
+      if (p.isArray) {
+        const bound = a.kind === 'arrayRef' ? env.arrays.get(a.name) : undefined;
+        if (bound === undefined) throw new NotStraightLine('array argument');
+        inner.arrays.set(p.name, bound);
+        return;
+      }
+      this.valueAs(a, laneTy(p.ty), env, at);
       const local = this.v128();
       this.set(local);
-      inner.set(p.name, local);
+      inner.scalars.set(p.name, local);
     });
     for (const d of listToArray(f.locals)) {
       if (d.size.kind === 'some') throw new NotStraightLine('local array');
@@ -567,24 +756,25 @@ class Lowering {
       if (laneTy(d.ty) === 'float') this.constF32(0);
       else this.constI32([0, 0, 0, 0]);
       this.set(local);
-      inner.set(d.name, local);
+      inner.scalars.set(d.name, local);
     }
-    const ret = this.body(f.body, inner, depth + 1);
+    const body: Where = { depth: at.depth + 1, guarded: at.guarded };
+    const ret = this.body(f.body, inner, body);
     if (ret === undefined) throw new NotStraightLine('no return');
-    this.valueAs(ret, laneTy(f.ret), inner, depth + 1);
+    this.valueAs(ret, laneTy(f.ret), inner, body);
   }
 
   /** Walks straight-line `c`, assigning locals; gives the expression of its `return`, if it reaches one. */
-  private body(c: Cmd, env: Env, depth: number): Expr | undefined {
+  private body(c: Cmd, env: Env, at: Where): Expr | undefined {
     switch (c.kind) {
       case 'seq':
-        return this.body(c.first, env, depth) ?? this.body(c.second, env, depth);
+        return this.body(c.first, env, at) ?? this.body(c.second, env, at);
       case 'skip':
         return undefined;
       case 'assign': {
-        const local = env.get(c.name);
+        const local = env.scalars.get(c.name);
         if (local === undefined) throw new NotStraightLine(`variable '${c.name}'`);
-        this.value(c.rhs, env, depth);
+        this.value(c.rhs, env, at);
         this.set(local);
         return undefined;
       }

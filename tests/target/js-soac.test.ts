@@ -270,7 +270,7 @@ void write_out(const float xs[], float out[], int n) {
     expect(js).toContain('return a_ys;');
     // a straight-line map: WebAssembly SIMD first, the JS loop for the rest (simd.ts)
     expect(emitKernelJs(program, 'squares')).toContain(
-      'for (let i = $simd(0, a_ys, [a_xs], [], a_xs.length); i < a_xs.length; i++) a_ys[i] = f_sq(a_xs[i]);',
+      'for (let i = $simd(0, a_ys, [a_xs], [], [], a_xs.length); i < a_xs.length; i++) a_ys[i] = f_sq(a_xs[i]);',
     );
   });
 });
