@@ -4,7 +4,7 @@
  * literals, integer division and remainder, comparisons, `&& || !`, conditionals, conversions
  * both ways, loads from a broadcast array, locals — mapped over float and int arrays, an iota and
  * scalars, compared with the reference evaluator element by element (Object.is: -0 and NaN count)
- * on lengths around multiples of four, with NaN, infinities, -0 and extreme ints among the inputs;
+ * on lengths around multiples of four (from `SIMD_MIN_LENGTH`, and short ones the JS loop takes), with NaN, infinities, -0 and extreme ints among the inputs;
  * where the evaluator raises a run-time error (division by zero, a load out of bounds, a float→int
  * conversion out of range), the compiled code must raise the same. Some generated functions hold
  * what the SIMD path does not take (an `if`, an operation that may fail where C may not evaluate
@@ -25,6 +25,7 @@ import {
 } from '../../src/kernel/index.js';
 import { allPasses, runPipeline } from '../../src/optimizers/index.js';
 import { compileKernelJs, emitKernelJs } from '../../src/target/index.js';
+import { SIMD_MIN_LENGTH } from '../../src/target/js.js';
 
 const RUNS = Number(process.env.SCF_JS_RUNS ?? 200);
 
@@ -275,7 +276,10 @@ const int32 = fc.oneof(
   { weight: 1, arbitrary: fc.integer() },
 );
 const argsArb = fc
-  .oneof(fc.nat({ max: 13 }), fc.constantFrom(37, 64, 101))
+  .oneof(
+    { weight: 1, arbitrary: fc.nat({ max: 13 }) },
+    { weight: 3, arbitrary: fc.integer({ min: SIMD_MIN_LENGTH, max: SIMD_MIN_LENGTH + 13 }) },
+  )
   .chain((n) =>
     fc.tuple(
       fc.array(float32, { minLength: n, maxLength: n }),
@@ -348,19 +352,22 @@ float *f(const float xs[], const int ks[], const float ws[]) { float ys[] = map(
 float *f(const float xs[], const int ks[], const float ws[]) { float ys[] = map(g, xs, ks, ws); return ys; }`);
     expect(emitKernelJs(program, 'f')).toContain('$simd(0,');
     const ws = [0.5, 1.5, 2.5, 3.5];
-    const ks = [1, 2, 3, 1, 2, 3, 1, 2, 3];
-    const xs = [1, 2, 3, 4, 5, 6, 7, 8, 9];
+    const n = SIMD_MIN_LENGTH + 3;
+    const ks = Array.from({ length: n }, (_, i) => (i % 3) + 1);
+    const xs = Array.from({ length: n }, (_, i) => i / 7);
     expect(compare(program, 'f', [xs, ks, ws])).toBeUndefined();
+    // in the part the module computes, and in the rest the JS loop computes
     for (const [at, k] of [
       [2, 0],
       [5, 4],
       [1, -1],
+      [n - 1, 0],
     ] as const) {
       const bad = ks.map((v, i) => (i === at ? k : v));
       expect(compare(program, 'f', [xs, bad, ws]), `k = ${k} at ${at}`).toBeUndefined();
     }
     for (const x of [Number.NaN, 3e9, -3e9]) {
-      const bad = xs.map((v, i) => (i === 6 ? x : v));
+      const bad = xs.map((v, i) => (i === 70 ? x : v));
       expect(compare(program, 'f', [bad, ks, ws]), `x = ${x}`).toBeUndefined();
     }
   });
@@ -405,7 +412,7 @@ float *f(const float xs[]) { float ys[] = map(sq, xs); float zs[] = map(clamp01,
   it('gives the same results without WebAssembly, and with SIMD turned off', async () => {
     const program = await parse(`float g(float x, float c) { return x * c + 1.0f; }
 float *f(const float xs[], float c) { float ys[] = map(g, xs, c); return ys; }`);
-    const xs = Array.from({ length: 23 }, (_, i) => i / 3 - 2);
+    const xs = Array.from({ length: SIMD_MIN_LENGTH + 23 }, (_, i) => i / 3 - 2);
     const expected = evaluate(program, 'f', [xs, 0.25]).result;
     expect(emitKernelJs(program, 'f', { simd: false })).not.toContain('$simd(');
     expect(compileKernelJs(program, 'f', { simd: false }).run([xs, 0.25]).result).toEqual(expected);
@@ -424,7 +431,7 @@ float *f(const float xs[], float c) { float ys[] = map(g, xs, c); return ys; }`)
     const program = await parse(`int g(int k, int i) { return k * 3 + i; }
 int *f(const int ks[], int n) { int ys[] = map(g, ks, iota(n)); return ys; }`);
     const kernel = compileKernelJs(program, 'f');
-    for (const n of [4, 100, 70_000, 300_001, 5]) {
+    for (const n of [4, SIMD_MIN_LENGTH, 70_000, 300_001, SIMD_MIN_LENGTH + 5]) {
       const ks = Array.from({ length: n }, (_, i) => (i * 2654435761) | 0);
       const r = kernel.run([ks, n]).result as number[];
       expect(r.every((v, i) => v === ((Math.imul(ks[i] as number, 3) + i) | 0))).toBe(true);
