@@ -86,11 +86,13 @@ const XS = Array.from({ length: 1024 }, (_, i) => ((i * 37) % 1024) / 1024);
 /** A module that runs the specialized kernel on scf/gpu's back ends (node or page). */
 function kernelEntry(stub: string): string {
   return `import { specialize } from ${JSON.stringify(stub)};
-import { compileFor, GpuRuntime } from 'scf/gpu';
+import { compileFor, emitKernelJs, GpuRuntime, programOf } from 'scf/gpu';
 const values = ${JSON.stringify(CONFIG.sample)};
 const args = { xs: ${JSON.stringify(XS)}, ...values };
 const fun = specialize(values, () => {}).fun;
 const out = { js: await (await compileFor(fun, 'js')).run(args) };
+// the specialized curve is a straight-line map: the JS back end runs it in WebAssembly SIMD
+out.simd = emitKernelJs(programOf(fun), fun.name).includes('$simd(') && typeof WebAssembly === 'object';
 const rt = await GpuRuntime.open();
 if (rt instanceof GpuRuntime) {
   out.adapter = rt.adapterName;
@@ -320,10 +322,14 @@ describe.skipIf(!existsSync(CHROMIUM))('a staged folder in a browser', () => {
     const b = await bundle('./staged/curve.stub.mjs', kernelEntry);
     expect(b.errors).toBe(0);
     type KernelOut = { result: unknown; outputs: Record<string, number[]> };
-    const page = await inPage<{ js: KernelOut; webgpu?: KernelOut; adapter?: string; noAdapter?: string }>(
-      b,
-      true,
-    );
+    const page = await inPage<{
+      js: KernelOut;
+      simd: boolean;
+      webgpu?: KernelOut;
+      adapter?: string;
+      noAdapter?: string;
+    }>(b, true);
+    expect(page.simd).toBe(true);
     const script = path.join(APP, 'node-kernel.mjs');
     writeFileSync(
       script,
