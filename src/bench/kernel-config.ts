@@ -125,7 +125,7 @@ export interface KernelConfigOptions {
   readonly gpu?: GpuRuntime | NoAdapter;
   /** Timed rounds per comparison (default 15). */
   readonly rounds?: number;
-  /** Fresh value sets for the first-result figures (default 7). */
+  /** Fresh value sets for the first-result figures (default 15). */
   readonly samples?: number;
   /** false: time `runMs` on WebGPU by R dispatches against one even where the device has timestamps. */
   readonly timestamps?: boolean;
@@ -274,7 +274,7 @@ async function benchBackend(
     generic,
   );
   const first = { generic: [] as number[], specialized: [] as number[], tiered: [] as number[] };
-  const samples = opts.samples ?? 7;
+  const samples = opts.samples ?? 15;
   // values known → first output; the tiered handle's background work is awaited outside the timing
   const firstResult = async (way: keyof typeof first, v: Record<string, ArgValue>): Promise<void> => {
     if (way === 'generic') await generic.run({ ...args, ...v });
