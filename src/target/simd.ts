@@ -181,29 +181,39 @@ const SIMD = {
   f32FromI32: 0xfa,
 } as const;
 
-/** Comparison operators: the int and the float opcode. */
-const COMPARE: ReadonlyMap<string, readonly [number, number]> = new Map([
-  ['==', [SIMD.i32Eq, SIMD.f32Eq]],
-  ['!=', [SIMD.i32Ne, SIMD.f32Ne]],
-  ['<', [SIMD.i32LtS, SIMD.f32Lt]],
-  ['>', [SIMD.i32GtS, SIMD.f32Gt]],
-  ['<=', [SIMD.i32LeS, SIMD.f32Le]],
-  ['>=', [SIMD.i32GeS, SIMD.f32Ge]],
-]);
-const INT_ARITH: ReadonlyMap<string, number> = new Map([
-  ['+', SIMD.i32Add],
-  ['-', SIMD.i32Sub],
-  ['*', SIMD.i32Mul],
-  ['&', SIMD.and],
-  ['|', SIMD.or],
-  ['^', SIMD.xor],
-]);
-const FLOAT_ARITH: ReadonlyMap<string, number> = new Map([
-  ['+', SIMD.f32Add],
-  ['-', SIMD.f32Sub],
-  ['*', SIMD.f32Mul],
-  ['/', SIMD.f32Div],
-]);
+/**
+ * The binary operators that are one SIMD instruction: per operator its i32x4 and its f32x4
+ * opcode (absent where the type has none), and whether it compares (giving a lane mask).
+ */
+interface BinaryOp {
+  readonly int?: number;
+  readonly float?: number;
+  readonly compares: boolean;
+}
+const BINARY: Readonly<Record<string, BinaryOp>> = {
+  '==': { int: SIMD.i32Eq, float: SIMD.f32Eq, compares: true },
+  '!=': { int: SIMD.i32Ne, float: SIMD.f32Ne, compares: true },
+  '<': { int: SIMD.i32LtS, float: SIMD.f32Lt, compares: true },
+  '>': { int: SIMD.i32GtS, float: SIMD.f32Gt, compares: true },
+  '<=': { int: SIMD.i32LeS, float: SIMD.f32Le, compares: true },
+  '>=': { int: SIMD.i32GeS, float: SIMD.f32Ge, compares: true },
+  '+': { int: SIMD.i32Add, float: SIMD.f32Add, compares: false },
+  '-': { int: SIMD.i32Sub, float: SIMD.f32Sub, compares: false },
+  '*': { int: SIMD.i32Mul, float: SIMD.f32Mul, compares: false },
+  '/': { float: SIMD.f32Div, compares: false },
+  '&': { int: SIMD.and, compares: false },
+  '|': { int: SIMD.or, compares: false },
+  '^': { int: SIMD.xor, compares: false },
+};
+
+/** `op`'s entry in BINARY (own properties only: `op` is source text). */
+function binaryOp(op: string): BinaryOp | undefined {
+  return Object.hasOwn(BINARY, op) ? BINARY[op] : undefined;
+}
+
+function isComparison(op: string): boolean {
+  return binaryOp(op)?.compares === true;
+}
 
 const INT_MIN = -2147483648;
 
@@ -513,7 +523,7 @@ class Lowering {
         this.constF32(e.value);
         return;
       case 'binary':
-        if (COMPARE.has(e.op) || e.op === '&&' || e.op === '||') this.truthValue(e, env, at);
+        if (isComparison(e.op) || e.op === '&&' || e.op === '||') this.truthValue(e, env, at);
         else this.arith(e, env, at);
         return;
       case 'unary':
@@ -583,7 +593,7 @@ class Lowering {
 
   private arith(e: Expr & { kind: 'binary' }, env: Env, at: Where): void {
     if (laneTy(e.ty) === 'float') {
-      const op = FLOAT_ARITH.get(e.op);
+      const op = binaryOp(e.op)?.float;
       if (op === undefined) throw new NotStraightLine(`float '${e.op}'`);
       this.value(e.left, env, at);
       this.value(e.right, env, at);
@@ -602,7 +612,7 @@ class Lowering {
       this.divide(e.op === '/' ? OP.i32DivS : OP.i32RemS, e, env, at);
       return;
     }
-    const op = INT_ARITH.get(e.op);
+    const op = binaryOp(e.op)?.int;
     if (op === undefined) throw new NotStraightLine(`int '${e.op}'`);
     this.value(e.left, env, at);
     this.value(e.right, env, at);
@@ -691,12 +701,12 @@ class Lowering {
 
   /** Pushes `e`'s truth test as a lane mask. */
   private test(e: Expr, env: Env, at: Where): void {
-    if (e.kind === 'binary' && COMPARE.has(e.op)) {
+    if (e.kind === 'binary' && isComparison(e.op)) {
       const ty = laneTy(exprType(e.left));
       this.valueAs(e.left, ty, env, at);
       this.valueAs(e.right, ty, env, at);
-      const [i, f] = COMPARE.get(e.op) as readonly [number, number];
-      this.simd(ty === 'float' ? f : i);
+      const { int, float } = binaryOp(e.op) as BinaryOp;
+      this.simd((ty === 'float' ? float : int) as number);
       return;
     }
     if (e.kind === 'binary' && (e.op === '&&' || e.op === '||')) {
