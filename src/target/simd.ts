@@ -16,7 +16,8 @@
  * copied whole to `arr_j`. Every scalar of the lambda and of the inlined functions (parameters,
  * bindings, locals) is a v128 local; an expression is compiled as a tree onto the stack, a call by
  * binding the callee's parameters to new locals and walking its body (`seq`, `assign`, `skip`, up
- * to the first `return`). Lane-wise operations that SIMD lacks — a load at four indices, integer
+ * to the first `return`); an `if` with no `return` inside is if-converted (both branches on
+ * copies of what they assign, then a per-lane pick). Lane-wise operations that SIMD lacks — a load at four indices, integer
  * division and remainder, a float→int conversion — take each lane apart.
  *
  * Giving up. Where the JS back end would raise one of the evaluator's run-time errors — a load out
@@ -24,9 +25,10 @@
  * returns 1 without writing the output, and `$simd` returns 0: the JS loop computes every element
  * from the start and raises the error exactly as it always does. That is sound because the lambda
  * is pure (lambdas write no arrays, ast.ts) and the run's step budget is not touched by it (see
- * below). A load or a failing operation in an arm of `?:` or in the right operand of `&&`/`||`,
- * which C evaluates only on some elements (a guarded division, a load behind a bounds test), keeps
- * the map in JS, so that a correct kernel never gives up on every call.
+ * below). A load or a failing operation in an arm of `?:`, in the right operand of `&&`/`||` or
+ * in a branch of an `if`, which C evaluates only on some elements (a guarded division, a load
+ * behind a bounds test), keeps the map in JS, so that a correct kernel never gives up on every
+ * call.
  *
  * Why it is exact (the JS back end's values, bit for bit, on every input):
  * - float `+ - * /` and negation are f32x4 operations: IEEE binary32, rounded to nearest, which is
@@ -43,8 +45,8 @@
  * - `c ? a : b` evaluates both arms and picks per lane (`v128.bitselect`), again because neither
  *   can fail.
  * Anything else leaves the map to the JS loop: calls inside an inlined function (the JS back end
- * counts a step of the run's budget on entering a function that calls), statements other than
- * assignments (`if`, loops, stores), local arrays, mapped bool arrays and bool results, and a
+ * counts a step of the run's budget on entering a function that calls), a `return` inside an
+ * `if`, loops, stores, local arrays, mapped bool arrays and bool results, and a
  * module over `MAX_MODULE_BYTES`. The back end's checks before the loop (equal lengths,
  * non-negative iotas) run first, as without SIMD.
  *
@@ -791,8 +793,67 @@ class Lowering {
       case 'return':
         if (c.value.kind !== 'some') throw new NotStraightLine('void return');
         return c.value.value;
+      case 'if':
+        this.ifConverted(c, env, at);
+        return undefined;
       default:
         throw new NotStraightLine(`statement '${c.kind}'`);
     }
+  }
+
+  /**
+   * An `if` without a `return` inside, if-converted: both branches computed on copies of the
+   * variables they assign (as where C may not evaluate them: nothing there may fail), then each
+   * variable picked per lane by the condition.
+   */
+  private ifConverted(c: Cmd & { kind: 'if' }, env: Env, at: Where): void {
+    const names = new Set<string>();
+    assignedNames(c, names);
+    const mask = this.v128();
+    this.test(c.cond, env, at);
+    this.set(mask);
+    const branch: Where = { depth: at.depth, guarded: true };
+    const copies = (cmd: Cmd): Map<string, number> => {
+      const inner: Env = { scalars: new Map(env.scalars), arrays: env.arrays };
+      for (const name of names) {
+        const local = env.scalars.get(name);
+        if (local === undefined) throw new NotStraightLine(`variable '${name}'`);
+        const copy = this.v128();
+        this.getLocal(local);
+        this.set(copy);
+        inner.scalars.set(name, copy);
+      }
+      if (this.body(cmd, inner, branch) !== undefined) throw new NotStraightLine('return in a branch');
+      return inner.scalars;
+    };
+    const then = copies(c.thenCmd);
+    const otherwise = copies(c.elseCmd);
+    for (const name of names) {
+      this.getLocal(then.get(name) as number);
+      this.getLocal(otherwise.get(name) as number);
+      this.getLocal(mask);
+      this.simd(SIMD.bitselect);
+      this.set(env.scalars.get(name) as number);
+    }
+  }
+}
+
+/** Adds to `acc` the variables that assignments in `c` (through `seq` and `if`) assign. */
+function assignedNames(c: Cmd, acc: Set<string>): void {
+  switch (c.kind) {
+    case 'assign':
+      acc.add(c.name);
+      return;
+    case 'seq':
+      assignedNames(c.first, acc);
+      assignedNames(c.second, acc);
+      return;
+    case 'if':
+      assignedNames(c.thenCmd, acc);
+      assignedNames(c.elseCmd, acc);
+      return;
+    default:
+      // anything else is refused by the walk (`body`)
+      return;
   }
 }

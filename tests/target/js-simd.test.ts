@@ -2,13 +2,14 @@
  * Straight-line maps in WebAssembly SIMD (src/target/simd.ts, through the JS back end): random
  * element functions of int, float and bool operands — arithmetic, bitwise operations, shifts by
  * literals, integer division and remainder, comparisons, `&& || !`, conditionals, conversions
- * both ways, loads from a broadcast array, locals — mapped over float and int arrays, an iota and
+ * both ways, loads from a broadcast array, locals, `if`s (nested, with and without an else) —
+ * mapped over float and int arrays, an iota and
  * scalars, compared with the reference evaluator element by element (Object.is: -0 and NaN count)
  * on lengths around multiples of four (from `SIMD_MIN_LENGTH`, and short ones the JS loop takes), with NaN, infinities, -0 and extreme ints among the inputs;
  * where the evaluator raises a run-time error (division by zero, a load out of bounds, a float→int
  * conversion out of range), the compiled code must raise the same. Some generated functions hold
- * what the SIMD path does not take (an `if`, an operation that may fail where C may not evaluate
- * it): those run as plain JS loops and agree all the same. Also: the suite's specialized kernels
+ * what the SIMD path does not take (a `return` inside an `if`, an operation that may fail where
+ * C may not evaluate it): those run as plain JS loops and agree all the same. Also: the suite's specialized kernels
  * take the SIMD path and their generic versions do not; no WebAssembly, a growing memory.
  */
 import fc from 'fast-check';
@@ -218,6 +219,29 @@ class Gen {
     }
   }
 
+  /** `if (c) { … } else { … }` assigning variables in scope; its branches are guarded. */
+  private ifStatement(depth: number, indent: string): string {
+    const c = this.cond(2);
+    return this.guard(() => {
+      const branch = (): string => {
+        const out: string[] = [];
+        for (let k = this.t.pick(3); k >= 0; k--) {
+          if (depth > 0 && this.t.pick(4) === 0) {
+            out.push(this.ifStatement(depth - 1, `${indent}  `));
+            continue;
+          }
+          const targets = this.scope.filter((v) => v.ty !== 'bool');
+          const v = targets[this.t.pick(targets.length)] as { name: string; ty: Ty };
+          out.push(`${indent}  ${v.name} = ${this.expr(v.ty, 2)};`);
+        }
+        return out.join('\n');
+      };
+      const then = branch();
+      const otherwise = this.t.pick(2) === 0 ? `\n${indent}} else {\n${branch()}` : '';
+      return `${indent}if (${c}) {\n${then}${otherwise}\n${indent}}`;
+    });
+  }
+
   /** A function body: up to three locals assigned in turn (one reassigned), then the result. */
   body(ret: Ty): string {
     const lines: string[] = [];
@@ -231,6 +255,8 @@ class Gen {
       const v = this.scope[this.scope.length - 1] as { name: string; ty: Ty };
       lines.push(`  ${v.name} = ${this.expr(v.ty, 2)};`);
     }
+    // an if (maybe with an else, maybe nested) assigning locals and parameters: if-converted
+    if (this.t.pick(2) === 0) lines.push(this.ifStatement(2, '  '));
     if (this.allowPlain && this.t.pick(6) === 0) {
       this.plainJs = true;
       lines.push(`  if (b) return ${this.expr(ret, 2)};`);
@@ -337,6 +363,7 @@ float *f(const float xs[], const int ks[], const float ws[]) { float ys[] = map(
       'return x < 1000.0f ? (float)((int)x) : x;',
       'return h(x);',
       'if (k > 0) return x; return -x;',
+      'if (k != 0) x = x / (float)(100 / k); return x;',
     ]) {
       const program = await parse(src(body));
       expect(emitKernelJs(program, 'f'), body).not.toContain('$simd(');
@@ -370,6 +397,22 @@ float *f(const float xs[], const int ks[], const float ws[]) { float ys[] = map(
       const bad = xs.map((v, i) => (i === 70 ? x : v));
       expect(compare(program, 'f', [bad, ks, ws]), `x = ${x}`).toBeUndefined();
     }
+  });
+
+  it('if-converts an if without a return inside', async () => {
+    const program = await parse(`float g(float x, int k) {
+  float y = x;
+  if (x < 0.0f) { y = -x; k = k + 1; } else if (k > 2) y = y * 2.0f;
+  if (k == 3) y = 0.0f;
+  return y + (float)k;
+}
+float *f(const float xs[], const int ks[]) { float ys[] = map(g, xs, ks); return ys; }`);
+    expect(emitKernelJs(program, 'f')).toContain('$simd(0,');
+    const n = SIMD_MIN_LENGTH + 9;
+    const xs = Array.from({ length: n }, (_, i) => (i % 7) - 3 + (i % 2 ? -0 : 0.5));
+    xs[9] = Number.NaN;
+    const ks = Array.from({ length: n }, (_, i) => i % 5);
+    expect(compare(program, 'f', [xs, ks])).toBeUndefined();
   });
 
   it('inlines a function the lambda calls, with fusion putting two maps into one', async () => {
