@@ -474,8 +474,8 @@ interface EmitContext {
   ticks: boolean;
   /** Whether straight-line maps may run in WebAssembly SIMD (`JsKernelOptions.simd`). */
   readonly simd: boolean;
-  /** The WebAssembly modules of those maps, in the order of their sites. */
-  readonly simdSites: Uint8Array[];
+  /** The WebAssembly modules of those maps, in the order of their sites, with the map each is for. */
+  readonly simdSites: { readonly wasm: Uint8Array; readonly map: string }[];
 }
 
 /**
@@ -493,11 +493,12 @@ interface EmitContext {
  */
 export const SIMD_MIN_LENGTH = 256;
 
-function simdPrelude(sites: readonly Uint8Array[]): string[] {
+function simdPrelude(sites: readonly { readonly wasm: Uint8Array; readonly map: string }[]): string[] {
   const base64 = (b: Uint8Array): string => btoa(Array.from(b, (x) => String.fromCharCode(x)).join(''));
   return [
-    '// straight-line maps, four elements at a time in WebAssembly SIMD',
-    `const $simdSites = [${sites.map((b) => `"${base64(b)}"`).join(', ')}];`,
+    '// straight-line maps, four elements at a time in WebAssembly SIMD (src/target/simd.ts):',
+    ...sites.map((x, k) => `//   ${k}: ${commentText(x.map, LONG)} (${x.wasm.length} bytes)`),
+    `const $simdSites = [${sites.map((x) => `"${base64(x.wasm)}"`).join(', ')}];`,
     'const $simdRuns = [];',
     'function $simdOpen(site) {',
     '  try {',
@@ -1188,7 +1189,7 @@ class FunEmitter {
     const plan = simdMap(s, this.ctx.funs);
     if (plan === undefined) return '0';
     const site = this.ctx.simdSites.length;
-    this.ctx.simdSites.push(plan.wasm);
+    this.ctx.simdSites.push({ wasm: plan.wasm, map: soacText(s) });
     const args = listToArray(s.args);
     const ins: string[] = [];
     const arrs: string[] = [];
