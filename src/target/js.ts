@@ -483,7 +483,8 @@ interface EmitContext {
  * memory of its own, and `$simd`, which copies a map's mapped arrays (their first `n - n % 4`
  * elements) and broadcast arrays into that memory, runs the module on those elements, copies the
  * results into `out` and returns how many it computed — 0, leaving every element to the JS loop,
- * for a map shorter than `SIMD_MIN_LENGTH`, or where WebAssembly is missing, the module does not
+ * for a map shorter than `SIMD_MIN_LENGTH` or with broadcast arrays over `SIMD_MAX_COPY_RATIO`
+ * times its length, or where WebAssembly is missing, the module does not
  * compile, the memory cannot grow or the module gave up (on what would be a run-time error, which
  * the JS loop then raises).
  */
@@ -492,6 +493,12 @@ interface EmitContext {
  * calling the module cost more than the JS loop (about 1.3 µs a call, even with 64–128 elements).
  */
 export const SIMD_MIN_LENGTH = 256;
+
+/**
+ * Broadcast arrays are copied whole into the module's memory on each call; a map that reads a
+ * table more than this many times its own length stays a JS loop, which reads only what it uses.
+ */
+export const SIMD_MAX_COPY_RATIO = 16;
 
 function simdPrelude(sites: readonly { readonly wasm: Uint8Array; readonly map: string }[]): string[] {
   const base64 = (b: Uint8Array): string => btoa(Array.from(b, (x) => String.fromCharCode(x)).join(''));
@@ -519,7 +526,12 @@ function simdPrelude(sites: readonly { readonly wasm: Uint8Array; readonly map: 
     '  if (w === null) return 0;',
     '  const bytes = n4 * 4;',
     '  let need = bytes * (ins.length + 1);',
-    '  for (const a of arrs) need += Math.ceil(a.byteLength / 16) * 16;',
+    '  let copied = 0;',
+    '  for (const a of arrs) {',
+    '    need += Math.ceil(a.byteLength / 16) * 16;',
+    '    copied += a.length;',
+    '  }',
+    `  if (copied > ${SIMD_MAX_COPY_RATIO} * n) return 0;`,
     '  try {',
     '    const have = w.mem.buffer.byteLength;',
     '    if (have < need) w.mem.grow(Math.ceil((need - have) / 65536));',

@@ -26,7 +26,7 @@ import {
 } from '../../src/kernel/index.js';
 import { allPasses, runPipeline } from '../../src/optimizers/index.js';
 import { compileKernelJs, emitKernelJs } from '../../src/target/index.js';
-import { SIMD_MIN_LENGTH } from '../../src/target/js.js';
+import { SIMD_MAX_COPY_RATIO, SIMD_MIN_LENGTH } from '../../src/target/js.js';
 
 const RUNS = Number(process.env.SCF_JS_RUNS ?? 200);
 
@@ -467,6 +467,17 @@ float *f(const float xs[], float c) { float ys[] = map(g, xs, c); return ys; }`)
       expect(kernel.run([xs, 0.25]).result).toEqual(expected);
     } finally {
       Object.defineProperty(globalThis, 'WebAssembly', saved);
+    }
+  });
+
+  it('reads a table larger than SIMD_MAX_COPY_RATIO times the map as the JS loop does', async () => {
+    const program = await parse(`float g(int k, const float t[]) { return t[k * 17] + 1.0f; }
+float *f(const float t[], int n) { float ys[] = map(g, iota(n), t); return ys; }`);
+    expect(emitKernelJs(program, 'f')).toContain('$simd(0,');
+    const n = SIMD_MIN_LENGTH;
+    for (const len of [17 * n, SIMD_MAX_COPY_RATIO * n + 1, 17 * n - 16]) {
+      const t = Array.from({ length: len }, (_, i) => i / 8);
+      expect(compare(program, 'f', [t, n]), `table of ${len}`).toBeUndefined();
     }
   });
 
