@@ -490,7 +490,8 @@ interface EmitContext {
  */
 /**
  * The shortest map `$simd` runs in WebAssembly: below it, copying the arrays in and out and
- * calling the module cost more than the JS loop (about 1.3 µs a call, even with 64–128 elements).
+ * calling the module cost about as much as the JS loop or more (`npm run bench:fusion`'s small
+ * kernels are such maps).
  */
 export const SIMD_MIN_LENGTH = 256;
 
