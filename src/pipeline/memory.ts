@@ -16,13 +16,19 @@
  * `ConfigError`s positioned in the config or the kernel (`FILE:LINE:COL: error CODE: …`), with
  * the names given here as FILE.
  */
-import { BUILTIN_SOURCE_SHA256, scfVersion } from '../common/index.js';
+import { BUILTIN_SOURCE_SHA256 } from '../common/index.js';
 import { builtinSources, findPass, optimizerProgram, type Pass, withMath } from '../optimizers/index.js';
-import type { ManifestFile, ManifestPass, StageManifest } from '../runtime/index.js';
+import type { ManifestFile, StageManifest } from '../runtime/index.js';
 import { configError, configKernel, MEMORY_FILES, readConfig, type StageConfig } from './config.js';
 import { sha256Hex } from './sha256.js';
 import { type StagedConfig, type StageProgressOptions, stageKernel } from './stage-kernel.js';
-import { type StagedText, stagedModuleCode, stagedText } from './staged-text.js';
+import {
+  type StagedText,
+  type StagedTextOptions,
+  stagedManifest,
+  stagedModuleCode,
+  stagedText,
+} from './staged-text.js';
 
 /** What is staged: a config and its kernel, as text. */
 export interface MemoryInput {
@@ -65,7 +71,7 @@ export async function stageInMemory(input: MemoryInput, opts: MemoryOptions = {}
   const shas = await Promise.all(code.map(sha256Hex));
   const kernelSha = await sha256Hex(JSON.stringify(staged.fun));
   const text = stagedText(staged.stages, textOpts, code, shas, (modules) =>
-    memoryManifest(staged, modules, kernelSha),
+    memoryManifest(staged, textOpts, modules, kernelSha),
   );
   return { ...staged, text };
 }
@@ -91,28 +97,15 @@ function memoryPasses(config: StageConfig): Pass[] {
 /** The manifest of a folder staged in memory: built-in sources with the hashes recorded at build time. */
 function memoryManifest(
   staged: StagedConfig,
+  opts: StagedTextOptions,
   modules: readonly ManifestFile[],
   kernelSha: string,
 ): StageManifest {
-  const passes = staged.stages.map(
-    (s): ManifestPass => ({
-      name: s.pass.name,
-      builtin: true,
-      entry: s.pass.entry,
-      takesFormals: s.pass.takesFormals,
-      files: builtinSources(s.pass).map((path) => {
-        const sha = BUILTIN_SOURCE_SHA256[path];
-        if (sha === undefined) throw new Error(`internal error: no recorded hash of ${path}`);
-        return { path, sha256: sha };
-      }),
-    }),
-  );
-  return {
-    scf: scfVersion(),
-    function: staged.fun.name,
-    bind: Object.fromEntries(Object.entries(staged.config.bind).map(([n, d]) => [n, d.text])),
-    kernel: kernelSha,
-    passes,
-    modules,
-  };
+  const sources = (pass: Pass): ManifestFile[] =>
+    builtinSources(pass).map((path) => {
+      const sha = BUILTIN_SOURCE_SHA256[path];
+      if (sha === undefined) throw new Error(`internal error: no recorded hash of ${path}`);
+      return { path, sha256: sha };
+    });
+  return stagedManifest(staged.stages, opts, kernelSha, sources, modules);
 }

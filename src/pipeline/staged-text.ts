@@ -16,12 +16,13 @@
  */
 import type { AbsValue } from '../abstract-values/index.js';
 import { type Fun, listToArray } from '../kernel/index.js';
-import { assertNever, commentText, jsData, jsString } from '../common/index.js';
-import { type ManifestFile, type StageManifest, stageHashLine } from '../runtime/index.js';
+import { assertNever, commentText, jsData, jsString, scfVersion } from '../common/index.js';
+import { type ManifestFile, type ManifestPass, type StageManifest, stageHashLine } from '../runtime/index.js';
 import { GROW_CAP, type PeEvent, SPEC_FUEL, UNFOLD_DEPTH } from '../partial-eval/index.js';
 import { emitModule } from '../stager/index.js';
 import { baseName } from './config.js';
 import { printAbstractFun } from './print-kernel.js';
+import type { Pass } from '../optimizers/index.js';
 import type { PipelineStage } from './pipeline.js';
 
 /** The module specifier staged code imports its run-time support from. */
@@ -53,6 +54,37 @@ export interface StagedText {
   readonly manifest: StageManifest;
   /** The stub's file name (`NAME.stub.mjs`). */
   readonly stub: string;
+}
+
+/**
+ * The manifest of a staged folder: what each stage records about its pass, with the source files
+ * and their hashes as the caller finds them (`sources`: node reads the files, a page takes the
+ * hashes recorded at build time), the kernel's hash and the modules' (see the header).
+ */
+export function stagedManifest(
+  stages: readonly PipelineStage[],
+  opts: StagedTextOptions & { readonly config?: string },
+  kernel: string,
+  sources: (pass: Pass) => ManifestPass['files'],
+  modules: readonly ManifestFile[],
+): StageManifest {
+  return {
+    scf: scfVersion(),
+    function: opts.fun.name,
+    ...(opts.config !== undefined ? { config: opts.config } : {}),
+    bind: Object.fromEntries(Object.entries(opts.bind).map(([n, d]) => [n, d.text])),
+    kernel,
+    passes: stages.map(
+      (s): ManifestPass => ({
+        name: s.pass.name,
+        builtin: s.pass.builtin,
+        entry: s.pass.entry,
+        takesFormals: s.pass.takesFormals,
+        files: sources(s.pass),
+      }),
+    ),
+    modules,
+  };
 }
 
 /**

@@ -25,19 +25,13 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { clip, inSystemFileSystem, readSourceFile, SOURCE_ROOT, scfVersion } from '../common/index.js';
-import {
-  kernelHash,
-  type ManifestFile,
-  type ManifestPass,
-  type StageManifest,
-  sha256,
-} from '../runtime/index.js';
+import { clip, inSystemFileSystem, readSourceFile, SOURCE_ROOT } from '../common/index.js';
+import { kernelHash, type ManifestFile, type StageManifest, sha256 } from '../runtime/index.js';
 import type { Fun } from '../kernel/index.js';
-import { optimizerSources } from '../optimizers/index.js';
+import { optimizerSources, type Pass } from '../optimizers/index.js';
 import type { PipelineStage } from './pipeline.js';
 import { publishFolder } from './staged-folder.js';
-import { stagedModuleCode, stagedText } from './staged-text.js';
+import { stagedManifest, stagedModuleCode, stagedText } from './staged-text.js';
 
 export interface WriteOptions {
   readonly outDir: string;
@@ -81,30 +75,17 @@ export function stageManifest(
   opts: WriteOptions,
   modules: readonly ManifestFile[],
 ): StageManifest {
-  const passes = stages.map((s): ManifestPass => {
-    const files = optimizerSources(s.pass);
-    const own = files.filter((f) => f === s.pass.file);
-    return {
-      name: s.pass.name,
-      builtin: s.pass.builtin,
-      entry: s.pass.entry,
-      takesFormals: s.pass.takesFormals,
-      files: [...own, ...files.filter((f) => f !== s.pass.file)].map((f) => ({
-        path: s.pass.builtin ? posixRelative(SOURCE_ROOT, f) : posixRelative(dir, f),
-        sha256: sha256(readSourceFile(f)),
-        ...(s.pass.builtin ? {} : { staged: path.resolve(f) }),
-      })),
-    };
-  });
-  return {
-    scf: scfVersion(),
-    function: opts.fun.name,
-    ...(opts.config ? { config: configFromFolder(dir, opts.config) } : {}),
-    bind: Object.fromEntries(Object.entries(opts.bind).map(([n, d]) => [n, d.text])),
-    kernel: kernelHash(opts.fun),
-    passes,
-    modules,
+  // the pass's own file first, then the sources it imports
+  const sources = (pass: Pass): ManifestFile[] => {
+    const files = optimizerSources(pass);
+    return [...files.filter((f) => f === pass.file), ...files.filter((f) => f !== pass.file)].map((f) => ({
+      path: pass.builtin ? posixRelative(SOURCE_ROOT, f) : posixRelative(dir, f),
+      sha256: sha256(readSourceFile(f)),
+      ...(pass.builtin ? {} : { staged: path.resolve(f) }),
+    }));
   };
+  const config = opts.config ? configFromFolder(dir, opts.config) : undefined;
+  return stagedManifest(stages, { ...opts, config }, kernelHash(opts.fun), sources, modules);
 }
 
 export function writeStaged(stages: readonly PipelineStage[], opts: WriteOptions): WrittenFiles {
