@@ -1,6 +1,6 @@
 /** The Table 3 benchmark: staged against unstaged pipelines (table3.ts), its table and targets (report.ts), chart (chart.ts) and the paper's figures (paper.ts). */
 export { speedupChartSvg } from './chart.js';
-export { argValue, kernelArgs } from './kernel-args.js';
+export { kernelArgs } from './kernel-args.js';
 export {
   type BackendReport,
   configArgs,

@@ -6,10 +6,7 @@
  */
 import type { ArgValue, Fun } from '../kernel/index.js';
 import { listToArray } from '../kernel/index.js';
-import { argValue, seededRandom } from '../pipeline/index.js';
-
-/** Drawn where a config gives `args` (pipeline/args.ts). */
-export { argValue };
+import { seededRandom } from '../pipeline/index.js';
 
 const IMAGE = 32;
 const SIGNAL = 256;

@@ -39,6 +39,7 @@ import path from 'node:path';
 import { type ArgValue, evaluate, listToArray, loadKernelParser } from '../kernel/index.js';
 import { type Bindings, specializationNotes } from '../optimizers/index.js';
 import {
+  argValue,
   configError,
   importStub,
   type LoadedStub,
@@ -61,7 +62,6 @@ import {
   type ReadyKernel,
   TieredKernels,
 } from '../target/index.js';
-import { argValue } from './kernel-args.js';
 import { alternate } from './timing.js';
 import { median } from './report.js';
 import { configId, type MachineInfo, machineInfo } from './table3.js';
