@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { argValue } from '../../src/pipeline/index.js';
 import { type ArgValue, evaluate, loadKernelParser } from '../../src/kernel/index.js';
 import {
+  argValue,
   importStub,
   type LoadedStub,
   loadConfig,
