@@ -13,8 +13,16 @@
  * - `firstResultMs`: late values known → first output, for fresh values each sample (the sample's
  *   floats scaled by 1 + k·2⁻²⁰, so no cache keyed by shader text or values can hide work):
  *   `generic` runs the generic kernel prepared beforehand; `specialized` runs the stub's
- *   `specialize`, code generation, pipeline creation and the first run; `tiered` a `TieredKernels`
- *   handle (src/target/tiers.ts) whose first run goes to the generic kernel.
+ *   `specialize` and the first run of the kernel an application gets for the values at once
+ *   (`TieredKernels.specializedKernel`): the template of their shape, compiled before for the
+ *   sample's values (src/target/template.ts), the fresh floats its arguments; `newShape` the same
+ *   for values of a shape never compiled: the specialized program with its constants as literals,
+ *   code generation and pipeline creation inside the timing (new code each sample, so neither our
+ *   cache nor the driver's, which reuses a pipeline for the same shader text, holds it); `tiered`
+ *   a `TieredKernels` handle (src/target/tiers.ts) whose first run goes to the generic kernel.
+ * - `templateRunMs` (WebGPU): the template kernel's run time; `runMs.specialized` is the kernel a
+ *   tiered handle ends with, on WebGPU the one with its constants as literals (on the JS back end
+ *   the two are one kernel).
  * - `specializeUs`: the staged pipeline (the stub's `specialize`) against the unstaged one, side by
  *   side, µs per call.
  * - `equal`: every output of both kernels equal, element for element, to the reference
@@ -61,6 +69,7 @@ import {
   programOf,
   type ReadyKernel,
   TieredKernels,
+  type TierSource,
 } from '../target/index.js';
 import { alternate } from './timing.js';
 import { median } from './report.js';
@@ -74,9 +83,16 @@ export interface TierTimes {
 export interface BackendReport {
   /** The adapter ("google swiftshader … (fallback adapter)") or "JS back end". */
   readonly device: string;
+  /** `specialized`: the kernel a tiered handle ends with (on WebGPU its constants as literals). */
   readonly runMs: TierTimes;
+  /** WebGPU: the run time of the template kernel, which runs while that one is made (tiers.ts). */
+  readonly templateRunMs?: number;
   readonly roundTripMs: TierTimes;
-  readonly firstResultMs: TierTimes & { readonly tiered: number };
+  /**
+   * `specialized`: values of a shape compiled before (the sample's, floats changed); `newShape`:
+   * the first values of their shape, compiled then (see the header).
+   */
+  readonly firstResultMs: TierTimes & { readonly newShape: number; readonly tiered: number };
   /** generic ÷ specialized of runMs and roundTripMs. */
   readonly speedup: { readonly run: number; readonly roundTrip: number };
   /** Every output identical to the reference evaluator's, element for element. */
@@ -226,61 +242,52 @@ async function benchBackend(
   opts.onProgress?.(`${name}: compiling the generic and the specialized kernel`);
   const genericFun = stub.unstagedPipeline(stub.formalsOf({}));
   const generic = await compileFor(genericFun, backend);
-  const specialized = await compileFor(stub.specialize(values as Bindings).fun, backend);
+  const tierSource: TierSource = {
+    fun: stub.FUN,
+    generic: genericFun,
+    specialize: (v) => stub.specialize(v as Bindings).fun,
+  };
+  // the kernels an application gets for the sample's values: the template of their shape (made at
+  // once when the shape was compiled before) and the kernel a tiered handle ends with — the same
+  // on the JS back end, the one with its constants as literals on WebGPU (tiers.ts)
+  const specializer = TieredKernels.withGeneric(tierSource, { backend }, generic);
+  const template = await specializer.specializedKernel(values);
+  const specialized =
+    backend === 'js' ? template : await compileFor(stub.specialize(values as Bindings).fun, backend);
   const outG = compareResults(await generic.run(args), reference, scale);
   const outS = compareResults(await specialized.run(args), reference, scale);
+  const outT = compareResults(await template.run(args), reference, scale);
 
   opts.onProgress?.(`${name}: timing the round trip`);
   const trip = await alternateAsync(
     { generic: () => generic.run(args), specialized: () => specialized.run(args) },
     rounds,
   );
-  let run: TierTimes = trip;
-  let repeat: number | undefined;
-  let runTimer: BackendReport['runTimer'];
-  if (generic.bind && specialized.bind) {
-    opts.onProgress?.(`${name}: timing the kernels alone`);
-    const us = alternate({ generic: generic.bind(args), specialized: specialized.bind(args) }, rounds, 50);
-    run = { generic: us.generic / 1000, specialized: us.specialized / 1000 };
-  } else if (backend !== 'js' && backend.timestamps && opts.timestamps !== false) {
-    opts.onProgress?.(`${name}: timing the kernels on the device's clock`);
-    runTimer = 'timestamps';
-    run = await deviceTimes({ generic, specialized }, args, rounds);
-  } else {
-    opts.onProgress?.(`${name}: timing the kernels with their data on the device`);
-    runTimer = 'repeat';
-    const R = await calibrateRepeat(specialized, args, Math.max(2, opts.repeat ?? 20));
-    repeat = R;
-    const t = await alternateAsync(
-      {
-        g1: () => generic.run(args),
-        gR: () => generic.run(args, { repeat: R }),
-        s1: () => specialized.run(args),
-        sR: () => specialized.run(args, { repeat: R }),
-      },
-      rounds,
-    );
-    run = {
-      generic: Math.max(0, (t.gR - t.g1) / (R - 1)),
-      specialized: Math.max(0, (t.sR - t.s1) / (R - 1)),
-    };
-  }
+  const timed = await runTimes(backend, { generic, specialized }, args, opts, rounds, name);
+  const run = timed.run ?? trip;
+  const templateRun =
+    template === specialized
+      ? undefined
+      : ((await runTimes(backend, { generic, specialized: template }, args, opts, rounds, name)).run ?? trip)
+          .specialized;
 
   opts.onProgress?.(`${name}: values known → first result, fresh values per sample`);
   // the tiers' generic kernel is the one timed as `generic` (the same compiled code, as warm)
-  const tiers = TieredKernels.withGeneric(
-    { fun: stub.FUN, generic: genericFun, specialize: (v) => stub.specialize(v as Bindings).fun },
-    { backend },
-    generic,
-  );
-  const first = { generic: [] as number[], specialized: [] as number[], tiered: [] as number[] };
+  const tiers = TieredKernels.withGeneric(tierSource, { backend }, generic);
+  const first = {
+    generic: [] as number[],
+    specialized: [] as number[],
+    newShape: [] as number[],
+    tiered: [] as number[],
+  };
   const samples = opts.samples ?? 15;
   // values known → first output; the tiered handle's background work is awaited outside the timing
   const firstResult = async (way: keyof typeof first, v: Record<string, ArgValue>): Promise<void> => {
     if (way === 'generic') await generic.run({ ...args, ...v });
-    else if (way === 'specialized') {
-      const k: ReadyKernel = await compileFor(stub.specialize(v as Bindings).fun, backend);
-      await k.run({ ...args, ...v });
+    else if (way === 'specialized') await (await specializer.specializedKernel(v)).run({ ...args, ...v });
+    else if (way === 'newShape') {
+      // constants as literals: new code each sample, which no cache of ours nor the driver's holds
+      await (await compileFor(stub.specialize(v as Bindings).fun, backend)).run({ ...args, ...v });
     } else await tiers.forValues(v).run(args);
   };
   const order = Object.keys(first) as (keyof typeof first)[];
@@ -301,15 +308,61 @@ async function benchBackend(
     firstResultMs: {
       generic: median(first.generic),
       specialized: median(first.specialized),
+      newShape: median(first.newShape),
       tiered: median(first.tiered),
     },
+    ...(templateRun !== undefined ? { templateRunMs: templateRun } : {}),
     speedup: { run: ratio(run.generic, run.specialized), roundTrip: ratio(trip.generic, trip.specialized) },
-    equal: outG.equal && outS.equal,
-    withinTolerance: outG.withinTolerance && outS.withinTolerance,
-    maxAbsDiff: Math.max(outG.diff, outS.diff),
-    maxUlps: Math.max(outG.ulps, outS.ulps),
-    ...(runTimer !== undefined ? { runTimer } : {}),
-    ...(repeat !== undefined ? { repeat } : {}),
+    equal: outG.equal && outS.equal && outT.equal,
+    withinTolerance: outG.withinTolerance && outS.withinTolerance && outT.withinTolerance,
+    maxAbsDiff: Math.max(outG.diff, outS.diff, outT.diff),
+    maxUlps: Math.max(outG.ulps, outS.ulps, outT.ulps),
+    ...(timed.runTimer !== undefined ? { runTimer: timed.runTimer } : {}),
+    ...(timed.repeat !== undefined ? { repeat: timed.repeat } : {}),
+  };
+}
+
+/**
+ * `runMs` of two kernels (see the header): the JS back end's bound calls, the device's clock, or
+ * R dispatches against one; `run` undefined where neither applies (the round trip stands in).
+ */
+async function runTimes(
+  backend: KernelBackend,
+  kernels: { readonly generic: ReadyKernel; readonly specialized: ReadyKernel },
+  args: Readonly<Record<string, ArgValue>>,
+  opts: KernelConfigOptions,
+  rounds: number,
+  name: string,
+): Promise<{ run?: TierTimes; runTimer?: BackendReport['runTimer']; repeat?: number }> {
+  const { generic, specialized } = kernels;
+  if (generic.bind && specialized.bind) {
+    opts.onProgress?.(`${name}: timing the kernels alone`);
+    const us = alternate({ generic: generic.bind(args), specialized: specialized.bind(args) }, rounds, 50);
+    return { run: { generic: us.generic / 1000, specialized: us.specialized / 1000 } };
+  }
+  if (backend === 'js') return {};
+  if (backend.timestamps && opts.timestamps !== false) {
+    opts.onProgress?.(`${name}: timing the kernels on the device's clock`);
+    return { run: await deviceTimes(kernels, args, rounds), runTimer: 'timestamps' };
+  }
+  opts.onProgress?.(`${name}: timing the kernels with their data on the device`);
+  const R = await calibrateRepeat(specialized, args, Math.max(2, opts.repeat ?? 20));
+  const t = await alternateAsync(
+    {
+      g1: () => generic.run(args),
+      gR: () => generic.run(args, { repeat: R }),
+      s1: () => specialized.run(args),
+      sR: () => specialized.run(args, { repeat: R }),
+    },
+    rounds,
+  );
+  return {
+    run: {
+      generic: Math.max(0, (t.gR - t.g1) / (R - 1)),
+      specialized: Math.max(0, (t.sR - t.s1) / (R - 1)),
+    },
+    runTimer: 'repeat',
+    repeat: R,
   };
 }
 
@@ -441,9 +494,11 @@ export function formatKernelConfigReport(r: KernelConfigReport): string {
   const lines = [`${r.config} (${r.function}): staged in ${r.stagingSeconds} s`];
   for (const [label, b] of Object.entries(r.backends) as [string, BackendReport][]) {
     lines.push(
-      `  ${label.padEnd(6)} run ${f(b.runMs.generic)} → ${f(b.runMs.specialized)} ms (${b.speedup.run}×${timer(b)}), ` +
+      `  ${label.padEnd(6)} run ${f(b.runMs.generic)} → ${f(b.runMs.specialized)} ms (${b.speedup.run}×${timer(b)}` +
+        `${b.templateRunMs !== undefined ? `; template ${f(b.templateRunMs)} ms` : ''}), ` +
         `round trip ${f(b.roundTripMs.generic)} → ${f(b.roundTripMs.specialized)} ms (${b.speedup.roundTrip}×), ` +
-        `first result generic ${f(b.firstResultMs.generic)} / specialized ${f(b.firstResultMs.specialized)} / tiered ${f(b.firstResultMs.tiered)} ms, ` +
+        `first result generic ${f(b.firstResultMs.generic)} / specialized ${f(b.firstResultMs.specialized)} ` +
+        `(new shape ${f(b.firstResultMs.newShape)}) / tiered ${f(b.firstResultMs.tiered)} ms, ` +
         `${outputs(b)} [${b.device}]`,
     );
   }

@@ -13,6 +13,15 @@
  * Handles are cached by values (least recently used first out, `cacheSize`), so a value set seen
  * again finds its specialized kernel ready.
  *
+ * Templates (template.ts). The specialized program is compiled as its template, float constants
+ * lifted into arguments, and compiled templates are cached by shape (`cacheSize` of them): values
+ * whose program has a shape compiled before — new taps, new coefficients, the same trip counts and
+ * op codes — get their kernel without code generation or pipeline creation
+ * (`specializedKernel(values)` makes it at once). On the JS back end the template is as fast as
+ * the kernel with literals, and is the specialized tier. On WebGPU a device's compiler folds
+ * literals that it cannot fold arguments, so the template is a middle tier (`tier` 'template'):
+ * it runs while the kernel with the constants as literals is made, which then takes over.
+ *
  * Invariants. Both tiers compute the same outputs for the same arguments: the specialized kernel
  * is the pipeline's output for these values (staged ≡ unstaged), the generic one its output with
  * none known, and every pass preserves the reference evaluator's results. A specialization that
@@ -25,6 +34,7 @@ import { type Bindings, specializationNotes } from '../optimizers/index.js';
 import type { LoadedStub } from '../pipeline/index.js';
 import { compileKernelJs } from './js.js';
 import type { GpuRunOptions, GpuRuntime } from './webgpu.js';
+import { floatConstants, kernelTemplate } from './template.js';
 import { planKernelWgsl } from './wgsl.js';
 
 /** What a kernel run gives: the returned value and the arrays written through array formals. */
@@ -58,8 +68,14 @@ export interface TierSource {
 
 export interface TierOptions {
   readonly backend: KernelBackend;
-  /** Specialized kernels kept, by late values (default 16). */
+  /** Specialized kernels kept, by late values, and compiled templates kept, by shape (default 16 each). */
   readonly cacheSize?: number;
+  /**
+   * Whether specialized programs that differ only in float constants share one compiled kernel,
+   * the constants passed as arguments (template.ts; default true). With false each set of values
+   * is compiled on its own, float constants as literals.
+   */
+  readonly templates?: boolean;
 }
 
 /** A program of `fun` and its callees: what the back ends compile. */
@@ -69,14 +85,33 @@ export function programOf(fun: Fun): Program {
 }
 
 /** `fun` (and its callees) compiled for `backend`. */
-export async function compileFor(fun: Fun, backend: KernelBackend): Promise<ReadyKernel> {
-  const program = programOf(fun);
+export function compileFor(fun: Fun, backend: KernelBackend): Promise<ReadyKernel> {
+  return compileProgram(programOf(fun), fun.name, backend);
+}
+
+async function compileProgram(program: Program, name: string, backend: KernelBackend): Promise<ReadyKernel> {
   if (backend === 'js') {
-    const k = compileKernelJs(program, fun.name);
+    const k = compileKernelJs(program, name);
     return { run: async (args) => k.run(args), bind: (args) => k.bind(args) };
   }
-  const k = await backend.prepare(planKernelWgsl(program, fun.name));
+  const k = await backend.prepare(planKernelWgsl(program, name));
   return { run: (args, options) => k.run(args, options) };
+}
+
+/** A template's compiled kernel with its constants added to every call's arguments. */
+function withConstants(k: ReadyKernel, constants: Readonly<Record<string, number>>): ReadyKernel {
+  const bind = k.bind;
+  return {
+    run: (args, options) => k.run({ ...args, ...constants }, options),
+    ...(bind ? { bind: (args: Readonly<Record<string, ArgValue>>) => bind({ ...args, ...constants }) } : {}),
+  };
+}
+
+/** Sets `key` in `map` as its most recent entry, dropping the least recent beyond `max`. */
+function setRecent<V>(map: Map<string, V>, key: string, value: V, max: number): void {
+  map.delete(key);
+  map.set(key, value);
+  while (map.size > Math.max(1, max)) map.delete(map.keys().next().value as string);
 }
 
 /** Late values as a cache key: JSON by sorted name, -0 kept apart from 0. */
@@ -90,6 +125,8 @@ function valuesKey(values: Readonly<Record<string, ArgValue>>): string {
 /** One set of late values: generic until its specialized kernel is ready. */
 export class TieredKernel {
   private specialized: ReadyKernel | undefined;
+  /** On WebGPU, the template of the values' shape, run until `specialized` is ready. */
+  private template: ReadyKernel | undefined;
   private making: Promise<void> | undefined;
   /** Why the specialized tier could not be made (the handle then stays generic). */
   failure: string | undefined;
@@ -99,7 +136,7 @@ export class TieredKernel {
   constructor(
     private readonly generic: ReadyKernel,
     readonly values: Readonly<Record<string, ArgValue>>,
-    private readonly make: () => Promise<[ReadyKernel, string[]]>,
+    private readonly make: (onTemplate: (k: ReadyKernel) => void) => Promise<[ReadyKernel, string[]]>,
   ) {}
 
   /**
@@ -111,8 +148,8 @@ export class TieredKernel {
   }
 
   /** Which kernel `run` uses now. */
-  get tier(): 'generic' | 'specialized' {
-    return this.specialized ? 'specialized' : 'generic';
+  get tier(): 'generic' | 'template' | 'specialized' {
+    return this.specialized ? 'specialized' : this.template ? 'template' : 'generic';
   }
 
   /**
@@ -123,7 +160,8 @@ export class TieredKernel {
    */
   run(args: Readonly<Record<string, ArgValue>>): Promise<KernelResult> {
     const all = { ...args, ...this.values };
-    if (this.specialized) return this.specialized.run(all);
+    const ready = this.specialized ?? this.template;
+    if (ready) return ready.run(all);
     const out = this.generic.run(all);
     void out.then(
       () => this.start(),
@@ -135,15 +173,20 @@ export class TieredKernel {
   private start(): Promise<void> {
     // on a later turn of the event loop: code generation is synchronous work, and the caller
     // that awaited the first result must get it first
-    this.making ??= new Promise<void>((resolve) => setTimeout(resolve, 0)).then(this.make).then(
-      ([k, notes]) => {
-        this.specialized = k;
-        this.notes = notes;
-      },
-      (e: unknown) => {
-        this.failure = e instanceof Error ? e.message : String(e);
-      },
-    );
+    const onTemplate = (k: ReadyKernel): void => {
+      this.template = k;
+    };
+    this.making ??= new Promise<void>((resolve) => setTimeout(resolve, 0))
+      .then(() => this.make(onTemplate))
+      .then(
+        ([k, notes]) => {
+          this.specialized = k;
+          this.notes = notes;
+        },
+        (e: unknown) => {
+          this.failure = e instanceof Error ? e.message : String(e);
+        },
+      );
     return this.making;
   }
 }
@@ -151,6 +194,10 @@ export class TieredKernel {
 /** The generic kernel of a staged function and its tiered handles, cached by late values. */
 export class TieredKernels {
   private readonly cache = new Map<string, TieredKernel>();
+  /** Compiled templates by key (template.ts), least recently used first out. */
+  private readonly templates = new Map<string, Promise<ReadyKernel>>();
+  /** The generic kernel's float constants, which templates keep as literals. */
+  private keep: Set<number> | undefined;
 
   private constructor(
     private readonly source: TierSource,
@@ -173,20 +220,52 @@ export class TieredKernels {
     const key = valuesKey(values);
     const hit = this.cache.get(key);
     if (hit) {
-      this.cache.delete(key);
-      this.cache.set(key, hit);
+      setRecent(this.cache, key, hit, this.cacheSize);
       return hit;
     }
     const frozen = Object.freeze({ ...values });
-    const handle = new TieredKernel(this.generic, frozen, async () => {
+    const handle = new TieredKernel(this.generic, frozen, async (onTemplate) => {
       const fun = this.source.specialize(frozen);
       const notes = specializationNotes(fun, programOf(this.source.fun));
+      const made = await this.compileSpecialized(fun);
+      if (this.options.backend === 'js' || !made.template) return [made.kernel, notes];
+      // WebGPU: the template runs while the kernel with its constants as literals is made
+      onTemplate(made.kernel);
       return [await compileFor(fun, this.options.backend), notes];
     });
-    this.cache.set(key, handle);
-    const max = Math.max(1, this.options.cacheSize ?? 16);
-    while (this.cache.size > max) this.cache.delete(this.cache.keys().next().value as string);
+    setRecent(this.cache, key, handle, this.cacheSize);
     return handle;
+  }
+
+  /**
+   * The kernel specialized for `values`, made now (no tiers): the source's `specialize(values)`,
+   * then the compiled template of its shape, compiled first if it is new (`templates`).
+   */
+  async specializedKernel(values: Readonly<Record<string, ArgValue>>): Promise<ReadyKernel> {
+    return (await this.compileSpecialized(this.source.specialize(values))).kernel;
+  }
+
+  private get cacheSize(): number {
+    return this.options.cacheSize ?? 16;
+  }
+
+  /** `fun` compiled, through the template cache unless `templates` is false (`template` then). */
+  private async compileSpecialized(fun: Fun): Promise<{ kernel: ReadyKernel; template: boolean }> {
+    const program = programOf(fun);
+    this.keep ??= floatConstants(programOf(this.source.generic));
+    const t = this.options.templates === false ? undefined : kernelTemplate(program, fun.name, this.keep);
+    if (t === undefined)
+      return { kernel: await compileProgram(program, fun.name, this.options.backend), template: false };
+    let compiled = this.templates.get(t.key);
+    if (compiled === undefined) {
+      compiled = compileProgram(t.program, fun.name, this.options.backend);
+      // a failed compile is not kept: the next set of values of this shape tries again
+      compiled.catch(() => {
+        if (this.templates.get(t.key) === compiled) this.templates.delete(t.key);
+      });
+    }
+    setRecent(this.templates, t.key, compiled, this.cacheSize);
+    return { kernel: withConstants(await compiled, t.constants), template: true };
   }
 }
 

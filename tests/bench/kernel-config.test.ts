@@ -1,10 +1,10 @@
 /**
  * `scf bench --kernel CONFIG` (src/bench/kernel-config.ts) on a small copy of the shipped
  * op-code config: the report has every figure for the JS back end, and for WebGPU when there is an
- * adapter (required in CI), the outputs equal the reference evaluator's (a GPU's within its
- * tolerance, whose rule is tested on its own); `--backend webgpu` times WebGPU alone with a
- * calibrated R; a config without the kernel's arguments is a positioned config error; the CLI
- * prints the JSON report.
+ * adapter (required in CI; there with the template kernel's run time too), the outputs equal the
+ * reference evaluator's (a GPU's within its tolerance, whose rule is tested on its own);
+ * `--backend webgpu` times WebGPU alone with a calibrated R; a config without the kernel's
+ * arguments is a positioned config error; the CLI prints the JSON report.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -44,6 +44,7 @@ function checkBackend(b: BackendReport | undefined, gpuTolerance = false): void 
   for (const t of [r.runMs, r.roundTripMs, r.firstResultMs])
     for (const v of Object.values(t)) expect(Number.isFinite(v) && v >= 0).toBe(true);
   expect(r.firstResultMs.tiered).toBeGreaterThan(0);
+  expect(r.firstResultMs.newShape).toBeGreaterThan(0);
   expect(r.speedup.run).toBeGreaterThan(0);
 }
 
@@ -57,6 +58,8 @@ describe('the kernel benchmark of a config', () => {
     );
     expect(r.function).toBe('ops_program');
     checkBackend(r.backends.js);
+    // on the JS back end the template is the kernel a tiered handle ends with: one run time
+    expect(r.backends.js?.templateRunMs).toBeUndefined();
     expect(r.backends.webgpu).toBeUndefined();
     expect(r.noWebgpu).toMatch(/--backend js/);
     expect(r.equal).toBe(true);
@@ -72,6 +75,7 @@ describe('the kernel benchmark of a config', () => {
         { ...FAST, gpu: gpu.runtime() },
       );
       checkBackend(r.backends.webgpu, true);
+      expect(r.backends.webgpu?.templateRunMs).toBeGreaterThan(0);
       expect(r.backends.webgpu?.device).toBe(gpu.runtime().adapterName);
       expect(r.backends.webgpu?.runTimer).toBe(gpu.runtime().timestamps ? 'timestamps' : 'repeat');
     },

@@ -1,0 +1,249 @@
+/**
+ * Kernel templates (src/target/template.ts): a program's float literals lifted into parameters.
+ * The template with its constants computes what the program computes (the reference evaluator and
+ * the JS back end, element by element with Object.is, on random inputs with NaN, ±Inf and -0);
+ * programs that differ only in liftable float literals share a key, and a changed int literal, a
+ * kept constant (`keep`) or a literal of a combine operator makes another; the lifted program is
+ * well formed; names stay fresh. Through the tiers: the suite's specialized kernels for fresh
+ * float values share one template and give the evaluator's outputs.
+ */
+import fc from 'fast-check';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatDiagnostic } from '../../src/common/index.js';
+import {
+  type ArgValue,
+  evaluate,
+  loadKernelParser,
+  type Program,
+  parseKernel,
+  validateProgram,
+} from '../../src/kernel/index.js';
+import { importStub, loadConfig, stageConfig, writeStaged } from '../../src/pipeline/index.js';
+import { compileKernelJs, programOf, TieredKernels, tieredKernels } from '../../src/target/index.js';
+import { floatConstants, kernelTemplate, MAX_TEMPLATE_CONSTANTS } from '../../src/target/template.js';
+import { ROOT } from '../optimizers/helpers.js';
+import { openTestGpu } from './gpu-setup.js';
+
+const gpu = await openTestGpu();
+const RUNS = Number(process.env.SCF_JS_RUNS ?? 100);
+
+beforeAll(() => loadKernelParser());
+
+async function parse(source: string): Promise<Program> {
+  const p = await parseKernel(source, 'k.c');
+  expect(p.diagnostics.map((d) => formatDiagnostic(d, p.sources, false))).toEqual([]);
+  return p.program;
+}
+
+/** C text of a float literal (binary32, exact as a decimal with enough digits). */
+const lit = (x: number): string => (Object.is(x, -0) ? '-0.0f' : `${x.toPrecision(9)}f`);
+
+/**
+ * A kernel with float literals where templates lift them (`a`…`d`: in a function a map's lambda
+ * calls, in the lambda's own function, in host code, in a map's scalar argument) and where they
+ * stay (a reduce's ⊕ and its neutral element); `n` is an int literal.
+ */
+function kernelText(a: number, b: number, c: number, d: number, n = 3): string {
+  return `
+float shift(float x, float k) { return x * k + ${lit(a)}; }
+float poly(float x, float k) { return shift(x, k) - ${lit(b)} * x; }
+float add(float p, float q) { return p + q * 1.0f; }
+float *kern(const float xs[], float s, int m) {
+  float k = s * ${lit(c)};
+  if (m > ${n}) { k = k + ${lit(d)}; }
+  float ys[] = map(poly, xs, k);
+  float t = reduce(add, 0.5f, ys);
+  float zs[] = map(shift, ys, ${lit(d)});
+  float ws[] = map(shift, zs, t);
+  return ws;
+}`;
+}
+
+const f32 = fc.float({ noDefaultInfinity: false, noNaN: false }).map(Math.fround);
+const finiteF32 = fc.float({ noNaN: true, noDefaultInfinity: true, min: -100, max: 100 }).map(Math.fround);
+
+/** Whether two outputs agree element for element (Object.is: NaN equals NaN, -0 differs from 0). */
+function same(a: unknown, b: unknown): boolean {
+  const xs = Array.from(a as ArrayLike<number>);
+  const ys = Array.from(b as ArrayLike<number>);
+  return xs.length === ys.length && xs.every((x, i) => Object.is(x, ys[i]));
+}
+
+describe('kernelTemplate', () => {
+  it('the template with its constants computes what the program does (evaluator and JS back end)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.tuple(finiteF32, finiteF32, finiteF32, finiteF32),
+        fc.array(f32, { minLength: 1, maxLength: 9 }),
+        f32,
+        fc.integer({ min: 0, max: 6 }),
+        async ([a, b, c, d], xs, s, m) => {
+          const program = await parse(kernelText(a, b, c, d));
+          const t = kernelTemplate(program, 'kern');
+          expect(t).toBeDefined();
+          if (t === undefined) return;
+          expect(validateProgram(t.program, { seqs: 'skip-free' })).toEqual([]);
+          const args = { xs, s, m };
+          const want = evaluate(program, 'kern', args).result;
+          expect(same(evaluate(t.program, 'kern', { ...args, ...t.constants }).result, want)).toBe(true);
+          expect(same(compileKernelJs(t.program, 'kern').run({ ...args, ...t.constants }).result, want)).toBe(
+            true,
+          );
+        },
+      ),
+      { numRuns: Math.max(10, RUNS / 5) },
+    );
+  });
+
+  it('programs differing only in liftable float literals share a key; the constants hold their values', async () => {
+    const base = kernelTemplate(await parse(kernelText(0.5, 2, 3, -1)), 'kern');
+    await fc.assert(
+      fc.asyncProperty(fc.tuple(finiteF32, finiteF32, finiteF32, finiteF32), async ([a, b, c, d]) => {
+        const t = kernelTemplate(await parse(kernelText(a, b, c, d)), 'kern');
+        expect(t?.key).toBe(base?.key);
+        expect(Object.values(t?.constants ?? {}).sort()).toEqual([a, b, c, d, d].map(Math.fround).sort());
+      }),
+      { numRuns: 20 },
+    );
+  });
+
+  it('an int literal, a kept constant or a literal of ⊕ makes another key', async () => {
+    const program = await parse(kernelText(0.5, 2, 3, -1));
+    const base = kernelTemplate(program, 'kern');
+    expect(kernelTemplate(await parse(kernelText(0.5, 2, 3, -1, 4)), 'kern')?.key).not.toBe(base?.key);
+    const kept = kernelTemplate(program, 'kern', new Set([2]));
+    expect(kept?.key).not.toBe(base?.key);
+    expect(Object.values(kept?.constants ?? {})).not.toContain(2);
+    const otherAdd = (await parse(kernelText(0.5, 2, 3, -1).replace('q * 1.0f', 'q * 2.0f'))) as Program;
+    expect(kernelTemplate(otherAdd, 'kern')?.key).not.toBe(base?.key);
+    const otherNe = await parse(kernelText(0.5, 2, 3, -1).replace('0.5f, ys', '1.5f, ys'));
+    expect(kernelTemplate(otherNe, 'kern')?.key).not.toBe(base?.key);
+    // kept literals JSON would print alike: 0 and -0 (a neutral element, a kept constant)
+    const zero = await parse(kernelText(0.5, 2, 3, -1).replace('0.5f, ys', '0.0f, ys'));
+    const minusZero = await parse(kernelText(0.5, 2, 3, -1).replace('0.5f, ys', '-0.0f, ys'));
+    expect(kernelTemplate(zero, 'kern')?.key).not.toBe(kernelTemplate(minusZero, 'kern')?.key);
+    const keptZero = kernelTemplate(await parse(kernelText(0, 2, 3, -1)), 'kern', new Set([0]));
+    const keptMinus = kernelTemplate(await parse(kernelText(-0, 2, 3, -1)), 'kern', new Set([0]));
+    expect(keptZero?.key).not.toBe(keptMinus?.key);
+    expect(Object.values(keptMinus?.constants ?? {}).some((v) => Object.is(v, -0))).toBe(true);
+  });
+
+  it('the lifted parameters do not take names the program uses', async () => {
+    const text = kernelText(0.5, 2, 3, -1).replace(/\bk\b/g, 'scf_k0');
+    const program = await parse(text);
+    const t = kernelTemplate(program, 'kern');
+    expect(Object.keys(t?.constants ?? {}).every((n) => n.startsWith('scf_k_'))).toBe(true);
+    const args = { xs: [1, -2, 3.5], s: 0.25, m: 5 };
+    expect(
+      same(
+        evaluate(t?.program as Program, 'kern', { ...args, ...t?.constants }).result,
+        evaluate(program, 'kern', args).result,
+      ),
+    ).toBe(true);
+  });
+
+  it('no template for a program without float literals, or with more than the bound', async () => {
+    expect(kernelTemplate(await parse('int f(int x) { return x + 1; }'), 'f')).toBeUndefined();
+    const terms = Array.from({ length: MAX_TEMPLATE_CONSTANTS + 1 }, (_, i) => `x * ${lit(i + 0.5)}`);
+    const big = await parse(`float f(float x) { return ${terms.join(' + ')}; }`);
+    expect(kernelTemplate(big, 'f')).toBeUndefined();
+    expect(kernelTemplate(big, 'nowhere')).toBeUndefined();
+  });
+});
+
+describe('templates through the tiers', () => {
+  const TMP = mkdtempSync(path.join(os.tmpdir(), 'scf-template-'));
+  afterAll(() => rmSync(TMP, { recursive: true, force: true }));
+
+  async function stubOf(name: string) {
+    const config = loadConfig(path.join(ROOT, 'configs/kernel', name));
+    const staged = await stageConfig(config);
+    const dir = mkdtempSync(path.join(TMP, 'stub-'));
+    const written = writeStaged(staged.stages, { outDir: dir, fun: staged.fun, bind: config.bind });
+    return importStub(written.stub);
+  }
+
+  const XS = Array.from({ length: 300 }, (_, i) => Math.fround(Math.sin(i) * 1.5));
+
+  it('curve: fresh coefficients of one degree share a template; every kernel gives the evaluator’s outputs', async () => {
+    const stub = await stubOf('02-curve.json');
+    const kernels = await tieredKernels(stub, { backend: 'js' });
+    const keep = floatConstants(programOf(stub.unstagedPipeline(stub.formalsOf({}))));
+    const keys = new Set<string | undefined>();
+    await fc.assert(
+      fc.asyncProperty(fc.array(finiteF32, { minLength: 5, maxLength: 5 }), async (cs) => {
+        const values = { cs, deg: 4 };
+        const fun = stub.specialize(values).fun;
+        keys.add(kernelTemplate(programOf(fun), fun.name, keep)?.key);
+        const want = evaluate(programOf(stub.FUN), 'curve', { xs: XS, ...values }).result;
+        const k = await kernels.specializedKernel(values);
+        expect(same((await k.run({ xs: XS, ...values })).result, want)).toBe(true);
+        const h = kernels.forValues(values);
+        expect(same((await h.run({ xs: XS })).result, want)).toBe(true);
+        await h.ready;
+        expect(same((await h.run({ xs: XS })).result, want)).toBe(true);
+      }),
+      { numRuns: 12 },
+    );
+    expect(keys.size).toBe(1);
+    expect(keys.has(undefined)).toBe(false);
+  }, 60_000);
+
+  it('templates: false compiles each set of values on its own, with the same outputs', async () => {
+    const stub = await stubOf('01-conv.json');
+    const generic = stub.unstagedPipeline(stub.formalsOf({}));
+    const source = {
+      fun: stub.FUN,
+      generic,
+      specialize: (v: Record<string, ArgValue>) => stub.specialize(v).fun,
+    };
+    const on = await TieredKernels.create(source, { backend: 'js' });
+    const off = await TieredKernels.create(source, { backend: 'js', templates: false });
+    const img = Array.from({ length: 64 }, (_, i) => Math.fround(Math.cos(i)));
+    const taps = { c0: 0, c1: -1, c2: 0.5, c3: -1, c4: 5, c5: -1, c6: 0, c7: -1.25, c8: 0 };
+    const want = evaluate(programOf(stub.FUN), 'conv3x3', { img, w: 8, h: 8, ...taps }).result;
+    for (const tiers of [on, off])
+      expect(
+        same((await (await tiers.specializedKernel(taps)).run({ img, w: 8, h: 8, ...taps })).result, want),
+      ).toBe(true);
+  }, 60_000);
+
+  describe.skipIf(gpu.skip)(gpu.title('on WebGPU'), () => {
+    it('a known shape runs its template, then the kernel with literals; outputs within tolerance of each other', async () => {
+      const stub = await stubOf('02-curve.json');
+      const kernels = await tieredKernels(stub, { backend: gpu.runtime() });
+      const a = { cs: [0.02, 1.4, -0.9, 0.6, -0.15], deg: 4 };
+      const h = kernels.forValues(a);
+      await h.run({ xs: XS });
+      await h.ready;
+      expect(h.tier).toBe('specialized');
+      const want = evaluate(programOf(stub.FUN), 'curve', { xs: XS, ...a }).result as number[];
+      const got = (await h.run({ xs: XS })).result as number[];
+      expect(
+        got.every((x, i) => Math.abs(x - (want[i] as number)) <= 1e-5 * (1 + Math.abs(want[i] as number))),
+      ).toBe(true);
+      // the same degree, other coefficients: the template is there at once, before the literals' kernel
+      const b = { cs: [0.5, -1, 0.25, 2, 0.125], deg: 4 };
+      const hb = kernels.forValues(b);
+      const seen: string[] = [hb.tier];
+      await hb.run({ xs: XS });
+      const k = await kernels.specializedKernel(b);
+      const wantB = evaluate(programOf(stub.FUN), 'curve', { xs: XS, ...b }).result as number[];
+      const gotB = (await k.run({ xs: XS, ...b })).result as number[];
+      expect(
+        gotB.every((x, i) => Math.abs(x - (wantB[i] as number)) <= 1e-5 * (1 + Math.abs(wantB[i] as number))),
+      ).toBe(true);
+      while (hb.tier !== 'specialized') {
+        seen.push(hb.tier);
+        await new Promise((r) => setTimeout(r, 1));
+      }
+      seen.push(hb.tier);
+      // tiers only move forward
+      const order = ['generic', 'template', 'specialized'];
+      expect(seen.map((t) => order.indexOf(t))).toEqual([...seen.map((t) => order.indexOf(t))].sort());
+    }, 60_000);
+  });
+});
