@@ -112,7 +112,7 @@ import {
 } from '../kernel/index.js';
 import { NameSupply } from './names.js';
 import { type ExprWriter, exprValue, truthTest } from './expr-core.js';
-import { simdMap } from './simd.js';
+import { simdMap, simdPrelude } from './simd.js';
 
 /** A kernel function compiled to JavaScript. */
 export interface CompiledKernel {
@@ -439,7 +439,11 @@ function emitProgram(
   if (used.size > 0) prelude.push('', "// run-time checks: the evaluator's errors, with its messages");
   for (const [h, def] of Object.entries(HELPERS)) if (used.has(h)) prelude.push(def.source);
   if (ctx.ticks) prelude.push(`let $fuel = ${fuel};`);
-  if (ctx.simdSites.length > 0) prelude.push('', ...simdPrelude(ctx.simdSites));
+  if (ctx.simdSites.length > 0)
+    prelude.push(
+      '',
+      ...simdPrelude(ctx.simdSites.map((x) => ({ wasm: x.wasm, map: commentText(x.map, LONG) }))),
+    );
   out.push('', `return ${funName(entry.name)};`, '');
   const body = out.flatMap((l) =>
     l.endsWith(FUEL_RESET) ? (ctx.ticks ? [l.replace(FUEL_RESET, `$fuel = ${fuel};`)] : []) : [l],
@@ -476,91 +480,6 @@ interface EmitContext {
   readonly simd: boolean;
   /** The WebAssembly modules of those maps, in the order of their sites, with the map each is for. */
   readonly simdSites: { readonly wasm: Uint8Array; readonly map: string }[];
-}
-
-/**
- * The run-time part of simd.ts's maps: the modules (base64), each instantiated on first use with a
- * memory of its own, and `$simd`, which copies a map's mapped arrays (their first `n - n % 4`
- * elements) and broadcast arrays into that memory, runs the module on those elements, copies the
- * results into `out` and returns how many it computed — 0, leaving every element to the JS loop,
- * for a map shorter than `SIMD_MIN_LENGTH` or with broadcast arrays over `SIMD_MAX_COPY_RATIO`
- * times its length, or where WebAssembly is missing, the module does not
- * compile, the memory cannot grow or the module gave up (on what would be a run-time error, which
- * the JS loop then raises).
- */
-/**
- * The shortest map `$simd` runs in WebAssembly: below it, copying the arrays in and out and
- * calling the module cost about as much as the JS loop or more (`npm run bench:fusion`'s small
- * kernels are such maps).
- */
-export const SIMD_MIN_LENGTH = 256;
-
-/**
- * Broadcast arrays are copied whole into the module's memory on each call; a map that reads a
- * table more than this many times its own length stays a JS loop, which reads only what it uses.
- */
-export const SIMD_MAX_COPY_RATIO = 16;
-
-function simdPrelude(sites: readonly { readonly wasm: Uint8Array; readonly map: string }[]): string[] {
-  const base64 = (b: Uint8Array): string => btoa(Array.from(b, (x) => String.fromCharCode(x)).join(''));
-  return [
-    '// straight-line maps, four elements at a time in WebAssembly SIMD (src/target/simd.ts):',
-    ...sites.map((x, k) => `//   ${k}: ${commentText(x.map, LONG)} (${x.wasm.length} bytes)`),
-    `const $simdSites = [${sites.map((x) => `"${base64(x.wasm)}"`).join(', ')}];`,
-    'const $simdRuns = [];',
-    'function $simdOpen(site) {',
-    '  try {',
-    '    const text = atob($simdSites[site]);',
-    '    const bytes = new Uint8Array(text.length);',
-    '    for (let j = 0; j < text.length; j++) bytes[j] = text.charCodeAt(j);',
-    '    const inst = new WebAssembly.Instance(new WebAssembly.Module(bytes), {});',
-    '    return { run: inst.exports.run, mem: inst.exports.mem };',
-    '  } catch {',
-    '    return null;',
-    '  }',
-    '}',
-    'function $simd(site, out, ins, arrs, scalars, n) {',
-    `  if (!(n >= ${SIMD_MIN_LENGTH})) return 0;`,
-    '  const n4 = n - (n % 4);',
-    '  let w = $simdRuns[site];',
-    "  if (w === undefined) w = $simdRuns[site] = typeof WebAssembly === 'object' ? $simdOpen(site) : null;",
-    '  if (w === null) return 0;',
-    '  const bytes = n4 * 4;',
-    '  let need = bytes * (ins.length + 1);',
-    '  let copied = 0;',
-    '  for (const a of arrs) {',
-    '    need += Math.ceil(a.byteLength / 16) * 16;',
-    '    copied += a.length;',
-    '  }',
-    `  if (copied > ${SIMD_MAX_COPY_RATIO} * n) return 0;`,
-    '  try {',
-    '    const have = w.mem.buffer.byteLength;',
-    '    if (have < need) w.mem.grow(Math.ceil((need - have) / 65536));',
-    '  } catch {',
-    '    return 0;',
-    '  }',
-    '  const heap = new Uint8Array(w.mem.buffer);',
-    '  const args = [];',
-    '  let at = 0;',
-    '  for (const a of ins) {',
-    '    heap.set(new Uint8Array(a.buffer, a.byteOffset, bytes), at);',
-    '    args.push(at);',
-    '    at += bytes;',
-    '  }',
-    '  for (const a of arrs) {',
-    '    heap.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), at);',
-    '    args.push(at, a.length);',
-    '    at += Math.ceil(a.byteLength / 16) * 16;',
-    '  }',
-    '  try {',
-    '    if (w.run(...args, at, bytes, ...scalars) !== 0) return 0;',
-    '  } catch {',
-    '    return 0;',
-    '  }',
-    '  out.set(new out.constructor(w.mem.buffer, at, n4));',
-    '  return n4;',
-    '}',
-  ];
 }
 
 /** Stands for the entry's `$fuel = N;` until the program is known to count steps (else dropped). */

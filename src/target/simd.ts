@@ -52,7 +52,7 @@
  *
  * Invariants. The lambda and the functions it reaches are well-formed (ast.ts); every value has
  * the type the AST gives it; the module is a pure function of the map (deterministic bytes). The
- * JS helper (`simdPrelude` in js.ts) runs the module only where WebAssembly is there, the module
+ * JS helper (`simdPrelude`, below) runs the module only where WebAssembly is there, the module
  * compiles (a page's main thread refuses to compile modules over 4 KB synchronously; the JS loop
  * then runs) and its memory can grow to the arrays; otherwise `$simd` returns 0.
  */
@@ -856,4 +856,92 @@ function assignedNames(c: Cmd, acc: Set<string>): void {
       // anything else is refused by the walk (`body`)
       return;
   }
+}
+
+// ---- the run-time part: the JS that copies a map's arrays in and runs the module ----
+
+/**
+ * The shortest map `$simd` runs in WebAssembly: below it, copying the arrays in and out and
+ * calling the module cost about as much as the JS loop or more (`npm run bench:fusion`'s small
+ * kernels are such maps).
+ */
+export const SIMD_MIN_LENGTH = 256;
+
+/**
+ * Broadcast arrays are copied whole into the module's memory on each call; a map that reads a
+ * table more than this many times its own length stays a JS loop, which reads only what it uses.
+ */
+export const SIMD_MAX_COPY_RATIO = 16;
+
+/**
+ * The run-time JS of the maps a kernel runs in WebAssembly, per site its module (`wasm`) and the
+ * map's text for a comment (`map`, already shortened): the modules (base64), each instantiated on
+ * first use with a memory of its own, and `$simd`, which copies a map's mapped arrays (their first
+ * `n - n % 4` elements) and broadcast arrays into that memory, runs the module on those elements,
+ * copies the results into `out` and returns how many it computed — 0, leaving every element to
+ * the JS loop, for a map shorter than `SIMD_MIN_LENGTH` or with broadcast arrays over
+ * `SIMD_MAX_COPY_RATIO` times its length, or where WebAssembly is missing, the module does not
+ * compile, the memory cannot grow or the module gave up (on what would be a run-time error, which
+ * the JS loop then raises).
+ */
+export function simdPrelude(sites: readonly { readonly wasm: Uint8Array; readonly map: string }[]): string[] {
+  const base64 = (b: Uint8Array): string => btoa(Array.from(b, (x) => String.fromCharCode(x)).join(''));
+  return [
+    '// straight-line maps, four elements at a time in WebAssembly SIMD (src/target/simd.ts):',
+    ...sites.map((x, k) => `//   ${k}: ${x.map} (${x.wasm.length} bytes)`),
+    `const $simdSites = [${sites.map((x) => `"${base64(x.wasm)}"`).join(', ')}];`,
+    'const $simdRuns = [];',
+    'function $simdOpen(site) {',
+    '  try {',
+    '    const text = atob($simdSites[site]);',
+    '    const bytes = new Uint8Array(text.length);',
+    '    for (let j = 0; j < text.length; j++) bytes[j] = text.charCodeAt(j);',
+    '    const inst = new WebAssembly.Instance(new WebAssembly.Module(bytes), {});',
+    '    return { run: inst.exports.run, mem: inst.exports.mem };',
+    '  } catch {',
+    '    return null;',
+    '  }',
+    '}',
+    'function $simd(site, out, ins, arrs, scalars, n) {',
+    `  if (!(n >= ${SIMD_MIN_LENGTH})) return 0;`,
+    '  const n4 = n - (n % 4);',
+    '  let w = $simdRuns[site];',
+    "  if (w === undefined) w = $simdRuns[site] = typeof WebAssembly === 'object' ? $simdOpen(site) : null;",
+    '  if (w === null) return 0;',
+    '  const bytes = n4 * 4;',
+    '  let need = bytes * (ins.length + 1);',
+    '  let copied = 0;',
+    '  for (const a of arrs) {',
+    '    need += Math.ceil(a.byteLength / 16) * 16;',
+    '    copied += a.length;',
+    '  }',
+    `  if (copied > ${SIMD_MAX_COPY_RATIO} * n) return 0;`,
+    '  try {',
+    '    const have = w.mem.buffer.byteLength;',
+    '    if (have < need) w.mem.grow(Math.ceil((need - have) / 65536));',
+    '  } catch {',
+    '    return 0;',
+    '  }',
+    '  const heap = new Uint8Array(w.mem.buffer);',
+    '  const args = [];',
+    '  let at = 0;',
+    '  for (const a of ins) {',
+    '    heap.set(new Uint8Array(a.buffer, a.byteOffset, bytes), at);',
+    '    args.push(at);',
+    '    at += bytes;',
+    '  }',
+    '  for (const a of arrs) {',
+    '    heap.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), at);',
+    '    args.push(at, a.length);',
+    '    at += Math.ceil(a.byteLength / 16) * 16;',
+    '  }',
+    '  try {',
+    '    if (w.run(...args, at, bytes, ...scalars) !== 0) return 0;',
+    '  } catch {',
+    '    return 0;',
+    '  }',
+    '  out.set(new out.constructor(w.mem.buffer, at, n4));',
+    '  return n4;',
+    '}',
+  ];
 }

@@ -26,7 +26,7 @@ import {
 } from '../../src/kernel/index.js';
 import { allPasses, runPipeline } from '../../src/optimizers/index.js';
 import { compileKernelJs, emitKernelJs } from '../../src/target/index.js';
-import { SIMD_MAX_COPY_RATIO, SIMD_MIN_LENGTH } from '../../src/target/js.js';
+import { SIMD_MAX_COPY_RATIO, SIMD_MIN_LENGTH } from '../../src/target/simd.js';
 
 const RUNS = Number(process.env.SCF_JS_RUNS ?? 200);
 
