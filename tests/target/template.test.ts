@@ -8,7 +8,7 @@
  * float values share one template and give the evaluator's outputs.
  */
 import fc from 'fast-check';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,13 +16,25 @@ import { formatDiagnostic } from '../../src/common/index.js';
 import {
   type ArgValue,
   evaluate,
+  listToArray,
   loadKernelParser,
   type Program,
   parseKernel,
   validateProgram,
 } from '../../src/kernel/index.js';
+import { allPasses, runPipeline } from '../../src/optimizers/index.js';
 import { importStub, loadConfig, stageConfig, writeStaged } from '../../src/pipeline/index.js';
-import { compileKernelJs, programOf, TieredKernels, tieredKernels } from '../../src/target/index.js';
+import {
+  compareResults,
+  compileKernelJs,
+  dataScale,
+  GpuUnsupported,
+  type KernelResult,
+  planKernelWgsl,
+  programOf,
+  TieredKernels,
+  tieredKernels,
+} from '../../src/target/index.js';
 import { floatConstants, kernelTemplate, MAX_TEMPLATE_CONSTANTS } from '../../src/target/template.js';
 import { ROOT } from '../optimizers/helpers.js';
 import { openTestGpu } from './gpu-setup.js';
@@ -152,6 +164,110 @@ describe('kernelTemplate', () => {
     expect(kernelTemplate(big, 'f')).toBeUndefined();
     expect(kernelTemplate(big, 'nowhere')).toBeUndefined();
   });
+});
+
+/** An evaluator run's outcome: its result and outputs, or its error's message. */
+function outcome(program: Program, fn: string, args: Readonly<Record<string, ArgValue>>): string {
+  try {
+    const r = evaluate(program, fn, args);
+    return JSON.stringify([r.result, r.outputs], (_, v) =>
+      Object.is(v, -0) ? '-0' : Number.isNaN(v) ? 'NaN' : v,
+    );
+  } catch (e) {
+    return `error: ${(e as Error).message}`;
+  }
+}
+
+/** The same through the JS back end. */
+function outcomeJs(program: Program, fn: string, args: Readonly<Record<string, ArgValue>>): string {
+  try {
+    const r = compileKernelJs(program, fn).run(args);
+    const plain = (v: unknown) => (ArrayBuffer.isView(v) ? Array.from(v as unknown as ArrayLike<number>) : v);
+    const outputs = Object.fromEntries(Object.entries(r.outputs).map(([k, v]) => [k, plain(v)]));
+    return JSON.stringify([plain(r.result), outputs], (_, v) =>
+      Object.is(v, -0) ? '-0' : Number.isNaN(v) ? 'NaN' : v,
+    );
+  } catch (e) {
+    return `error: ${(e as Error).message}`;
+  }
+}
+
+describe('templates of the fusion fixtures after the whole pipeline', () => {
+  const DIR = path.join(ROOT, 'tests/fixtures/fusion');
+  const files = readdirSync(DIR).filter((f) => f.endsWith('.c'));
+
+  it('every fixture: the template with its constants gives the program’s outcome, evaluator and JS back end', async () => {
+    let lifted = 0;
+    for (const file of files) {
+      const text = readFileSync(path.join(DIR, file), 'utf8');
+      const entry = /^\/\/ entry: (\w+)/m.exec(text)?.[1] as string;
+      const argLines = [...text.matchAll(/^\/\/ args: (.*)$/gm)].map(
+        (m) => JSON.parse(m[1] as string) as ArgValue[],
+      );
+      const parsed = await parse(text);
+      const fun = runPipeline(parsed, entry, allPasses).fun;
+      const program = programOf(fun);
+      const t = kernelTemplate(program, entry);
+      if (t === undefined) continue;
+      lifted++;
+      expect(validateProgram(t.program, { seqs: 'skip-free' }), file).toEqual([]);
+      const formals = listToArray(fun.params).map((p) => p.name);
+      for (const line of argLines) {
+        const args = Object.fromEntries(formals.map((n, i) => [n, line[i] as ArgValue]));
+        const want = outcome(program, entry, args);
+        expect(outcome(t.program, entry, { ...args, ...t.constants }), file).toBe(want);
+        expect(outcomeJs(t.program, entry, { ...args, ...t.constants }), file).toBe(
+          outcomeJs(program, entry, args),
+        );
+      }
+    }
+    expect(lifted).toBeGreaterThan(10);
+  });
+
+  it.skipIf(gpu.skip)(
+    gpu.title('on WebGPU: each template the planner takes gives the evaluator’s outputs within tolerance'),
+    async () => {
+      let ran = 0;
+      for (const file of files) {
+        const text = readFileSync(path.join(DIR, file), 'utf8');
+        const entry = /^\/\/ entry: (\w+)/m.exec(text)?.[1] as string;
+        const line = [...text.matchAll(/^\/\/ args: (.*)$/gm)]
+          .map((m) => JSON.parse(m[1] as string) as ArgValue[])
+          .find((a) => a.every((x) => !Array.isArray(x) || x.length > 0));
+        const fun = runPipeline(await parse(text), entry, allPasses).fun;
+        const program = programOf(fun);
+        const t = kernelTemplate(program, entry);
+        if (t === undefined || line === undefined) continue;
+        let plan: ReturnType<typeof planKernelWgsl>;
+        try {
+          planKernelWgsl(program, entry);
+          plan = planKernelWgsl(t.program, entry);
+        } catch (e) {
+          if (e instanceof GpuUnsupported) continue;
+          throw e;
+        }
+        const formals = listToArray(fun.params).map((p) => p.name);
+        const args = Object.fromEntries(formals.map((n, i) => [n, line[i] as ArgValue]));
+        let reference: KernelResult;
+        try {
+          reference = evaluate(program, entry, args);
+        } catch {
+          continue; // run-time errors on the GPU are the runtime's tests
+        }
+        const k = await gpu.runtime().prepare(plan);
+        const got = await k.run({ ...args, ...t.constants });
+        const scale = dataScale(
+          ...Object.values(args),
+          reference.result,
+          ...Object.values(reference.outputs),
+        );
+        expect(compareResults(got, reference, scale).withinTolerance, file).toBe(true);
+        ran++;
+      }
+      expect(ran).toBeGreaterThan(5);
+    },
+    120_000,
+  );
 });
 
 describe('templates through the tiers', () => {
