@@ -358,18 +358,23 @@ describe('the packed package, installed in an app', () => {
         'const tier = k.tier;',
         'await k.ready;',
         'const next = await k.run({ xs });',
-        'console.log(JSON.stringify({ tier, now: k.tier, first: first.result, next: next.result }));',
+        '// other coefficients of the same degree: the template compiled for the first ones',
+        'const other = { cs: [1, 2, -0.5], deg: 2 };',
+        'const made = await kernels.specializedKernel(other);',
+        'const again = await made.run({ xs, ...other });',
+        'console.log(JSON.stringify({ tier, now: k.tier, first: first.result, next: next.result, again: again.result }));',
       ].join('\n'),
     );
     const r = node(main);
     expect(r.code, r.err).toBe(0);
-    // 0.5 - x + 0.25 x^2
+    // 0.5 - x + 0.25 x^2, and 1 + 2x - 0.5 x^2
     const expected = [0.5, 0.0625, -0.25, -0.5];
     expect(JSON.parse(r.out)).toEqual({
       tier: 'generic',
       now: 'specialized',
       first: expected,
       next: expected,
+      again: [1, 1.875, 2.5, 3],
     });
   });
 });
