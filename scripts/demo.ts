@@ -361,6 +361,20 @@ try {
   console.log(
     `   a run (median of 7): generic ${ms(genericMs)}, specialized ${ms(specializedMs)} → ${(genericMs / specializedMs).toFixed(2)}×; both images equal the reference evaluator's (max |difference| ${dTiers})`,
   );
+  // other coefficients of the same shape: the kernel comes from the template compiled for these
+  const other = coef.map((c) => Math.fround(c * (1 - 1 / 512)));
+  const otherValues = coefValues(other);
+  const tO = performance.now();
+  const made = await tiers.specializedKernel(otherValues);
+  const third = (await made.run({ ...imageArgs, ...otherValues })).result;
+  const otherMs = performance.now() - tO;
+  const otherRef = evaluate(program, fn, convArgs(img, size, size, other)).result;
+  const dOther = maxAbsDiff(third, otherRef);
+  if (!(dOther <= TOLERANCE))
+    fail(`the template's image differs from the reference evaluator's by ${dOther}`);
+  console.log(
+    `   other coefficients of the same shape: the specialized kernel from its template (src/target/template.ts), first result in ${ms(otherMs)} with no code generation${backend === 'webgpu' ? ' or pipeline creation' : ''} (max |difference| ${dOther})`,
+  );
   console.log(
     '   npm run bench:kernel measures the kernel suite (run times with the data on the device, first results, tiers)',
   );
