@@ -17,16 +17,21 @@
  * combinator's lambda gets a parameter per slot it uses, fed by a broadcast scalar argument (so
  * lambdas stay closed). Not lifted: neutral elements (`ne`), and the literals of a combine
  * operator ⊕ (`comb`, and a reduce's or scan's `fn`, which is its ⊕) and of the functions it
- * calls, whose arity the combinator fixes. The template's key is
+ * calls, whose arity the combinator fixes; the literals of a recursive function (and of what it
+ * calls), whose frames would grow; and literal-only subexpressions, which a back end may fold
+ * exactly where the device would compute them from arguments (WGSL, fold.ts). The template's key is
  * the lifted program itself (labels included, so a reused kernel reports errors where its own
  * program would; with the literals JSON does not tell apart, -0 and the non-finite, named with their
  * places); `constants` gives each new entry parameter its value.
+ *
+ * The key names the entry too: one program compiled for another entry is other code.
  *
  * Invariants. Running the template's entry with `constants` added to the arguments computes what
  * the original program computes, bit for bit: a parameter holds the literal's binary32 value, and
  * reading a parameter and a literal cost the same in the evaluator (no fuel, no fault). Parameter
  * names are fresh in the program. No template is made (`undefined`) for a program with more than
- * `MAX_TEMPLATE_CONSTANTS` float literals or with none.
+ * `MAX_TEMPLATE_CONSTANTS` float literals to lift or with none, whose functions would take more
+ * parameters than WGSL allows, or nested deeper than the walk's recursion.
  */
 import { assertNever } from '../common/index.js';
 import {
@@ -39,7 +44,6 @@ import {
   listFromArray,
   listToArray,
   mapChildren,
-  maxLabel,
   type Param,
   type Program,
   type Soac,
@@ -47,7 +51,13 @@ import {
 } from '../kernel/index.js';
 
 /** The most float constants a template lifts; a program with more is compiled as it is. */
-export const MAX_TEMPLATE_CONSTANTS = 256;
+export const MAX_TEMPLATE_CONSTANTS = 64;
+
+/**
+ * The most parameters a function or lambda of a template may have (WGSL allows 255 per function):
+ * a program whose lifted functions would take more is compiled as it is.
+ */
+const MAX_PARAMS = 255;
 
 /** A program with its float literals lifted into parameters of the entry function. */
 export interface KernelTemplate {
@@ -74,6 +84,16 @@ export function kernelTemplate(
   entry: string,
   keep: ReadonlySet<number> = new Set(),
 ): KernelTemplate | undefined {
+  try {
+    return liftProgram(program, entry, keep);
+  } catch (e) {
+    // a program nested deeper than the walks' recursion is compiled as it is
+    if (e instanceof RangeError) return undefined;
+    throw e;
+  }
+}
+
+function liftProgram(program: Program, entry: string, keep: ReadonlySet<number>): KernelTemplate | undefined {
   const funs = listToArray(program);
   if (!funs.some((f) => f.name === entry)) return undefined;
   // pass 1: the literals each function owns, whom it calls, what ⊕ calls, the names taken
@@ -87,18 +107,66 @@ export function kernelTemplate(
     owned.set(f.name, scan.next - before);
     calls.set(f.name, scan.callees);
   }
+  const frozen = frozenFuns(funs, calls, scan.combCallees);
+  for (const name of frozen) owned.set(name, 0);
+  let total = 0;
+  for (const n of owned.values()) total += n;
+  if (total === 0 || total > MAX_TEMPLATE_CONSTANTS) return undefined;
+  const slots = slotsOf(funs, owned, calls);
+  // pass 2: the rewrite, numbering literals in the same order
+  let prefix = 'scf_k';
+  while ([...scan.taken].some((n) => n.startsWith(prefix))) prefix += '_';
+  const { maxLabel, specials } = labelsAndSpecials(program);
+  let label = maxLabel;
+  const lifter = new Lifter(slots, frozen, keep, prefix, () => ++label);
+  const lifted = listFromArray(funs.map((f) => lifter.fun(f, { name: (id) => `${prefix}${id}` })));
+  if (lifter.widest > MAX_PARAMS) return undefined;
+  const constants: Record<string, number> = Object.create(null);
+  for (const id of slots.get(entry) ?? []) constants[`${prefix}${id}`] = lifter.values[id] as number;
+  return { program: lifted, key: `${entry}|${JSON.stringify(lifted)}${specials}`, constants };
+}
+
+/**
+ * The functions whose literals stay, with every function they call (which they pass no slots):
+ * those a combine operator ⊕ calls, and those on a cycle of calls — a parameter per literal makes
+ * each frame of a recursion larger, and a deep one would run out of stack sooner than the original.
+ */
+function frozenFuns(
+  funs: readonly Fun[],
+  calls: ReadonlyMap<string, ReadonlySet<string>>,
+  combCallees: ReadonlySet<string>,
+): Set<string> {
   const frozen = new Set<string>();
   const freeze = (name: string): void => {
     if (frozen.has(name)) return;
     frozen.add(name);
-    owned.set(name, 0);
     for (const g of calls.get(name) ?? []) freeze(g);
   };
-  for (const name of scan.combCallees) freeze(name);
-  let total = 0;
-  for (const n of owned.values()) total += n;
-  if (total === 0 || total > MAX_TEMPLATE_CONSTANTS) return undefined;
-  // slots: a function's own literals and its callees' slots, to a fixpoint (ids sorted)
+  for (const name of combCallees) freeze(name);
+  for (const f of funs) {
+    // whether f reaches itself
+    const seen = new Set<string>();
+    const stack = [...(calls.get(f.name) ?? [])];
+    while (stack.length > 0) {
+      const g = stack.pop() as string;
+      if (g === f.name) {
+        freeze(f.name);
+        break;
+      }
+      if (seen.has(g)) continue;
+      seen.add(g);
+      stack.push(...(calls.get(g) ?? []));
+    }
+  }
+  return frozen;
+}
+
+/** Each function's slots: its own literals' ids and its callees' slots, to a fixpoint (sorted). */
+function slotsOf(
+  funs: readonly Fun[],
+  owned: ReadonlyMap<string, number>,
+  calls: ReadonlyMap<string, ReadonlySet<string>>,
+): Map<string, number[]> {
   const slots = new Map<string, number[]>();
   let base = 0;
   for (const f of funs) {
@@ -123,27 +191,23 @@ export function kernelTemplate(
       }
     }
   }
-  // pass 2: the rewrite, numbering literals in the same order
-  let prefix = 'scf_k';
-  while ([...scan.taken].some((n) => n.startsWith(prefix))) prefix += '_';
-  let label = maxLabel(program);
-  const lifter = new Lifter(slots, frozen, keep, prefix, () => ++label);
-  const lifted = listFromArray(funs.map((f) => lifter.fun(f, { name: (id) => `${prefix}${id}` })));
-  const constants: Record<string, number> = Object.create(null);
-  for (const id of slots.get(entry) ?? []) constants[`${prefix}${id}`] = lifter.values[id] as number;
-  return { program: lifted, key: JSON.stringify(lifted) + specialFloats(lifted), constants };
+  return slots;
 }
 
 /**
- * The float literals JSON cannot tell apart (-0 prints as 0, NaN and ±Infinity as null) with their
- * positions among the program's float literals in pre-order: the rest of the key.
+ * One walk of the original program: its largest label (new nodes are labelled above it), and the
+ * float literals JSON cannot tell apart (-0 prints as 0, NaN and ±Infinity as null) with their
+ * places among its float literals in pre-order — the rest of the key. (A lifted -0 named there
+ * only makes another key; the lifted program's JSON says where every kept literal stands.)
  */
-function specialFloats(program: Program): string {
+function labelsAndSpecials(program: Program): { maxLabel: number; specials: string } {
+  let max = 0;
   let n = 0;
   const out: string[] = [];
   const visit = (x: unknown): void => {
     if (typeof x !== 'object' || x === null) return;
-    const node = x as { kind?: string; value?: number };
+    const node = x as { kind?: string; value?: number; lbl?: unknown };
+    if (typeof node.lbl === 'number' && node.lbl > max) max = node.lbl;
     if (node.kind === 'floatLit') {
       const v = node.value as number;
       if (Object.is(v, -0) || !Number.isFinite(v)) out.push(`${n}:${Object.is(v, -0) ? '-0' : v}`);
@@ -151,7 +215,7 @@ function specialFloats(program: Program): string {
     } else for (const c of children(node)) visit(c);
   };
   visit(program);
-  return out.length > 0 ? `|${out.join(',')}` : '';
+  return { maxLabel: max, specials: out.length > 0 ? `|${out.join(',')}` : '' };
 }
 
 const floatVar = (name: string, lbl: number): Expr => ({ kind: 'var', name, ty: 'float', lbl });
@@ -187,6 +251,8 @@ class Lifter {
   readonly combCallees = new Set<string>();
   /** Names in the program that start with 'scf_k'. */
   readonly taken = new Set<string>();
+  /** The most parameters a lifted function or lambda has. */
+  widest = 0;
   private lambdas = 0;
 
   constructor(
@@ -203,7 +269,9 @@ class Lifter {
     this.lambdas = 0;
     const added = (this.slots.get(f.name) ?? []).map((id) => this.param(scope.name(id)));
     const walked = mapChildren(f, (c) => this.walk(c, scope));
-    return { ...walked, params: listFromArray([...listToArray(f.params), ...added]) };
+    const params = [...listToArray(f.params), ...added];
+    this.widest = Math.max(this.widest, params.length);
+    return { ...walked, params: listFromArray(params) };
   }
 
   private param(name: string): Param {
@@ -222,6 +290,9 @@ class Lifter {
   }
 
   private expr(e: Expr, scope: Scope): Expr {
+    // a back end may fold a literal-only subexpression exactly (fold.ts) where the device would
+    // compute it from arguments with its own rounding (subnormals flushed): it stays as it is
+    if (e.kind !== 'floatLit' && literalOnly(e)) return e;
     switch (e.kind) {
       case 'var':
       case 'arrayRef':
@@ -290,6 +361,7 @@ class Lifter {
     const fn = mapChildren(s.fn, (c) => this.walk(c, inner)) as Lam;
     used.sort((a, b) => a - b);
     const params = [...listToArray(fn.params), ...used.map((id) => this.param(inner.name(id)))];
+    this.widest = Math.max(this.widest, params.length);
     const broadcast: SoacArg[] = used.map((id) => ({
       kind: 'argScalar',
       value: floatVar(scope.name(id), this.label()),
@@ -324,5 +396,42 @@ export function floatConstants(program: Program): Set<number> {
     else for (const c of children(node)) visit(c);
   };
   visit(program);
+  return out;
+}
+
+/** Memo of `literalOnly` (nodes are immutable), so the checks on nested expressions stay linear. */
+const literalOnlyMemo = new WeakMap<Expr, boolean>();
+
+/** Whether `e` reads no variable, array or call: its value is its literals'. */
+function literalOnly(e: Expr): boolean {
+  const known = literalOnlyMemo.get(e);
+  if (known !== undefined) return known;
+  let out: boolean;
+  switch (e.kind) {
+    case 'intLit':
+    case 'floatLit':
+    case 'boolLit':
+      out = true;
+      break;
+    case 'var':
+    case 'load':
+    case 'call':
+    case 'arrayRef':
+      out = false;
+      break;
+    case 'binary':
+      out = literalOnly(e.left) && literalOnly(e.right);
+      break;
+    case 'unary':
+    case 'cast':
+      out = literalOnly(e.arg);
+      break;
+    case 'ternary':
+      out = literalOnly(e.cond) && literalOnly(e.thenExpr) && literalOnly(e.elseExpr);
+      break;
+    default:
+      return assertNever(e);
+  }
+  literalOnlyMemo.set(e, out);
   return out;
 }

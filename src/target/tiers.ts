@@ -27,9 +27,18 @@
  * none known, and every pass preserves the reference evaluator's results. A specialization that
  * fails (values the staged description does not admit are handled by the stub itself; a shader
  * the device rejects, a kernel whose unrolled size is too large for it) leaves the handle on the
- * generic tier: `ready` still resolves, and `failure` says why. `ready` never rejects.
+ * generic tier (on WebGPU on the template, when that was made): `ready` still resolves, and
+ * `failure` says why. `ready` never rejects. A template the device rejects gives way to the
+ * program compiled as it is.
  */
-import { type ArgValue, type Fun, listFromArray, listToArray, type Program } from '../kernel/index.js';
+import {
+  type ArgValue,
+  type Fun,
+  KernelArgumentError,
+  listFromArray,
+  listToArray,
+  type Program,
+} from '../kernel/index.js';
 import { type Bindings, specializationNotes } from '../optimizers/index.js';
 import type { LoadedStub } from '../pipeline/index.js';
 import { compileKernelJs } from './js.js';
@@ -98,12 +107,24 @@ async function compileProgram(program: Program, name: string, backend: KernelBac
   return { run: (args, options) => k.run(args, options) };
 }
 
-/** A template's compiled kernel with its constants added to every call's arguments. */
-function withConstants(k: ReadyKernel, constants: Readonly<Record<string, number>>): ReadyKernel {
+/**
+ * A template's compiled kernel (for function `name`) with its constants added to every call's
+ * arguments; an argument named like one of them is refused as the program itself refuses it.
+ */
+function withConstants(
+  k: ReadyKernel,
+  name: string,
+  constants: Readonly<Record<string, number>>,
+): ReadyKernel {
+  const all = (args: Readonly<Record<string, ArgValue>>) => {
+    for (const c of Object.keys(constants))
+      if (Object.hasOwn(args, c)) throw new KernelArgumentError(`'${name}' has no parameter '${c}'`);
+    return { ...args, ...constants };
+  };
   const bind = k.bind;
   return {
-    run: (args, options) => k.run({ ...args, ...constants }, options),
-    ...(bind ? { bind: (args: Readonly<Record<string, ArgValue>>) => bind({ ...args, ...constants }) } : {}),
+    run: async (args, options) => k.run(all(args), options),
+    ...(bind ? { bind: (args: Readonly<Record<string, ArgValue>>) => bind(all(args)) } : {}),
   };
 }
 
@@ -265,7 +286,14 @@ export class TieredKernels {
       });
     }
     setRecent(this.templates, t.key, compiled, this.cacheSize);
-    return { kernel: withConstants(await compiled, t.constants), template: true };
+    let kernel: ReadyKernel;
+    try {
+      kernel = await compiled;
+    } catch {
+      // what the template cannot do (a device's limit on arguments), the program as it is may
+      return { kernel: await compileProgram(program, fun.name, this.options.backend), template: false };
+    }
+    return { kernel: withConstants(kernel, fun.name, t.constants), template: true };
   }
 }
 

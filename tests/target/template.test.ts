@@ -76,6 +76,7 @@ float *kern(const float xs[], float s, int m) {
 
 const f32 = fc.float({ noDefaultInfinity: false, noNaN: false }).map(Math.fround);
 const finiteF32 = fc.float({ noNaN: true, noDefaultInfinity: true, min: -100, max: 100 }).map(Math.fround);
+const nonzeroF32 = finiteF32.filter((x) => x !== 0);
 
 /** Whether two outputs agree element for element (Object.is: NaN equals NaN, -0 differs from 0). */
 function same(a: unknown, b: unknown): boolean {
@@ -122,7 +123,7 @@ describe('kernelTemplate', () => {
     );
   });
 
-  it('an int literal, a kept constant or a literal of ⊕ makes another key', async () => {
+  it('an int literal, a kept constant, a literal of ⊕ or another entry makes another key', async () => {
     const program = await parse(kernelText(0.5, 2, 3, -1));
     const base = kernelTemplate(program, 'kern');
     expect(kernelTemplate(await parse(kernelText(0.5, 2, 3, -1, 4)), 'kern')?.key).not.toBe(base?.key);
@@ -131,6 +132,7 @@ describe('kernelTemplate', () => {
     expect(Object.values(kept?.constants ?? {})).not.toContain(2);
     const otherAdd = (await parse(kernelText(0.5, 2, 3, -1).replace('q * 1.0f', 'q * 2.0f'))) as Program;
     expect(kernelTemplate(otherAdd, 'kern')?.key).not.toBe(base?.key);
+    expect(kernelTemplate(program, 'poly')?.key).not.toBe(base?.key);
     const otherNe = await parse(kernelText(0.5, 2, 3, -1).replace('0.5f, ys', '1.5f, ys'));
     expect(kernelTemplate(otherNe, 'kern')?.key).not.toBe(base?.key);
     // kept literals JSON would print alike: 0 and -0 (a neutral element, a kept constant)
@@ -155,6 +157,38 @@ describe('kernelTemplate', () => {
         evaluate(program, 'kern', args).result,
       ),
     ).toBe(true);
+  });
+
+  it('literal-only subexpressions, recursive functions and their callees keep their literals', async () => {
+    // a back end folds 1e-40f * 1e10f exactly; a device computing it from arguments may flush it
+    const folded = await parse(
+      'float g(float x) { return x * 2.5f + (1e-40f * 1e10f > 0.0f ? 100.0f : 0.0f); }\n' +
+        'float *kern(const float xs[]) { float ys[] = map(g, xs); return ys; }',
+    );
+    const t = kernelTemplate(folded, 'kern');
+    expect(Object.values(t?.constants ?? {})).toEqual([2.5]);
+    const rec = await parse(
+      'float half(float x) { return x * 0.5f; }\n' +
+        'float rec(float x, int n) { if (n <= 0) { return x; } return rec(half(x) + 1.5f, n - 1); }\n' +
+        'float kern(float x, int n) { return rec(x, n) * 3.0f; }',
+    );
+    const r = kernelTemplate(rec, 'kern');
+    expect(Object.values(r?.constants ?? {})).toEqual([3]);
+    const args = { x: 1, n: 30 };
+    expect(evaluate(r?.program as Program, 'kern', { ...args, ...r?.constants }).result).toBe(
+      evaluate(rec, 'kern', args).result,
+    );
+  });
+
+  it('no template where a function would take more parameters than WGSL allows, or for a program too deep to walk', async () => {
+    const params = Array.from({ length: 250 }, (_, i) => `float p${i}`).join(', ');
+    const terms = Array.from({ length: 6 }, (_, i) => `p${i} * ${lit(i + 0.25)}`).join(' + ');
+    expect(kernelTemplate(await parse(`float f(${params}) { return ${terms}; }`), 'f')).toBeUndefined();
+    const steps = Array.from({ length: 4000 }, (_, i) => `  i = i + ${i % 7};`).join('\n');
+    const deep = await parse(
+      `float kern(float x) {\n  int i = 0;\n${steps}\n  return x * 1.5f + (float)i;\n}`,
+    );
+    expect(kernelTemplate(deep, 'kern')).toBeUndefined();
   });
 
   it('no template for a program without float literals, or with more than the bound', async () => {
@@ -290,13 +324,21 @@ describe('templates through the tiers', () => {
     const keep = floatConstants(programOf(stub.unstagedPipeline(stub.formalsOf({}))));
     const keys = new Set<string | undefined>();
     await fc.assert(
-      fc.asyncProperty(fc.array(finiteF32, { minLength: 5, maxLength: 5 }), async (cs) => {
+      // nonzero: a zero coefficient is another shape (0 stays a literal, -0 folds away)
+      fc.asyncProperty(fc.array(nonzeroF32, { minLength: 5, maxLength: 5 }), async (cs) => {
         const values = { cs, deg: 4 };
         const fun = stub.specialize(values).fun;
         keys.add(kernelTemplate(programOf(fun), fun.name, keep)?.key);
         const want = evaluate(programOf(stub.FUN), 'curve', { xs: XS, ...values }).result;
         const k = await kernels.specializedKernel(values);
         expect(same((await k.run({ xs: XS, ...values })).result, want)).toBe(true);
+        // an argument named like a lifted constant is refused, as the program refuses it
+        const stray = Object.fromEntries(
+          Object.keys(kernelTemplate(programOf(fun), fun.name, keep)?.constants ?? {}).map((n) => [n, 1]),
+        );
+        await expect(k.run({ xs: XS, ...values, ...stray })).rejects.toThrow(
+          /'curve' has no parameter 'scf_k/,
+        );
         const h = kernels.forValues(values);
         expect(same((await h.run({ xs: XS })).result, want)).toBe(true);
         await h.ready;
@@ -328,6 +370,18 @@ describe('templates through the tiers', () => {
   }, 60_000);
 
   describe.skipIf(gpu.skip)(gpu.title('on WebGPU'), () => {
+    it('a literal-only subexpression is folded as in the program, not computed on the device', async () => {
+      const program = await parse(
+        'float g(float x) { return x * 2.5f + (1e-40f * 1e10f > 0.0f ? 100.0f : 0.0f); }\n' +
+          'float *kern(const float xs[]) { float ys[] = map(g, xs); return ys; }',
+      );
+      const t = kernelTemplate(program, 'kern');
+      expect(t).toBeDefined();
+      const k = await gpu.runtime().prepare(planKernelWgsl(t?.program as Program, 'kern'));
+      const got = await k.run({ xs: [0, 1, 2, 3], ...t?.constants });
+      expect(Array.from(got.result as number[])).toEqual([100, 102.5, 105, 107.5]);
+    });
+
     it('a known shape runs its template, then the kernel with literals; outputs within tolerance of each other', async () => {
       const stub = await stubOf('02-curve.json');
       const kernels = await tieredKernels(stub, { backend: gpu.runtime() });
