@@ -19,19 +19,25 @@
  * operator ⊕ (`comb`, and a reduce's or scan's `fn`, which is its ⊕) and of the functions it
  * calls, whose arity the combinator fixes; the literals of a recursive function (and of what it
  * calls), whose frames would grow; and literal-only subexpressions, which a back end may fold
- * exactly where the device would compute them from arguments (WGSL, fold.ts). The template's key is
- * the lifted program itself (labels included, so a reused kernel reports errors where its own
- * program would; with the literals JSON does not tell apart, -0 and the non-finite, named with their
- * places); `constants` gives each new entry parameter its value.
+ * exactly where the device would compute them from arguments (WGSL, fold.ts).
  *
- * The key names the entry too: one program compiled for another entry is other code.
+ * Two passes. The first numbers the literals, notes whom each function calls and what ⊕ calls,
+ * and yields the program with each literal to lift replaced by a nameless variable; the slots and
+ * the functions whose literals stay follow from that. The second, made only when the template is
+ * compiled (`lifted()`), rewrites the program. The key names the entry (one program compiled for
+ * another entry is other code) and the program: where no function's literals stay, the first
+ * pass's output, which decides the second's; else the lifted program itself. Labels are part of
+ * it (a reused kernel reports errors where its own program would), and so are the literals left in
+ * place that JSON prints alike (-0 as 0, NaN and ±Infinity as null), named with their places.
+ * `constants` gives each new entry parameter its value.
  *
  * Invariants. Running the template's entry with `constants` added to the arguments computes what
  * the original program computes, bit for bit: a parameter holds the literal's binary32 value, and
  * reading a parameter and a literal cost the same in the evaluator (no fuel, no fault). Parameter
  * names are fresh in the program. No template is made (`undefined`) for a program with more than
- * `MAX_TEMPLATE_CONSTANTS` float literals to lift or with none, whose functions would take more
- * parameters than WGSL allows, or nested deeper than the walk's recursion.
+ * `MAX_TEMPLATE_CONSTANTS` float literals to lift or with none, or with a function nested more
+ * than MAX_TREE_DEPTH levels (the bound on the project's recursive walks, depth.ts); the lifted
+ * program is undefined where its functions would take more parameters than WGSL allows.
  */
 import { assertNever } from '../common/index.js';
 import {
@@ -43,6 +49,7 @@ import {
   type Lam,
   listFromArray,
   listToArray,
+  MAX_TREE_DEPTH,
   mapChildren,
   type Param,
   type Program,
@@ -61,12 +68,16 @@ const MAX_PARAMS = 255;
 
 /** A program with its float literals lifted into parameters of the entry function. */
 export interface KernelTemplate {
-  /** The lifted program: the same functions with float parameters in place of float literals. */
-  readonly program: Program;
   /** What identifies the compiled code: equal keys, interchangeable compiled kernels. */
   readonly key: string;
   /** The value of each parameter added to the entry function. */
   readonly constants: Readonly<Record<string, number>>;
+  /**
+   * The lifted program (the same functions with float parameters in place of float literals),
+   * made on first use — a key found compiled needs none; undefined where its functions would take
+   * more parameters than WGSL allows (no template for this key then).
+   */
+  lifted(): Program | undefined;
 }
 
 /** Where the walk is: naming the lifted value of slot `id` in the current scope. */
@@ -87,11 +98,14 @@ export function kernelTemplate(
   try {
     return liftProgram(program, entry, keep);
   } catch (e) {
-    // a program nested deeper than the walks' recursion is compiled as it is
-    if (e instanceof RangeError) return undefined;
+    // a function nested deeper than the recursive walks may go is compiled as it is
+    if (e === TOO_DEEP) return undefined;
     throw e;
   }
 }
+
+/** Thrown by the first pass at a function nested more than MAX_TREE_DEPTH levels (depth.ts). */
+const TOO_DEEP = new Error('nested too deeply for a template');
 
 function liftProgram(program: Program, entry: string, keep: ReadonlySet<number>): KernelTemplate | undefined {
   const funs = listToArray(program);
@@ -100,30 +114,50 @@ function liftProgram(program: Program, entry: string, keep: ReadonlySet<number>)
   const scan = new Lifter(new Map(), new Set(), keep, '', () => 0);
   const owned = new Map<string, number>();
   const calls = new Map<string, Set<string>>();
-  for (const f of funs) {
+  const scanned = funs.map((f) => {
     const before = scan.next;
     scan.callees = new Set();
-    scan.fun(f, { name: () => '' });
+    const out = scan.fun(f, { name: () => '' });
     owned.set(f.name, scan.next - before);
     calls.set(f.name, scan.callees);
-  }
+    return out;
+  });
   const frozen = frozenFuns(funs, calls, scan.combCallees);
   for (const name of frozen) owned.set(name, 0);
   let total = 0;
   for (const n of owned.values()) total += n;
   if (total === 0 || total > MAX_TEMPLATE_CONSTANTS) return undefined;
   const slots = slotsOf(funs, owned, calls);
-  // pass 2: the rewrite, numbering literals in the same order
   let prefix = 'scf_k';
   while ([...scan.taken].some((n) => n.startsWith(prefix))) prefix += '_';
-  const { maxLabel, specials } = labelsAndSpecials(program);
-  let label = maxLabel;
-  const lifter = new Lifter(slots, frozen, keep, prefix, () => ++label);
-  const lifted = listFromArray(funs.map((f) => lifter.fun(f, { name: (id) => `${prefix}${id}` })));
-  if (lifter.widest > MAX_PARAMS) return undefined;
+  // pass 2: the rewrite, numbering literals in the same order
+  let made: Lifter | undefined;
+  let lifted: Program | undefined;
+  const rewrite = (): Lifter => {
+    if (made) return made;
+    let label = labelsAndSpecials(program).maxLabel;
+    made = new Lifter(slots, frozen, keep, prefix, () => ++label);
+    const lifter = made;
+    lifted = listFromArray(funs.map((f) => lifter.fun(f, { name: (id) => `${prefix}${id}` })));
+    return made;
+  };
+  // With no frozen function, pass 1 saw every literal pass 2 lifts, numbered alike, and left the
+  // rest as they are: its output, with the literals JSON prints alike, decides pass 2's. Else the
+  // lifted program itself is the key.
+  let key: string;
+  if (frozen.size === 0) key = `${entry}|${JSON.stringify(scanned)}${scan.specials()}`;
+  else {
+    rewrite();
+    key = `${entry}|${JSON.stringify(lifted)}${labelsAndSpecials(lifted).specials}`;
+  }
+  const values = frozen.size === 0 ? scan.values : rewrite().values;
   const constants: Record<string, number> = Object.create(null);
-  for (const id of slots.get(entry) ?? []) constants[`${prefix}${id}`] = lifter.values[id] as number;
-  return { program: lifted, key: `${entry}|${JSON.stringify(lifted)}${specials}`, constants };
+  for (const id of slots.get(entry) ?? []) constants[`${prefix}${id}`] = values[id] as number;
+  return {
+    key,
+    constants,
+    lifted: () => (rewrite().widest > MAX_PARAMS ? undefined : lifted),
+  };
 }
 
 /**
@@ -195,12 +229,11 @@ function slotsOf(
 }
 
 /**
- * One walk of the original program: its largest label (new nodes are labelled above it), and the
- * float literals JSON cannot tell apart (-0 prints as 0, NaN and ±Infinity as null) with their
- * places among its float literals in pre-order — the rest of the key. (A lifted -0 named there
- * only makes another key; the lifted program's JSON says where every kept literal stands.)
+ * One walk of a program: its largest label (pass 2 labels new nodes above the original's), and
+ * the float literals JSON cannot tell apart (-0 prints as 0, NaN and ±Infinity as null) with their
+ * places among its float literals in pre-order (of the lifted program: the rest of its key).
  */
-function labelsAndSpecials(program: Program): { maxLabel: number; specials: string } {
+function labelsAndSpecials(program: Program | undefined): { maxLabel: number; specials: string } {
   let max = 0;
   let n = 0;
   const out: string[] = [];
@@ -254,6 +287,12 @@ class Lifter {
   /** The most parameters a lifted function or lambda has. */
   widest = 0;
   private lambdas = 0;
+  /** How deep the walk is (levels of nodes and list cells). */
+  private depth = 0;
+  /** Float literals left as they are, counted in the walk's order. */
+  private kept = 0;
+  /** Those of them JSON prints alike (-0 as 0, NaN and ±Infinity as null), with their places. */
+  private readonly ambiguous: string[] = [];
 
   constructor(
     private readonly slots: ReadonlyMap<string, readonly number[]>,
@@ -262,6 +301,11 @@ class Lifter {
     private readonly prefix: string,
     private readonly label: () => number,
   ) {}
+
+  /** The literals left as they are that JSON prints alike, with their places: the rest of a key. */
+  specials(): string {
+    return this.ambiguous.length > 0 ? `|${this.ambiguous.join(',')}` : '';
+  }
 
   fun(f: Fun, scope: Scope): Fun {
     this.note(f.name);
@@ -281,6 +325,15 @@ class Lifter {
   /** Any kernel value: expressions, calls and combinators have their own cases. */
   private walk(x: unknown, scope: Scope): unknown {
     if (typeof x !== 'object' || x === null) return x;
+    if (++this.depth > MAX_TREE_DEPTH) throw TOO_DEEP;
+    try {
+      return this.walkNode(x, scope);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private walkNode(x: object, scope: Scope): unknown {
     const node = x as { kind: string; name?: unknown };
     if (EXPR_KINDS.has(node.kind)) return this.expr(node as Expr, scope);
     if (node.kind === 'callCmd') return this.call(node as CallCmd, scope);
@@ -290,9 +343,18 @@ class Lifter {
   }
 
   private expr(e: Expr, scope: Scope): Expr {
+    if (++this.depth > MAX_TREE_DEPTH) throw TOO_DEEP;
+    try {
+      return this.exprNode(e, scope);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private exprNode(e: Expr, scope: Scope): Expr {
     // a back end may fold a literal-only subexpression exactly (fold.ts) where the device would
     // compute it from arguments with its own rounding (subnormals flushed): it stays as it is
-    if (e.kind !== 'floatLit' && literalOnly(e)) return e;
+    if (e.kind !== 'floatLit' && literalOnly(e)) return this.keepAll(e);
     switch (e.kind) {
       case 'var':
       case 'arrayRef':
@@ -303,7 +365,7 @@ class Lifter {
         return e;
       case 'floatLit': {
         // -0 is lifted even when 0 is kept: `keep` (a Set) does not tell them apart
-        if (this.keep.has(e.value) && !Object.is(e.value, -0)) return e;
+        if (this.keep.has(e.value) && !Object.is(e.value, -0)) return this.keepAll(e);
         const id = this.next++;
         this.values[id] = e.value;
         return floatVar(scope.name(id), e.lbl);
@@ -328,6 +390,22 @@ class Lifter {
     }
   }
 
+  /** `x` left as it is, its float literals counted (and noted where JSON prints them alike). */
+  private keepAll<T>(x: T): T {
+    const visit = (y: unknown): void => {
+      if (typeof y !== 'object' || y === null) return;
+      const node = y as { kind?: string; value?: number };
+      if (node.kind === 'floatLit') {
+        const v = node.value as number;
+        if (Object.is(v, -0) || !Number.isFinite(v))
+          this.ambiguous.push(`${this.kept}:${Object.is(v, -0) ? '-0' : v}`);
+        this.kept++;
+      } else for (const c of children(node)) visit(c);
+    };
+    visit(x);
+    return x;
+  }
+
   private note(name: string): void {
     if (name.startsWith('scf_k')) this.taken.add(name);
   }
@@ -344,9 +422,12 @@ class Lifter {
   private soac(s: Soac, scope: Scope): Soac {
     this.note(s.dest);
     const args = listToArray(s.args).map((a) => this.walk(a, scope) as SoacArg);
+    this.keepAll(s.ne);
+    this.keepAll(s.comb);
     if (s.comb.kind === 'some') this.noteCalls(s.comb.value);
     if (s.op === 'reduce' || s.op === 'scan') {
       // `fn` is ⊕ itself, which a parallel back end also applies to two partial results
+      this.keepAll(s.fn);
       this.noteCalls(s.fn);
       return { ...s, args: listFromArray(args) };
     }

@@ -279,7 +279,10 @@ export class TieredKernels {
       return { kernel: await compileProgram(program, fun.name, this.options.backend), template: false };
     let compiled = this.templates.get(t.key);
     if (compiled === undefined) {
-      compiled = compileProgram(t.program, fun.name, this.options.backend);
+      const lifted = t.lifted();
+      if (lifted === undefined)
+        return { kernel: await compileProgram(program, fun.name, this.options.backend), template: false };
+      compiled = compileProgram(lifted, fun.name, this.options.backend);
       // a failed compile is not kept: the next set of values of this shape tries again
       compiled.catch(() => {
         if (this.templates.get(t.key) === compiled) this.templates.delete(t.key);

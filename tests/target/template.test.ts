@@ -15,11 +15,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatDiagnostic } from '../../src/common/index.js';
 import {
   type ArgValue,
+  type Cmd,
   evaluate,
+  type Fun,
   listToArray,
   loadKernelParser,
+  listFromArray,
+  mapChildren,
   type Program,
   parseKernel,
+  type Seq,
   validateProgram,
 } from '../../src/kernel/index.js';
 import { allPasses, runPipeline } from '../../src/optimizers/index.js';
@@ -58,8 +63,8 @@ const lit = (x: number): string => (Object.is(x, -0) ? '-0.0f' : `${x.toPrecisio
  * calls, in the lambda's own function, in host code, in a map's scalar argument) and where they
  * stay (a reduce's ⊕ and its neutral element); `n` is an int literal.
  */
-function kernelText(a: number, b: number, c: number, d: number, n = 3): string {
-  return `
+function kernelText(a: number, b: number, c: number, d: number, n = 3, reduce = true): string {
+  const text = `
 float shift(float x, float k) { return x * k + ${lit(a)}; }
 float poly(float x, float k) { return shift(x, k) - ${lit(b)} * x; }
 float add(float p, float q) { return p + q * 1.0f; }
@@ -72,6 +77,19 @@ float *kern(const float xs[], float s, int m) {
   float ws[] = map(shift, zs, t);
   return ws;
 }`;
+  // without the reduce no function is frozen: the key is made from the first pass
+  return reduce ? text : text.replace('float t = reduce(add, 0.5f, ys);', 'float t = s;');
+}
+
+/** `program` with each float literal of value `from` (Object.is) made `to`. */
+function withLiteral(program: Program, from: number, to: number): Program {
+  const go = (x: unknown): unknown => {
+    if (typeof x !== 'object' || x === null) return x;
+    const node = x as { kind?: string; value?: number };
+    if (node.kind === 'floatLit' && Object.is(node.value, from)) return { ...node, value: to };
+    return mapChildren(node, go);
+  };
+  return go(program) as Program;
 }
 
 const f32 = fc.float({ noDefaultInfinity: false, noNaN: false }).map(Math.fround);
@@ -98,51 +116,78 @@ describe('kernelTemplate', () => {
           const t = kernelTemplate(program, 'kern');
           expect(t).toBeDefined();
           if (t === undefined) return;
-          expect(validateProgram(t.program, { seqs: 'skip-free' })).toEqual([]);
+          expect(validateProgram(t.lifted() as Program, { seqs: 'skip-free' })).toEqual([]);
           const args = { xs, s, m };
           const want = evaluate(program, 'kern', args).result;
-          expect(same(evaluate(t.program, 'kern', { ...args, ...t.constants }).result, want)).toBe(true);
-          expect(same(compileKernelJs(t.program, 'kern').run({ ...args, ...t.constants }).result, want)).toBe(
-            true,
-          );
+          expect(
+            same(evaluate(t.lifted() as Program, 'kern', { ...args, ...t.constants }).result, want),
+          ).toBe(true);
+          expect(
+            same(
+              compileKernelJs(t.lifted() as Program, 'kern').run({ ...args, ...t.constants }).result,
+              want,
+            ),
+          ).toBe(true);
         },
       ),
       { numRuns: Math.max(10, RUNS / 5) },
     );
   });
 
-  it('programs differing only in liftable float literals share a key; the constants hold their values', async () => {
-    const base = kernelTemplate(await parse(kernelText(0.5, 2, 3, -1)), 'kern');
-    await fc.assert(
-      fc.asyncProperty(fc.tuple(finiteF32, finiteF32, finiteF32, finiteF32), async ([a, b, c, d]) => {
-        const t = kernelTemplate(await parse(kernelText(a, b, c, d)), 'kern');
-        expect(t?.key).toBe(base?.key);
-        expect(Object.values(t?.constants ?? {}).sort()).toEqual([a, b, c, d, d].map(Math.fround).sort());
-      }),
-      { numRuns: 20 },
-    );
-  });
+  it.each([true, false])(
+    'programs differing only in liftable float literals share a key; the constants hold their values (reduce: %s)',
+    async (reduce) => {
+      const base = kernelTemplate(await parse(kernelText(0.5, 2, 3, -1, 3, reduce)), 'kern');
+      await fc.assert(
+        fc.asyncProperty(fc.tuple(finiteF32, finiteF32, finiteF32, finiteF32), async ([a, b, c, d]) => {
+          const t = kernelTemplate(await parse(kernelText(a, b, c, d, 3, reduce)), 'kern');
+          expect(t?.key).toBe(base?.key);
+          expect(Object.values(t?.constants ?? {}).sort()).toEqual([a, b, c, d, d].map(Math.fround).sort());
+        }),
+        { numRuns: 20 },
+      );
+    },
+  );
 
-  it('an int literal, a kept constant, a literal of ⊕ or another entry makes another key', async () => {
+  it.each([true, false])(
+    'an int literal, a kept constant, NaN against ±Infinity, another entry make another key (reduce: %s)',
+    async (reduce) => {
+      const program = await parse(kernelText(0.5, 2, 3, -1, 3, reduce));
+      const base = kernelTemplate(program, 'kern');
+      expect(kernelTemplate(await parse(kernelText(0.5, 2, 3, -1, 4, reduce)), 'kern')?.key).not.toBe(
+        base?.key,
+      );
+      expect(kernelTemplate(program, 'poly')?.key).not.toBe(base?.key);
+      // kept literals JSON prints alike (null): NaN, Infinity, -Infinity in place of the kept 2
+      const keys = [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY].map(
+        (v) => kernelTemplate(withLiteral(program, 2, v), 'kern', new Set([v]))?.key,
+      );
+      expect(new Set(keys).size).toBe(3);
+      const keptZero = kernelTemplate(await parse(kernelText(0, 2, 3, -1, 3, reduce)), 'kern', new Set([0]));
+      const keptMinus = kernelTemplate(
+        await parse(kernelText(-0, 2, 3, -1, 3, reduce)),
+        'kern',
+        new Set([0]),
+      );
+      expect(keptZero?.key).not.toBe(keptMinus?.key);
+      expect(Object.values(keptMinus?.constants ?? {}).some((v) => Object.is(v, -0))).toBe(true);
+      const kept = kernelTemplate(program, 'kern', new Set([2]));
+      expect(kept?.key).not.toBe(base?.key);
+      expect(Object.values(kept?.constants ?? {})).not.toContain(2);
+    },
+  );
+
+  it('a literal of ⊕ or of a neutral element makes another key', async () => {
     const program = await parse(kernelText(0.5, 2, 3, -1));
     const base = kernelTemplate(program, 'kern');
-    expect(kernelTemplate(await parse(kernelText(0.5, 2, 3, -1, 4)), 'kern')?.key).not.toBe(base?.key);
-    const kept = kernelTemplate(program, 'kern', new Set([2]));
-    expect(kept?.key).not.toBe(base?.key);
-    expect(Object.values(kept?.constants ?? {})).not.toContain(2);
     const otherAdd = (await parse(kernelText(0.5, 2, 3, -1).replace('q * 1.0f', 'q * 2.0f'))) as Program;
     expect(kernelTemplate(otherAdd, 'kern')?.key).not.toBe(base?.key);
-    expect(kernelTemplate(program, 'poly')?.key).not.toBe(base?.key);
     const otherNe = await parse(kernelText(0.5, 2, 3, -1).replace('0.5f, ys', '1.5f, ys'));
     expect(kernelTemplate(otherNe, 'kern')?.key).not.toBe(base?.key);
     // kept literals JSON would print alike: 0 and -0 (a neutral element, a kept constant)
     const zero = await parse(kernelText(0.5, 2, 3, -1).replace('0.5f, ys', '0.0f, ys'));
     const minusZero = await parse(kernelText(0.5, 2, 3, -1).replace('0.5f, ys', '-0.0f, ys'));
     expect(kernelTemplate(zero, 'kern')?.key).not.toBe(kernelTemplate(minusZero, 'kern')?.key);
-    const keptZero = kernelTemplate(await parse(kernelText(0, 2, 3, -1)), 'kern', new Set([0]));
-    const keptMinus = kernelTemplate(await parse(kernelText(-0, 2, 3, -1)), 'kern', new Set([0]));
-    expect(keptZero?.key).not.toBe(keptMinus?.key);
-    expect(Object.values(keptMinus?.constants ?? {}).some((v) => Object.is(v, -0))).toBe(true);
   });
 
   it('the lifted parameters do not take names the program uses', async () => {
@@ -153,7 +198,7 @@ describe('kernelTemplate', () => {
     const args = { xs: [1, -2, 3.5], s: 0.25, m: 5 };
     expect(
       same(
-        evaluate(t?.program as Program, 'kern', { ...args, ...t?.constants }).result,
+        evaluate(t?.lifted() as Program, 'kern', { ...args, ...t?.constants }).result,
         evaluate(program, 'kern', args).result,
       ),
     ).toBe(true);
@@ -175,19 +220,26 @@ describe('kernelTemplate', () => {
     const r = kernelTemplate(rec, 'kern');
     expect(Object.values(r?.constants ?? {})).toEqual([3]);
     const args = { x: 1, n: 30 };
-    expect(evaluate(r?.program as Program, 'kern', { ...args, ...r?.constants }).result).toBe(
+    expect(evaluate(r?.lifted() as Program, 'kern', { ...args, ...r?.constants }).result).toBe(
       evaluate(rec, 'kern', args).result,
     );
   });
 
-  it('no template where a function would take more parameters than WGSL allows, or for a program too deep to walk', async () => {
+  it('no lifted program where a function would take more parameters than WGSL allows, no template for a program too deep to walk', async () => {
     const params = Array.from({ length: 250 }, (_, i) => `float p${i}`).join(', ');
     const terms = Array.from({ length: 6 }, (_, i) => `p${i} * ${lit(i + 0.25)}`).join(' + ');
-    expect(kernelTemplate(await parse(`float f(${params}) { return ${terms}; }`), 'f')).toBeUndefined();
-    const steps = Array.from({ length: 4000 }, (_, i) => `  i = i + ${i % 7};`).join('\n');
-    const deep = await parse(
-      `float kern(float x) {\n  int i = 0;\n${steps}\n  return x * 1.5f + (float)i;\n}`,
+    const wide = kernelTemplate(await parse(`float f(${params}) { return ${terms}; }`), 'f');
+    expect(wide?.lifted()).toBeUndefined();
+    // a statement list 100,000 commands long, built directly: past any stack the walks could use
+    const small = await parse(
+      'float kern(float x) {\n  int i = 0;\n  i = i + 1;\n  return x * 1.5f + (float)i;\n}',
     );
+    const f = listToArray(small)[0] as Fun;
+    const body = f.body as Seq;
+    const step = (body.second as Seq).first;
+    let chain: Cmd = body.second;
+    for (let k = 0; k < 100_000; k++) chain = { kind: 'seq', first: step, second: chain, lbl: 0 };
+    const deep = listFromArray([{ ...f, body: { ...body, second: chain } }]);
     expect(kernelTemplate(deep, 'kern')).toBeUndefined();
   });
 
@@ -244,13 +296,13 @@ describe('templates of the fusion fixtures after the whole pipeline', () => {
       const t = kernelTemplate(program, entry);
       if (t === undefined) continue;
       lifted++;
-      expect(validateProgram(t.program, { seqs: 'skip-free' }), file).toEqual([]);
+      expect(validateProgram(t.lifted() as Program, { seqs: 'skip-free' }), file).toEqual([]);
       const formals = listToArray(fun.params).map((p) => p.name);
       for (const line of argLines) {
         const args = Object.fromEntries(formals.map((n, i) => [n, line[i] as ArgValue]));
         const want = outcome(program, entry, args);
-        expect(outcome(t.program, entry, { ...args, ...t.constants }), file).toBe(want);
-        expect(outcomeJs(t.program, entry, { ...args, ...t.constants }), file).toBe(
+        expect(outcome(t.lifted() as Program, entry, { ...args, ...t.constants }), file).toBe(want);
+        expect(outcomeJs(t.lifted() as Program, entry, { ...args, ...t.constants }), file).toBe(
           outcomeJs(program, entry, args),
         );
       }
@@ -275,7 +327,7 @@ describe('templates of the fusion fixtures after the whole pipeline', () => {
         let plan: ReturnType<typeof planKernelWgsl>;
         try {
           planKernelWgsl(program, entry);
-          plan = planKernelWgsl(t.program, entry);
+          plan = planKernelWgsl(t.lifted() as Program, entry);
         } catch (e) {
           if (e instanceof GpuUnsupported) continue;
           throw e;
@@ -377,7 +429,7 @@ describe('templates through the tiers', () => {
       );
       const t = kernelTemplate(program, 'kern');
       expect(t).toBeDefined();
-      const k = await gpu.runtime().prepare(planKernelWgsl(t?.program as Program, 'kern'));
+      const k = await gpu.runtime().prepare(planKernelWgsl(t?.lifted() as Program, 'kern'));
       const got = await k.run({ xs: [0, 1, 2, 3], ...t?.constants });
       expect(Array.from(got.result as number[])).toEqual([100, 102.5, 105, 107.5]);
     });
