@@ -104,7 +104,8 @@ function scalar(x: number | boolean, ty: string, what: string): number {
       if (!Number.isInteger(x) || x < INT_MIN || x > INT_MAX) {
         throw new BindError(`'${what}' is an int (a 32-bit integer); cannot bind ${x}`);
       }
-      return x;
+      // -0 is the int 0 (the evaluator's `x | 0`): a literal -0 would print, and compile, apart
+      return x | 0;
     case 'float':
       return Math.fround(x);
     case 'bool':

@@ -236,6 +236,7 @@ function slotsOf(
 function labelsAndSpecials(program: Program | undefined): { maxLabel: number; specials: string } {
   let max = 0;
   let n = 0;
+  let ints = 0;
   const out: string[] = [];
   const visit = (x: unknown): void => {
     if (typeof x !== 'object' || x === null) return;
@@ -245,6 +246,9 @@ function labelsAndSpecials(program: Program | undefined): { maxLabel: number; sp
       const v = node.value as number;
       if (Object.is(v, -0) || !Number.isFinite(v)) out.push(`${n}:${Object.is(v, -0) ? '-0' : v}`);
       n++;
+    } else if (node.kind === 'intLit') {
+      if (Object.is(node.value, -0)) out.push(`i${ints}:-0`);
+      ints++;
     } else for (const c of children(node)) visit(c);
   };
   visit(program);
@@ -289,6 +293,8 @@ class Lifter {
   private lambdas = 0;
   /** How deep the walk is (levels of nodes and list cells). */
   private depth = 0;
+  /** Int literals seen, in the walk's order. */
+  private ints = 0;
   /** Float literals left as they are, counted in the walk's order. */
   private kept = 0;
   /** Those of them JSON prints alike (-0 as 0, NaN and ±Infinity as null), with their places. */
@@ -354,13 +360,15 @@ class Lifter {
   private exprNode(e: Expr, scope: Scope): Expr {
     // a back end may fold a literal-only subexpression exactly (fold.ts) where the device would
     // compute it from arguments with its own rounding (subnormals flushed): it stays as it is
-    if (e.kind !== 'floatLit' && literalOnly(e)) return this.keepAll(e);
+    if (e.kind !== 'floatLit' && literalOnly(e, this.depth)) return this.keepAll(e);
     switch (e.kind) {
       case 'var':
       case 'arrayRef':
         this.note(e.name);
         return e;
       case 'intLit':
+        this.intLit(e.value);
+        return e;
       case 'boolLit':
         return e;
       case 'floatLit': {
@@ -390,20 +398,32 @@ class Lifter {
     }
   }
 
-  /** `x` left as it is, its float literals counted (and noted where JSON prints them alike). */
+  /**
+   * `x` left as it is: its float literals counted (and noted where JSON prints them alike), its
+   * names noted.
+   */
   private keepAll<T>(x: T): T {
-    const visit = (y: unknown): void => {
+    const visit = (y: unknown, depth: number): void => {
       if (typeof y !== 'object' || y === null) return;
-      const node = y as { kind?: string; value?: number };
+      if (depth > MAX_TREE_DEPTH) throw TOO_DEEP;
+      const node = y as { kind?: string; value?: number; name?: unknown };
+      if (typeof node.name === 'string') this.note(node.name);
       if (node.kind === 'floatLit') {
         const v = node.value as number;
         if (Object.is(v, -0) || !Number.isFinite(v))
           this.ambiguous.push(`${this.kept}:${Object.is(v, -0) ? '-0' : v}`);
         this.kept++;
-      } else for (const c of children(node)) visit(c);
+      } else if (node.kind === 'intLit') this.intLit(node.value as number);
+      else for (const c of children(node)) visit(c, depth + 1);
     };
-    visit(x);
+    visit(x, this.depth);
     return x;
+  }
+
+  /** Ints are never lifted; one JSON prints as 0 (-0, which bindings never make) is noted all the same. */
+  private intLit(v: number): void {
+    if (Object.is(v, -0)) this.ambiguous.push(`i${this.ints}:-0`);
+    this.ints++;
   }
 
   private note(name: string): void {
@@ -483,10 +503,12 @@ export function floatConstants(program: Program): Set<number> {
 /** Memo of `literalOnly` (nodes are immutable), so the checks on nested expressions stay linear. */
 const literalOnlyMemo = new WeakMap<Expr, boolean>();
 
-/** Whether `e` reads no variable, array or call: its value is its literals'. */
-function literalOnly(e: Expr): boolean {
+/** Whether `e` (`depth` levels down its function) reads no variable, array or call. */
+function literalOnly(e: Expr, depth: number): boolean {
   const known = literalOnlyMemo.get(e);
   if (known !== undefined) return known;
+  if (depth > MAX_TREE_DEPTH) throw TOO_DEEP;
+  const sub = (x: Expr) => literalOnly(x, depth + 1);
   let out: boolean;
   switch (e.kind) {
     case 'intLit':
@@ -501,14 +523,14 @@ function literalOnly(e: Expr): boolean {
       out = false;
       break;
     case 'binary':
-      out = literalOnly(e.left) && literalOnly(e.right);
+      out = sub(e.left) && sub(e.right);
       break;
     case 'unary':
     case 'cast':
-      out = literalOnly(e.arg);
+      out = sub(e.arg);
       break;
     case 'ternary':
-      out = literalOnly(e.cond) && literalOnly(e.thenExpr) && literalOnly(e.elseExpr);
+      out = sub(e.cond) && sub(e.thenExpr) && sub(e.elseExpr);
       break;
     default:
       return assertNever(e);

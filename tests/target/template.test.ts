@@ -177,6 +177,37 @@ describe('kernelTemplate', () => {
     },
   );
 
+  it('an int bound as -0 is the int 0 in the specialized program; an int literal -0 makes another key', async () => {
+    const text =
+      'float kern(float x, int n, float c) {\n  int k = n;\n  if (x > 1.0f) { k = 1; }\n  return x * c + (float)k;\n}';
+    const program = await parse(text);
+    const fun = runPipeline(program, 'kern', allPasses, { n: -0, c: 2.5 }).fun;
+    const ints: number[] = [];
+    const visit = (x: unknown): void => {
+      if (typeof x !== 'object' || x === null) return;
+      const node = x as { kind?: string; value?: number };
+      if (node.kind === 'intLit') ints.push(node.value as number);
+      for (const c of Object.values(node)) visit(c);
+    };
+    visit(fun);
+    expect(ints.some((v) => Object.is(v, -0))).toBe(false);
+    const args = { x: -0, n: 0, c: 2.5 };
+    expect(
+      Object.is(evaluate(programOf(fun), 'kern', args).result, evaluate(program, 'kern', args).result),
+    ).toBe(true);
+    // a program holding an int literal -0 (no pass makes one) and its twin with 0
+    const withInt = (v: number): Program => {
+      const go = (x: unknown): unknown => {
+        if (typeof x !== 'object' || x === null) return x;
+        const node = x as { kind?: string; value?: number };
+        if (node.kind === 'intLit' && node.value === 1) return { ...node, value: v };
+        return mapChildren(node, go);
+      };
+      return go(program) as Program;
+    };
+    expect(kernelTemplate(withInt(0), 'kern')?.key).not.toBe(kernelTemplate(withInt(-0), 'kern')?.key);
+  });
+
   it('a literal of ⊕ or of a neutral element makes another key', async () => {
     const program = await parse(kernelText(0.5, 2, 3, -1));
     const base = kernelTemplate(program, 'kern');
