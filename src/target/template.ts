@@ -243,8 +243,8 @@ function labelsAndSpecials(program: Program | undefined): { maxLabel: number; sp
     const node = x as { kind?: string; value?: number; lbl?: unknown };
     if (typeof node.lbl === 'number' && node.lbl > max) max = node.lbl;
     if (node.kind === 'floatLit') {
-      const v = node.value as number;
-      if (Object.is(v, -0) || !Number.isFinite(v)) out.push(`${n}:${Object.is(v, -0) ? '-0' : v}`);
+      const tag = jsonAlike(node.value as number);
+      if (tag !== undefined) out.push(`${n}:${tag}`);
       n++;
     } else if (node.kind === 'intLit') {
       if (Object.is(node.value, -0)) out.push(`i${ints}:-0`);
@@ -253,6 +253,11 @@ function labelsAndSpecials(program: Program | undefined): { maxLabel: number; sp
   };
   visit(program);
   return { maxLabel: max, specials: out.length > 0 ? `|${out.join(',')}` : '' };
+}
+
+/** How a float JSON prints like another (-0 as 0, NaN and ±Infinity as null) is written in a key. */
+function jsonAlike(v: number): string | undefined {
+  return Object.is(v, -0) ? '-0' : Number.isFinite(v) ? undefined : String(v);
 }
 
 const floatVar = (name: string, lbl: number): Expr => ({ kind: 'var', name, ty: 'float', lbl });
@@ -328,15 +333,21 @@ class Lifter {
     return { kind: 'param', name, ty: 'float', isArray: false, isConst: false, lbl: this.label() };
   }
 
+  /**
+   * One level down; past MAX_TREE_DEPTH the walk stops (`TOO_DEEP` abandons this Lifter, so the
+   * level is not given back on the way out of a throw).
+   */
+  private enter(): void {
+    if (++this.depth > MAX_TREE_DEPTH) throw TOO_DEEP;
+  }
+
   /** Any kernel value: expressions, calls and combinators have their own cases. */
   private walk(x: unknown, scope: Scope): unknown {
     if (typeof x !== 'object' || x === null) return x;
-    if (++this.depth > MAX_TREE_DEPTH) throw TOO_DEEP;
-    try {
-      return this.walkNode(x, scope);
-    } finally {
-      this.depth--;
-    }
+    this.enter();
+    const out = this.walkNode(x, scope);
+    this.depth--;
+    return out;
   }
 
   private walkNode(x: object, scope: Scope): unknown {
@@ -349,12 +360,10 @@ class Lifter {
   }
 
   private expr(e: Expr, scope: Scope): Expr {
-    if (++this.depth > MAX_TREE_DEPTH) throw TOO_DEEP;
-    try {
-      return this.exprNode(e, scope);
-    } finally {
-      this.depth--;
-    }
+    this.enter();
+    const out = this.exprNode(e, scope);
+    this.depth--;
+    return out;
   }
 
   private exprNode(e: Expr, scope: Scope): Expr {
@@ -409,9 +418,8 @@ class Lifter {
       const node = y as { kind?: string; value?: number; name?: unknown };
       if (typeof node.name === 'string') this.note(node.name);
       if (node.kind === 'floatLit') {
-        const v = node.value as number;
-        if (Object.is(v, -0) || !Number.isFinite(v))
-          this.ambiguous.push(`${this.kept}:${Object.is(v, -0) ? '-0' : v}`);
+        const tag = jsonAlike(node.value as number);
+        if (tag !== undefined) this.ambiguous.push(`${this.kept}:${tag}`);
         this.kept++;
       } else if (node.kind === 'intLit') this.intLit(node.value as number);
       else for (const c of children(node)) visit(c, depth + 1);

@@ -273,15 +273,17 @@ export class TieredKernels {
   /** `fun` compiled, through the template cache unless `templates` is false (`template` then). */
   private async compileSpecialized(fun: Fun): Promise<{ kernel: ReadyKernel; template: boolean }> {
     const program = programOf(fun);
+    const plain = async () => ({
+      kernel: await compileProgram(program, fun.name, this.options.backend),
+      template: false,
+    });
     this.keep ??= floatConstants(programOf(this.source.generic));
     const t = this.options.templates === false ? undefined : kernelTemplate(program, fun.name, this.keep);
-    if (t === undefined)
-      return { kernel: await compileProgram(program, fun.name, this.options.backend), template: false };
+    if (t === undefined) return plain();
     let compiled = this.templates.get(t.key);
     if (compiled === undefined) {
       const lifted = t.lifted();
-      if (lifted === undefined)
-        return { kernel: await compileProgram(program, fun.name, this.options.backend), template: false };
+      if (lifted === undefined) return plain();
       compiled = compileProgram(lifted, fun.name, this.options.backend);
       // a failed compile is not kept: the next set of values of this shape tries again
       compiled.catch(() => {
@@ -294,7 +296,7 @@ export class TieredKernels {
       kernel = await compiled;
     } catch {
       // what the template cannot do (a device's limit on arguments), the program as it is may
-      return { kernel: await compileProgram(program, fun.name, this.options.backend), template: false };
+      return plain();
     }
     return { kernel: withConstants(kernel, fun.name, t.constants), template: true };
   }
