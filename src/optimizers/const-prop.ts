@@ -169,17 +169,7 @@ export function optimize(f: Fun, formals: List<LatticeVal>): Fun {
   const env = bindFormals(f.params, formals, undefAll(names, mapEmpty()));
   const [body, , n] = cpCmd(f.body, reachable(env), maxLabelFun(f) + 1, 0, names, true);
   // (decided on the input, which a partial evaluator knows early, not on the rewritten body)
-  if (f.fns.kind === 'nil' || !hasSoac(f.body))
-    return {
-      kind: 'fun',
-      name: f.name,
-      ret: f.ret,
-      params: f.params,
-      locals: f.locals,
-      body,
-      fns: f.fns,
-      lbl: f.lbl,
-    };
+  if (f.fns.kind === 'nil' || !hasSoac(f.body)) return { ...f, body };
   return withClones(f, body, knownArrays(f.params, formals, mapEmpty()), n);
 }
 
@@ -196,17 +186,7 @@ export function optimizeFinite(f: Fun, formals: List<LatticeVal>): Fun {
   const names = setToList(modifiedNames(f.body, declared(f.params, f.locals, setEmpty())));
   const env = bindFormals(f.params, formals, undefAll(names, opts));
   const [body, , n] = cpCmd(f.body, reachable(env), maxLabelFun(f) + 1, 0, names, true);
-  if (f.fns.kind === 'nil' || !hasSoac(f.body))
-    return {
-      kind: 'fun',
-      name: f.name,
-      ret: f.ret,
-      params: f.params,
-      locals: f.locals,
-      body,
-      fns: f.fns,
-      lbl: f.lbl,
-    };
+  if (f.fns.kind === 'nil' || !hasSoac(f.body)) return { ...f, body };
   return withClones(f, body, knownArrays(f.params, formals, opts), n);
 }
 
@@ -214,16 +194,7 @@ export function optimizeFinite(f: Fun, formals: List<LatticeVal>): Fun {
 function withClones(f: Fun, body: Cmd, arrays: Env, n: number): Fun {
   const [specialized, clones] = specCmd(body, arrays, f, { kind: 'nil' }, n);
   const fns = appendFuns(f.fns, cloneFuns(clones, { kind: 'nil' }));
-  return {
-    kind: 'fun',
-    name: f.name,
-    ret: f.ret,
-    params: f.params,
-    locals: f.locals,
-    body: specialized,
-    fns,
-    lbl: f.lbl,
-  };
+  return { ...f, body: specialized, fns };
 }
 
 /** Optimizes a clone in the mode `opts` (the known arrays' environment) carries. */

@@ -58,16 +58,7 @@ export interface CyState {
 export function optimize(f: Fun): Fun {
   const names = scalarNames(f.params, f.locals);
   const [body] = cyCmd(f.body, reachable(noFacts(names, mapEmpty()), 0), names);
-  return {
-    kind: 'fun',
-    name: f.name,
-    ret: f.ret,
-    params: f.params,
-    locals: f.locals,
-    body,
-    fns: f.fns,
-    lbl: f.lbl,
-  };
+  return { ...f, body };
 }
 
 /** The scalar formals and locals (the only names copy facts are about), in order. */

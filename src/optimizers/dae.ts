@@ -51,16 +51,7 @@ export function optimize(f: Fun): Fun {
   // With combinators, arrays that something reads may be live too (one that nothing reads never is).
   const all = hasSoac(f.body) ? mentionedCmd(f.body, false, scalars) : scalars;
   const [body, , used] = daeCmd(f.body, setEmpty(), all, true, setEmpty());
-  return {
-    kind: 'fun',
-    name: f.name,
-    ret: f.ret,
-    params: f.params,
-    locals: usedLocals(f.locals, used),
-    body,
-    fns: f.fns,
-    lbl: f.lbl,
-  };
+  return { ...f, locals: usedLocals(f.locals, used), body };
 }
 
 /** Every scalar parameter and local (the fuel fallback's live set, with the arrays read). */

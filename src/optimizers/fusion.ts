@@ -80,16 +80,7 @@ export function optimize(f: Fun): Fun {
   const uses = usesCmd(f.body, mapEmpty());
   const [fused, n] = fuseCmd(f.body, uses, maxLabelFun(f) + 1);
   const [body] = horizontalCmd(fused, n);
-  return {
-    kind: 'fun',
-    name: f.name,
-    ret: f.ret,
-    params: f.params,
-    locals: f.locals,
-    body,
-    fns: f.fns,
-    lbl: f.lbl,
-  };
+  return { ...f, body };
 }
 
 // ---- uses ---------------------------------------------------------------------------------------

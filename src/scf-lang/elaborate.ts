@@ -839,14 +839,28 @@ export class FunctionElaborator {
     return { e: out ?? this.lit(e, ''), t: STR };
   }
 
+  /**
+   * An object literal: a constructor. A leading spread `{ ...x, f: e }` takes the fields it does
+   * not write from `x`, whose kind must be known (one constructor, or narrowed to one): each is
+   * the projection `x.f`, as if written out, and `x` is evaluated once.
+   */
   private object(e: ObjectExpression, env: Env, expected: Type | undefined): Typed {
     const sp = this.span(e);
     const props = new Map<string, { value: Expression; at: AnyNode }>();
-    let spread = false;
-    for (const p of e.properties) {
+    let spreadAt: (AnyNode & { argument: Expression }) | undefined;
+    let bad = false;
+    for (const [i, p] of e.properties.entries()) {
       if (p.type === 'SpreadElement') {
-        this.log.add(diag('SCF2026', this.span(p)));
-        spread = true;
+        if (i === 0) spreadAt = p;
+        else
+          this.log.add(
+            diag(
+              'SCF2030',
+              this.span(p),
+              'must come first in the literal (a field written before it would be overwritten)',
+            ),
+          );
+        bad ||= i !== 0;
         continue;
       }
       if (p.computed || p.method || p.kind !== 'init') {
@@ -863,15 +877,17 @@ export class FunctionElaborator {
       if (props.has(key)) this.log.add(diag('SCF3008', this.span(p.key), key));
       props.set(key, { value: p.value, at: p });
     }
+    const source = spreadAt && this.spreadSource(spreadAt, env);
+    if (bad || source === null) return { e: this.placeholder(e), t: UNKNOWN };
     const kindProp = props.get('kind');
-    const kind = kindProp ? literalValue(kindProp.value) : null;
-    if (typeof kind !== 'string') {
-      if (spread) return { e: this.placeholder(e), t: UNKNOWN };
+    const kind = kindProp ? literalValue(kindProp.value) : source?.t.ctors[0];
+    if (typeof kind !== 'string' || (source && kind !== source.t.ctors[0])) {
+      const want = source ? `the spread value's own, '${source.t.ctors[0]}'` : 'a string literal';
       this.log.add(
         diag(
           'SCF3006',
           kindProp ? this.span(kindProp.value) : sp,
-          "an object literal needs a 'kind' field with a string literal",
+          `an object literal needs a 'kind' field with ${want}`,
         ),
       );
       return { e: this.placeholder(e), t: UNKNOWN };
@@ -881,28 +897,36 @@ export class FunctionElaborator {
       this.log.add(diag('SCF3006', this.span(kindProp?.value ?? e), `no data type declares kind '${kind}'`));
       return { e: this.placeholder(e), t: UNKNOWN };
     }
-    const expArgs = expected?.tag === 'data' && expected.ctors.includes(kind) ? expected.args : [];
+    const expArgs =
+      source?.t.args ?? (expected?.tag === 'data' && expected.ctors.includes(kind) ? expected.args : []);
     const subst = new Map<string, Type>();
     c.typeParams.forEach((p, i) => {
       const a = expArgs[i];
       if (a && a.tag !== 'unknown') subst.set(p, a);
     });
-    const args: Core.Expr[] = [];
-    for (const f of c.fields) {
-      const p = props.get(f.name);
-      if (!p) {
-        this.log.add(diag('SCF3006', sp, `kind '${kind}' needs field '${f.name}'`));
-        args.push(this.placeholder(e));
-        continue;
+    const build = (from: (() => Core.Expr) | undefined): Core.Expr => {
+      const args: Core.Expr[] = [];
+      for (const f of c.fields) {
+        const p = props.get(f.name);
+        if (!p) {
+          if (from && source) args.push(this.field(source.at, from(), source.t, f.name, source.at).e);
+          else {
+            this.log.add(diag('SCF3006', sp, `kind '${kind}' needs field '${f.name}'`));
+            args.push(this.placeholder(e));
+          }
+          continue;
+        }
+        const want = c.typeParams.length > 0 ? substitute(f.type, subst) : f.type;
+        const v = this.expr(p.value, env, want);
+        if (c.typeParams.length > 0) {
+          if (!unify(f.type, v.t, subst))
+            this.log.add(diag('SCF3001', this.span(p.value), showType(want), showType(v.t)));
+        } else this.expect(p.value, v.t, f.type);
+        args.push(v.e);
       }
-      const want = c.typeParams.length > 0 ? substitute(f.type, subst) : f.type;
-      const v = this.expr(p.value, env, want);
-      if (c.typeParams.length > 0) {
-        if (!unify(f.type, v.t, subst))
-          this.log.add(diag('SCF3001', this.span(p.value), showType(want), showType(v.t)));
-      } else this.expect(p.value, v.t, f.type);
-      args.push(v.e);
-    }
+      return this.mk<Core.Con>(e, { kind: 'con', ctor: kind, args });
+    };
+    const built = source ? this.share(source.at, source.e, build) : build(undefined);
     for (const [name, p] of props) {
       if (name !== 'kind' && !c.fields.some((f) => f.name === name)) {
         this.log.add(diag('SCF3006', this.span(p.at), `kind '${kind}' has no field '${name}'`));
@@ -914,7 +938,27 @@ export class FunctionElaborator {
       ctors: [kind],
       args: c.typeParams.map((p) => subst.get(p) ?? UNKNOWN),
     };
-    return { e: this.mk<Core.Con>(e, { kind: 'con', ctor: kind, args }), t };
+    return { e: built, t };
+  }
+
+  /**
+   * The value a spread `...x` in an object literal copies fields from, with its type (narrowed,
+   * as a field read's is): undefined without a spread, null (reported) where its kind is unknown.
+   */
+  private spreadSource(
+    at: AnyNode & { argument: Expression },
+    env: Env,
+  ): { at: AnyNode; e: Core.Expr; t: DataType } | null {
+    const s = this.expr(at.argument, env);
+    const path = this.pathOf(at.argument, env);
+    const t = (path === null ? undefined : env.get(path)?.type) ?? s.t;
+    if (t.tag === 'unknown') return null;
+    if (t.tag !== 'data' || t.ctors.length !== 1) {
+      const why = `of a value of type ${showType(t)}: its kind must be known (one constructor, or narrowed to one by a test of its 'kind')`;
+      this.log.add(diag('SCF2030', this.span(at), why));
+      return null;
+    }
+    return { at: at.argument, e: s.e, t };
   }
 
   private member(e: Expression & { type: 'MemberExpression' }, env: Env): Typed {
