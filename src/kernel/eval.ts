@@ -128,30 +128,40 @@ export function orderArgs(
   return ordered;
 }
 
+/** Why a JS value is no argument of a scalar type (`scalarArg`). */
+export type ScalarMismatch = 'boolean' | 'not a number' | 'not an int32' | 'unsupported type';
+
 /**
- * An argument as the kernel sees it: bools as 0/1, floats rounded to binary32, ints checked to be
- * int32 (a JS -0 becomes 0: C has no negative zero int); an error naming `what` otherwise.
+ * A value as the kernel sees it, for an argument or a binding: bools as 0/1, floats rounded to
+ * binary32, ints checked to be int32 (a JS -0 becomes 0: C has no negative zero int); otherwise
+ * why not (each caller words the error).
  */
-export function coerceArg(x: number | boolean, ty: string, what: string): number {
-  if (typeof x === 'boolean') {
-    if (ty !== 'bool')
-      throw new KernelArgumentError(`argument '${what}' must be ${article(ty)}, not a boolean`);
-    return x ? 1 : 0;
-  }
-  if (typeof x !== 'number') throw new KernelArgumentError(`argument '${what}' must be ${article(ty)}`);
+export function scalarArg(x: unknown, ty: string): number | ScalarMismatch {
+  if (typeof x === 'boolean') return ty === 'bool' ? Number(x) : 'boolean';
+  if (typeof x !== 'number') return 'not a number';
   switch (ty) {
     case 'int':
-      if (!Number.isInteger(x) || x < INT_MIN || x > 2147483647) {
-        throw new KernelArgumentError(`argument '${what}' must be an int (a 32-bit integer), got ${x}`);
-      }
-      return x | 0;
+      return Number.isInteger(x) && x >= INT_MIN && x <= 2147483647 ? x | 0 : 'not an int32';
     case 'float':
       return Math.fround(x);
     case 'bool':
       return x !== 0 ? 1 : 0;
     default:
-      throw new KernelArgumentError(`parameter '${what}' has unsupported type '${ty}'`);
+      return 'unsupported type';
   }
+}
+
+/** `scalarArg` for an argument named `what`, a KernelArgumentError saying why where it is none. */
+export function coerceArg(x: number | boolean, ty: string, what: string): number {
+  const v = scalarArg(x, ty);
+  if (typeof v === 'number') return v;
+  const why: Record<ScalarMismatch, string> = {
+    boolean: `argument '${what}' must be ${article(ty)}, not a boolean`,
+    'not a number': `argument '${what}' must be ${article(ty)}`,
+    'not an int32': `argument '${what}' must be an int (a 32-bit integer), got ${x}`,
+    'unsupported type': `parameter '${what}' has unsupported type '${ty}'`,
+  };
+  throw new KernelArgumentError(why[v]);
 }
 
 class Machine {

@@ -16,6 +16,8 @@ export {
 export {
   type ArgValue,
   coerceArg,
+  type ScalarMismatch,
+  scalarArg,
   DEFAULT_FUEL,
   type EvalOptions,
   type EvalResult,

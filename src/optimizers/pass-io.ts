@@ -13,6 +13,8 @@ import {
   MAX_TREE_DEPTH,
   listFromArray,
   listToArray,
+  type ScalarMismatch,
+  scalarArg,
   type ValidationProblem,
   validateFun,
 } from '../kernel/index.js';
@@ -27,9 +29,6 @@ export type Bindings = Readonly<Record<string, BindValue>>;
 export class BindError extends Error {
   override readonly name = 'BindError';
 }
-
-const INT_MIN = -2147483648;
-const INT_MAX = 2147483647;
 
 /**
  * The most elements a value bound to an array formal may have (2^24). Checked before anything is
@@ -94,25 +93,15 @@ function describeJs(x: unknown): string {
 
 /** A bound value converted to the formal's type, exactly as the reference evaluator converts arguments. */
 function scalar(x: number | boolean, ty: string, what: string): number {
-  if (typeof x === 'boolean') {
-    if (ty !== 'bool') throw new BindError(`'${what}' is ${article(ty)}, not a boolean`);
-    return x ? 1 : 0;
-  }
-  if (typeof x !== 'number') throw new BindError(`'${what}' must be bound to a number`);
-  switch (ty) {
-    case 'int':
-      if (!Number.isInteger(x) || x < INT_MIN || x > INT_MAX) {
-        throw new BindError(`'${what}' is an int (a 32-bit integer); cannot bind ${x}`);
-      }
-      // -0 is the int 0 (the evaluator's `x | 0`): a literal -0 would print, and compile, apart
-      return x | 0;
-    case 'float':
-      return Math.fround(x);
-    case 'bool':
-      return x !== 0 ? 1 : 0;
-    default:
-      throw new BindError(`'${what}' has unsupported type '${ty}'`);
-  }
+  const v = scalarArg(x, ty);
+  if (typeof v === 'number') return v;
+  const why: Record<ScalarMismatch, string> = {
+    boolean: `'${what}' is ${article(ty)}, not a boolean`,
+    'not a number': `'${what}' must be bound to a number`,
+    'not an int32': `'${what}' is an int (a 32-bit integer); cannot bind ${x}`,
+    'unsupported type': `'${what}' has unsupported type '${ty}'`,
+  };
+  throw new BindError(why[v]);
 }
 
 /** Whose output `runPipeline` and the stubs validate after each pass: users' passes, or all. */
