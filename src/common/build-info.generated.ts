@@ -20,10 +20,10 @@ export const BUILTIN_SOURCE_SHA256: Readonly<Record<string, string>> = {
   'optimizers/lattice.ts': 'a49ccfb0a664d5a44259bd9ed757dbfb5e47c4fe37a3014b16091494f6dcbe83',
   'optimizers/leaf.generated.ts': '1e41906a8736f371a074aff931d5a59874931be8b4abbe9b1a03b5af3fc1c1a8',
   'optimizers/pass-error.ts': 'abda499302babf87f66f2abe352ad83933aa4b9c436563357b1ec78e2e0d5fa0',
-  'optimizers/pass-io.ts': '18b0040ebceeef8c52a8383a64cb99a7ede7c3ec88a796b350119389e6936aff',
+  'optimizers/pass-io.ts': 'b53e0277a162816867de7ed61312357e2f5bd601a75e1adb5dbf5376fc559b33',
   'optimizers/programs.browser.ts': '7535d5feb8abd1cae03e20eed151f58dbaf63d1da4399baeabba592496ba2265',
   'optimizers/programs.ts': '57bbff7089c9bc3975913f0e8cee401d3d8cb1c6623df58d771d37f21d18ce2e',
   'optimizers/user.browser.ts': '4dea393b863ddc515a5df65aa5fea47bbf81cd3797033664ea333ffe4b80112c',
-  'optimizers/user.ts': 'b7d912b6974a8fd619d63dad93a6a60ece9330f74c98df14c8aedd5715e4814e',
+  'optimizers/user.ts': '9b73d29cd93c9ac15bcc9dca2dfa605ff6adf8178a412e02f9a7d2a3bf897ca7',
   'scf-lang/prelude.ts': '6c53ea1d8ca1b248463cdb10345b218e535b611e7b08e733ac2b346d669e81b5',
 };

@@ -28,7 +28,7 @@ import { listFromArray } from '../kernel/index.js';
 import * as prelude from '../scf-lang/prelude.js';
 import { compileFile, formatDiagnostic, type CoreProgram } from '../scf-lang/index.js';
 import { emitModule } from '../stager/emit.js';
-import * as stagedRuntime from '../stager/runtime.js';
+import * as stagedRuntime from '../stager/staged-helpers.js';
 import type { Pass } from './index.js';
 import { DEFAULT_PASS_FUEL, PassError } from './pass-error.js';
 

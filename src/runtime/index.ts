@@ -1,6 +1,6 @@
 /**
  * `scf/runtime`: everything staged output imports at run time — the prelude functions the emitted
- * optimizers call, the helpers their admission checks and hoisted constants use (stager/runtime.ts),
+ * optimizers call, the helpers their admission checks and hoisted constants use (stager/staged-helpers.ts),
  * and `loadStagedModules` and `makeStub`, from which a staged stub builds `specialize` (stub.ts). Staged folders import
  * nothing else, so they can be moved anywhere an app has `scf` installed.
  */
@@ -27,7 +27,7 @@ export {
   setOf,
   shortValue,
   tupleWith,
-} from '../stager/runtime.js';
+} from '../stager/staged-helpers.js';
 export { registerScfResolver } from './resolver.js';
 export {
   checkManifest,

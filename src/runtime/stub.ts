@@ -33,7 +33,7 @@ import { type Fun, listFromArray, listToArray } from '../kernel/index.js';
 import { type Bindings, checkPassOutput, checksPass, formalsFromBindings } from '../optimizers/pass-io.js';
 import type { LatticeVal, Pass } from '../optimizers/index.js';
 import { loadUserPass, PassError } from '../optimizers/user.js';
-import { InputNotAdmitted } from '../stager/runtime.js';
+import { InputNotAdmitted } from '../stager/staged-helpers.js';
 import { BUILTIN_SOURCE_SHA256, clip, scfVersion } from '../common/index.js';
 import {
   type ManifestFile,

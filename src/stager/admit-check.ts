@@ -37,7 +37,15 @@ import {
   type SetLeaf,
   tailOf,
 } from './admit-plan.js';
-import { ctorFields, InputNotAdmitted, isCtor, isMap, isSet, notAdmitted, shortValue } from './runtime.js';
+import {
+  ctorFields,
+  InputNotAdmitted,
+  isCtor,
+  isMap,
+  isSet,
+  notAdmitted,
+  shortValue,
+} from './staged-helpers.js';
 
 /**
  * Throws `InputNotAdmitted` unless `args` has one member of each `desc[i]`; the interpreted

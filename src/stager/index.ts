@@ -1,10 +1,10 @@
 /**
  * The stager's engine (SCF Fig. 8): staging one optimizer's Core program against abstract inputs
  * with its steps as records (stage.ts: partial evaluation, then DAE, merging equal residual
- * functions (minimize.ts) and splitting large ones (split.ts)), and emitting the staged optimizer
+ * functions (minimize.ts) and splitting large ones (outline.ts)), and emitting the staged optimizer
  * as TypeScript with a checked admission of its input (emit.ts; admit-plan.ts plans it, admit-emit.ts
  * emits it, admit-check.ts interprets it; the helpers emitted
- * code calls at run time, runtime.ts). Which optimizers, kernel and config are staged is the
+ * code calls at run time, staged-helpers.ts). Which optimizers, kernel and config are staged is the
  * pipeline's business (src/pipeline).
  */
 export { checkAdmitted } from './admit-check.js';
@@ -12,9 +12,9 @@ export { ADMISSION_RUNTIME_IMPORTS, type AdmissionOptions, emitAdmission } from 
 export { planAdmission } from './admit-plan.js';
 export { type EmitMeta, type EmitOptions, emitModule } from './emit.js';
 export { type MinimizeResult, mergeEqualFunctions } from './minimize.js';
-export * as stagedRuntime from './runtime.js';
-export { InputNotAdmitted } from './runtime.js';
-export { freeVars, MAX_FUN_NODES, type SplitResult, splitLargeFunctions } from './split.js';
+export * as stagedRuntime from './staged-helpers.js';
+export { InputNotAdmitted } from './staged-helpers.js';
+export { freeVars, MAX_FUN_NODES, type OutlineResult, outlineLargeFunctions } from './outline.js';
 export {
   DEFAULT_STEPS,
   daeStep,
@@ -23,6 +23,6 @@ export {
   type StageResult,
   type StageStep,
   type StepState,
-  splitStep,
+  outlineStep,
   stage,
 } from './stage.js';

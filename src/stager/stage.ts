@@ -7,7 +7,7 @@
  * abstract description of its arguments, then the steps after it, each a record (`StageStep`):
  * dead-assignment elimination with liveness patterns (src/dae), which uses the collecting
  * semantics `cs` to prune map and set operations; merging residual functions equal up to callee
- * names (minimize.ts); splitting functions too large for V8 to optimize (split.ts). The engine
+ * names (minimize.ts); splitting functions too large for V8 to optimize (outline.ts). The engine
  * knows Core programs and abstract values only: which optimizer, which kernel and which config
  * are the pipeline's business (src/pipeline), and a pass's Core program the registry's
  * (src/optimizers).
@@ -22,12 +22,12 @@ import { type DaeOptions, type DaeResult, eliminateDeadAssignments, emptyStats }
 import { type PeOptions, type PeResult, type PeStats, partialEvaluate } from '../partial-eval/index.js';
 import { type CoreProgram, programSize, validateCoreProgram } from '../scf-lang/index.js';
 import { mergeEqualFunctions } from './minimize.js';
-import { MAX_FUN_NODES, splitLargeFunctions } from './split.js';
+import { MAX_FUN_NODES, outlineLargeFunctions } from './outline.js';
 
 export interface StageOptions {
   readonly pe?: PeOptions;
   readonly dae?: DaeOptions;
-  /** Largest residual function emitted, in Core nodes (split.ts; default MAX_FUN_NODES). */
+  /** Largest residual function emitted, in Core nodes (outline.ts; default MAX_FUN_NODES). */
   readonly maxFunNodes?: number;
 }
 
@@ -94,12 +94,12 @@ export const minimizeStep: StageStep = {
   },
 };
 
-/** Splitting functions too large for V8 to optimize (split.ts). */
-export const splitStep: StageStep = {
+/** Splitting functions too large for V8 to optimize (outline.ts). */
+export const outlineStep: StageStep = {
   name: 'split',
   run: (s, opts) => {
     const limit = opts.maxFunNodes ?? MAX_FUN_NODES;
-    const split = splitLargeFunctions(s.program, limit);
+    const split = outlineLargeFunctions(s.program, limit);
     const comments = new Map(s.comments);
     for (const [whole, parts] of split.parts) {
       parts.forEach((p, i) => {
@@ -111,7 +111,7 @@ export const splitStep: StageStep = {
 };
 
 /** The steps `stage` runs after partial evaluation unless told otherwise. */
-export const DEFAULT_STEPS: readonly StageStep[] = [daeStep, minimizeStep, splitStep];
+export const DEFAULT_STEPS: readonly StageStep[] = [daeStep, minimizeStep, outlineStep];
 
 /**
  * SCF Fig. 8: specializes `program`'s `entry` to the abstract arguments `input`, then runs `steps`

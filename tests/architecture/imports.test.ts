@@ -46,12 +46,12 @@ const EXCEPTIONS: ReadonlyMap<string, string> = new Map([
     'optimizers/user.ts -> stager/emit.ts',
     "a user's optimizer is compiled to a native module by the stager's emitter alone: through stager/index.ts every command that resolves a pass, and every app that runs staged output (scf/runtime reaches the registry), would load the whole engine (partial evaluator, DAE), about 60–80 ms",
   ],
-  ['optimizers/user.ts -> stager/runtime.ts', 'as above: the helpers emitted code calls'],
+  ['optimizers/user.ts -> stager/staged-helpers.ts', 'as above: the helpers emitted code calls'],
   [
-    'runtime/stub.ts -> stager/runtime.ts',
-    "staged output loads scf/runtime: it takes the admission helpers from the stager's runtime.ts alone, not through stager/index.ts, which would load the whole engine (partial evaluator, DAE, emitter) into every app that runs a staged optimizer",
+    'runtime/stub.ts -> stager/staged-helpers.ts',
+    "staged output loads scf/runtime: it takes the admission helpers from the stager's staged-helpers.ts alone, not through stager/index.ts, which would load the whole engine (partial evaluator, DAE, emitter) into every app that runs a staged optimizer",
   ],
-  ['runtime/index.ts -> stager/runtime.ts', 'as above'],
+  ['runtime/index.ts -> stager/staged-helpers.ts', 'as above'],
   [
     'runtime/stub.ts -> optimizers/pass-io.ts',
     "a stub takes the formals from the late values and checks a pass's output from pass-io.ts alone, not through optimizers/index.ts, which imports the built-in passes' native code: a page loads that only when it runs the unstaged pipeline (runtime/fallback.browser.ts), and through the index it would be in every page's up-front chunks",

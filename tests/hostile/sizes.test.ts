@@ -52,7 +52,7 @@ import { BindError, type LatticeVal, MAX_LATE_ARRAY } from '../../src/optimizers
 import { ConfigError, loadConfig, stageConfig, writeStaged } from '../../src/pipeline/index.js';
 import { checkAdmitted } from '../../src/stager/admit-check.js';
 import { ADMISSION_RUNTIME_IMPORTS, emitAdmission } from '../../src/stager/admit-emit.js';
-import { InputNotAdmitted } from '../../src/stager/runtime.js';
+import { InputNotAdmitted } from '../../src/stager/staged-helpers.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const INPUT = path.join(ROOT, 'benchmarks/inputs/doconvol_1d.c');
@@ -290,7 +290,10 @@ function outcome(f: () => void): string {
 }
 
 describe(`admission of ${N}-element lists`, () => {
-  const RUNTIME = path.relative(TMP, path.join(ROOT, 'src/stager/runtime.ts')).split(path.sep).join('/');
+  const RUNTIME = path
+    .relative(TMP, path.join(ROOT, 'src/stager/staged-helpers.ts'))
+    .split(path.sep)
+    .join('/');
   const CTORS = new Map<string, { fields: readonly string[] }>();
   const xs = Array.from({ length: N }, (_, i) => i % 1000);
   // any length; a fixed length of 5,000 with a few unknown elements (a chain of definitions)

@@ -1,20 +1,20 @@
 /**
- * Splitting large residual functions (a step after merging, before emission).
+ * Outlining parts of large residual functions into functions of their own (a step after merging,
+ * before emission).
  *
  * Why. Unfolding (src/partial-eval) evaluates whole call trees in place, so one residual function
- * can hold thousands of Core nodes (configuration 6's staged const-prop: one function of about
- * 116 KB of JavaScript). V8 never optimizes a function whose bytecode exceeds
- * `--max-optimized-bytecode-size` (60 KB), so such a function runs in the interpreter for ever:
- * measured on configuration 6, the staged const-prop takes 40–54 µs per run as one function and
- * 3–12 µs with that limit raised. A staged module is only as fast as its largest hot function is
- * compiled, so no function is emitted larger than `maxNodes` Core nodes.
+ * can hold thousands of Core nodes (configuration 6's staged const-prop would be one function of
+ * over 100 KB of JavaScript). V8 never optimizes a function whose bytecode exceeds
+ * `--max-optimized-bytecode-size` (60 KB), so such a function would run in the interpreter for
+ * ever, several times slower than compiled code. A staged module is only as fast as its largest
+ * hot function is compiled, so no function is emitted larger than `maxNodes` Core nodes.
  *
  * Algorithm. Outlining, bottom-up over each function whose body is over the limit: a node's
- * coreChildren are reduced first; while the node's reduced size is still over `maxNodes`, its child
+ * children are reduced first; while the node's reduced size is still over `maxNodes`, its child
  * that saves the most (its size less the size of a call passing its free variables) is moved into
  * a new function of its free variables (in order of first occurrence) and replaced by a call of
  * it. Each child is at most `maxNodes` already, so every outlined function fits, and what is left
- * fits once enough coreChildren are out (a node with more coreChildren than `maxNodes` is the only
+ * fits once enough children are out (a node with more children than `maxNodes` is the only
  * exception, and none is built). A long `let` chain becomes a chain of calls, each chunk calling
  * the rest in tail position. Outlined functions are named after their parent (`f$part1`, …) and
  * take fresh labels above the program's largest.
@@ -32,14 +32,14 @@ import { coreChildren, forEachExpr, mapCoreChildren } from '../scf-lang/index.js
 /** Largest residual function emitted, in Core nodes (well under V8's optimization limit). */
 export const MAX_FUN_NODES = 2000;
 
-export interface SplitResult {
+export interface OutlineResult {
   readonly program: CoreProgram;
   /** Function → the functions outlined from it, in order. */
   readonly parts: ReadonlyMap<string, readonly string[]>;
 }
 
 /** Splits every function of `program` over `maxNodes` Core nodes into functions within it. */
-export function splitLargeFunctions(program: CoreProgram, maxNodes = MAX_FUN_NODES): SplitResult {
+export function outlineLargeFunctions(program: CoreProgram, maxNodes = MAX_FUN_NODES): OutlineResult {
   const sizes = new Map<string, number>();
   let maxLabel = 0;
   for (const f of program.funs.values()) {

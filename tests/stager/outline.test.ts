@@ -1,5 +1,5 @@
 /**
- * Splitting residual functions too large for V8 to optimize (split.ts): every function ends
+ * Splitting residual functions too large for V8 to optimize (outline.ts): every function ends
  * within the limit, the split program computes what the original computes (errors in branches
  * not taken included), free variables respect `let` scoping, the result is deterministic, and a
  * staged optimizer split finely still equals the unstaged one.
@@ -10,7 +10,7 @@ import { formalsFromBindings, optimizerProgram } from '../../src/optimizers/inde
 import { compileFile, forEachExpr, Interpreter, type CoreProgram } from '../../src/scf-lang/index.js';
 import { equal } from '../../src/scf-lang/prelude.js';
 import { loadConfig, stageConfig } from '../../src/pipeline/index.js';
-import { freeVars, splitLargeFunctions, stage } from '../../src/stager/index.js';
+import { freeVars, outlineLargeFunctions, stage } from '../../src/stager/index.js';
 
 function compile(src: string): CoreProgram {
   const r = compileFile('/virtual/m.ts', { cwd: '/virtual', readFile: () => src });
@@ -53,7 +53,7 @@ export function guarded(p: Pair, x: number): number {
 describe('splitting large residual functions', () => {
   const p = compile(SRC);
   const max = 40;
-  const r = splitLargeFunctions(p, max);
+  const r = outlineLargeFunctions(p, max);
 
   it('leaves every function within the limit and small functions as they are', () => {
     expect(size(p, 'm.long')).toBeGreaterThan(4 * max);
@@ -81,12 +81,12 @@ describe('splitting large residual functions', () => {
   });
 
   it('is a pure function of the program, and a no-op within the limit', () => {
-    const again = splitLargeFunctions(p, max);
+    const again = outlineLargeFunctions(p, max);
     expect([...again.program.funs.keys()]).toEqual([...r.program.funs.keys()]);
     expect(JSON.stringify([...again.program.funs.values()])).toBe(
       JSON.stringify([...r.program.funs.values()]),
     );
-    expect(splitLargeFunctions(p, 100_000).program).toBe(p);
+    expect(outlineLargeFunctions(p, 100_000).program).toBe(p);
   });
 
   it('passes only the free variables, scoped by let', () => {
