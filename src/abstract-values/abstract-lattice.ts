@@ -613,8 +613,8 @@ function nestsApart(a: AbsValue & { kind: 'con' }, b: AbsValue & { kind: 'con' }
  * pointwise, which would mix their parts (the first command after one with the first after the
  * other); the partial evaluator then dispatches on that field. With `nesting`, nodes that
  * `nestsApart` tells apart stay apart too — in `shapeJoin`, not in the size caps' merges, where
- * keeping them apart would only split the budget (measured: configuration 4's staged pipeline
- * 1.29× slower with it there, 8 and 9 the same).
+ * keeping them apart would only split the budget (a staged pipeline gets slower, none more
+ * precise).
  */
 function tellApart(a: AbsValue, b: AbsValue, nesting = true): boolean {
   if (a.kind !== 'con' || b.kind !== 'con' || a.ctor !== b.ctor) return false;

@@ -171,10 +171,10 @@ export interface BenchOptions {
 /**
  * Calls each side is run before timing: a staged optimizer is thousands of small residual
  * functions, each called a few times per run, so V8 optimizes them only after some thousand runs
- * (config 8's staged pipeline: ~1.7 ms per run cold, ~0.18 ms from run ~2,500 on; config 11's
- * ~2.5 ms cold, ~0.34 ms from run ~4,000 on; the unstaged optimizers, a few functions called
- * often, settle within a few hundred runs). Timing earlier measures the JIT's warm-up, not the
- * code; docs/benchmarks.md reports the cold runs too.
+ * (the staged pipelines of the larger configurations run about ten times faster from a few
+ * thousand runs on than cold; the unstaged optimizers, a few functions called often, settle
+ * within a few hundred runs). Timing earlier measures the JIT's warm-up, not the code;
+ * docs/benchmarks.md reports the cold runs too.
  */
 export const WARMUP_RUNS = 5000;
 

@@ -183,7 +183,7 @@ export class GpuRuntime {
    * beyond. A GPU gets one invocation per element (up to WebGPU's 65,535 groups). A software
    * adapter runs each workgroup as a task on a few CPU threads, and its cost per workgroup
    * outweighs a short kernel's body: with SOFTWARE_ELEMENT_GROUPS groups, each invocation loops
-   * over its share, and the suite's kernels run 1.2–3× faster on SwiftShader (docs/benchmarks.md).
+   * over its share, which runs the suite's kernels faster on SwiftShader (docs/benchmarks.md).
    */
   readonly elementGroups: number;
   /** How long a launch may take before it is abandoned (GpuRuntime.open's `timeoutMs`). */

@@ -46,6 +46,16 @@ const RULES: readonly Rule[] = [
 /** Matched against prose only (comments, markdown outside fences), inline code removed. */
 const PROSE_RULE: Rule = { what: 'an issue number', pattern: /(?:^|[\s(,;])#\d+\b/ };
 
+/**
+ * Matched against the comments of src only: a timing that goes stale as the code changes. Code
+ * gives the reason for a design; the figures live in docs/benchmarks.md, which measures them.
+ */
+const FIGURE_RULE: Rule = {
+  what: 'a measured figure',
+  pattern:
+    /\b\d+(?:\.\d+)?(?:[–-]\d+(?:\.\d+)?)?× (?:slower|faster)\b|\bmeasured:|\d ?(?:µs|ms) per (?:run|call)\b/i,
+};
+
 function files(dir: string): string[] {
   if (TEXT.test(dir)) return [dir];
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -102,6 +112,8 @@ function hits(rel: string, text: string): string[] {
     p.text.split('\n').forEach((l, i) => {
       const m = PROSE_RULE.pattern.exec(l.replace(/`[^`\n]*`/g, '``'));
       if (m) report(p.line + i, PROSE_RULE, m[0]);
+      const f = rel.startsWith('src/') ? FIGURE_RULE.pattern.exec(l) : null;
+      if (f) report(p.line + i, FIGURE_RULE, f[0]);
     });
   }
   return out;
@@ -128,6 +140,10 @@ describe('no history outside CHANGELOG.md', () => {
       'see #15 for the plan',
     ]) {
       expect(flagged(s), s).toBe(true);
+    }
+    for (const s of ['// 1.29× slower with it there', '/* measured: 40 µs */', '// ~1.7 ms per run cold']) {
+      expect(flagged(s, 'src/x.ts'), s).toBe(true);
+      expect(flagged(s, 'docs/x.md'), s).toBe(false);
     }
     for (const s of [
       'rewritten instead (review the diff before committing)',
