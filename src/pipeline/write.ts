@@ -2,7 +2,7 @@
  * Writing a staged pipeline to disk as a portable folder of ES modules (their text is
  * staged-text.ts's `stagedText`):
  * - `NAME.PASS.staged.mjs` — one readable module per staged optimizer (emit.ts), the first also
- *   exporting the admission check of the early description (admit.ts);
+ *   exporting the admission check of the early description (stager/admit-emit.ts);
  * - `NAME.stub.mjs` — SCF Fig. 5's run-time interface: `specialize(values)` takes the late-stage
  *   values of the staged formals, builds the pipeline's input, checks it, and runs the staged
  *   pipeline (runtime/stub.ts: `makeStub`); with `NAME.stub.d.mts`, whose `Values` type names the

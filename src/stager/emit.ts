@@ -24,7 +24,7 @@
  *   than 48 levels become constants of their own (JavaScript parsers limit nesting);
  * - `not` of a kind test or (in)equality ⇒ `x.kind !== 'c'`, `a !== b`, `a === b` (exact).
  *
- * With `admission`, the module also exports the input checker `admit.ts` emits for it.
+ * With `admission`, the module also exports the input checker `admit-emit.ts` emits for it.
  *
  * Exactness (the contract tests check: emitted ≡ Core interpreter ≡ native optimizer).
  * - A condition is compared `=== true` (as the interpreter does) unless it is known boolean:
@@ -80,7 +80,7 @@ export interface EmitOptions {
   /** Emit checked projections that throw `StagedRuntimeError` on the wrong constructor (debugging). */
   readonly checked?: boolean;
   /**
-   * Also emit (and export) the admission checker for this description (see `admit.ts`), named
+   * Also emit (and export) the admission checker for this description (see `admit-emit.ts`), named
    * `name` (default `admit`); `ctors` defaults to the program's constructors.
    */
   readonly admission?: {

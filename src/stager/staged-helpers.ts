@@ -5,7 +5,7 @@
  *
  * Kept deliberately small: an emitted optimizer is plain TypeScript over the native value
  * representation (`scf-lang/values.ts`) and needs only `mapOf` / `setOf` to rebuild hoisted
- * constants; an emitted admission checker (`admit.ts`) needs the membership helpers below. Every
+ * constants; an emitted admission checker (`admit-emit.ts`) needs the membership helpers below. Every
  * helper is a leaf function that V8 inlines; none allocates on the success path.
  *
  * Invariants
