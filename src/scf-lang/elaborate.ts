@@ -15,6 +15,10 @@
  *   final test and `default: return absurd(x)` produces no code.
  * - A field read `x.f` is the projection `c⁻ᵏ x` when `x` has one constructor, and a chain of
  *   tests and projections when several constructors all have `f`.
+ * - An object literal is a constructor application. A leading spread `{ ...x, f: e }`, where `x`
+ *   has one constructor (narrowing counts), gives each field not written as the projection of
+ *   `x` (bound once by `let` unless it is a variable): what TypeScript's spread gives for a value
+ *   with exactly its declared fields.
  * - Operators become primitives; `&&`, `||` and `?:` become `if`; prelude calls become
  *   primitives or constructors (`prelude-sigs.ts`).
  *
