@@ -861,7 +861,7 @@ export class FunctionElaborator {
             diag(
               'SCF2030',
               this.span(p),
-              'must come first in the literal (a field written before it would be overwritten)',
+              'comes first in a literal, once (a field written before it would be overwritten)',
             ),
           );
         bad ||= i !== 0;
