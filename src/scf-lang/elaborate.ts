@@ -901,12 +901,18 @@ export class FunctionElaborator {
       this.log.add(diag('SCF3006', this.span(kindProp?.value ?? e), `no data type declares kind '${kind}'`));
       return { e: this.placeholder(e), t: UNKNOWN };
     }
-    const expArgs =
-      source?.t.args ?? (expected?.tag === 'data' && expected.ctors.includes(kind) ? expected.args : []);
+    // A type argument is the spread value's where a field copied from it mentions it (a list's
+    // tail fixes its element type), else the expected type's; the fields written fix the rest.
+    // One all of whose fields are written is theirs, as in TypeScript: { ...o, value: 'a' } is an
+    // Option<string> whatever o's type argument.
     const subst = new Map<string, Type>();
+    if (source) {
+      for (const f of c.fields) if (!props.has(f.name)) unify(f.type, fieldType(c, f, source.t.args), subst);
+    }
+    const expArgs = expected?.tag === 'data' && expected.ctors.includes(kind) ? expected.args : [];
     c.typeParams.forEach((p, i) => {
       const a = expArgs[i];
-      if (a && a.tag !== 'unknown') subst.set(p, a);
+      if (a && a.tag !== 'unknown' && (subst.get(p) ?? UNKNOWN).tag === 'unknown') subst.set(p, a);
     });
     const build = (from: (() => Core.Expr) | undefined): Core.Expr => {
       const args: Core.Expr[] = [];
