@@ -881,8 +881,13 @@ export class FunctionElaborator {
       if (props.has(key)) this.log.add(diag('SCF3008', this.span(p.key), key));
       props.set(key, { value: p.value, at: p });
     }
+    // a literal given up still has its values checked, so the errors in them are reported too
+    const giveUp = (): Typed => {
+      for (const p of props.values()) this.discard(() => this.expr(p.value, env));
+      return { e: this.placeholder(e), t: UNKNOWN };
+    };
     const source = spreadAt && this.spreadSource(spreadAt, env);
-    if (bad || source === null) return { e: this.placeholder(e), t: UNKNOWN };
+    if (bad || source === null) return giveUp();
     const kindProp = props.get('kind');
     const kind = kindProp ? literalValue(kindProp.value) : source?.t.ctors[0];
     if (typeof kind !== 'string' || (source && kind !== source.t.ctors[0])) {
@@ -894,12 +899,12 @@ export class FunctionElaborator {
           `an object literal needs a 'kind' field with ${want}`,
         ),
       );
-      return { e: this.placeholder(e), t: UNKNOWN };
+      return giveUp();
     }
     const c = this.decls.ctors.get(kind);
     if (!c) {
       this.log.add(diag('SCF3006', this.span(kindProp?.value ?? e), `no data type declares kind '${kind}'`));
-      return { e: this.placeholder(e), t: UNKNOWN };
+      return giveUp();
     }
     // A type argument is the spread value's where a field copied from it mentions it (a list's
     // tail fixes its element type), else the expected type's; the fields written fix the rest.
@@ -940,6 +945,7 @@ export class FunctionElaborator {
     for (const [name, p] of props) {
       if (name !== 'kind' && !c.fields.some((f) => f.name === name)) {
         this.log.add(diag('SCF3006', this.span(p.at), `kind '${kind}' has no field '${name}'`));
+        this.discard(() => this.expr(p.value, env));
       }
     }
     const t: DataType = {
