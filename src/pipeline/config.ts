@@ -246,7 +246,7 @@ export const CONFIG_KEYS = [
   'args',
   'math',
 ] as const;
-const REQUIRED: readonly string[] = ['input', 'function', 'pipeline', 'bind'];
+const REQUIRED: readonly string[] = ['input', 'function', 'pipeline'];
 
 const PARSE_MESSAGES: Readonly<Record<string, string>> = {
   InvalidSymbol: 'invalid symbol',
@@ -282,7 +282,9 @@ export function readConfig(text: string, file: string, files: ConfigFiles): Stag
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(fn))
     r.fail(byKey.get('function') as Node, 'C1006', `'function' must be a C function name, not '${clip(fn)}'`);
   const pipeline = r.pipeline(byKey.get('pipeline') as Node);
-  const bind = r.bind(byKey.get('bind') as Node);
+  const bindNode = byKey.get('bind');
+  // no `bind`: no formal is known early (the staged pipeline is the generic one)
+  const bind = bindNode === undefined ? [] : r.bind(bindNode);
   const sampleNode = byKey.get('sample');
   const sample = sampleNode === undefined ? undefined : r.sample(sampleNode, bind);
   const peNode = byKey.get('pe');

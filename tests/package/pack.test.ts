@@ -106,6 +106,28 @@ describe('the packed package, installed in an app', () => {
     expect(api.out.trim()).toBe('function function function function function');
   });
 
+  it('ships the docs the README, the help and the messages point to, every relative link resolving', () => {
+    const pkg = path.join(APP, 'node_modules/scf');
+    const pages = [
+      'README.md',
+      ...readdirSync(path.join(pkg, 'docs'))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`),
+    ];
+    for (const f of ['docs/writing-an-optimizer.md', 'docs/kernel-ast.md', 'docs/config.md', 'docs/api.md'])
+      expect(pages, f).toContain(f);
+    const broken: string[] = [];
+    for (const page of pages) {
+      const text = readFileSync(path.join(pkg, page), 'utf8');
+      for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const target = (m[1] as string).replace(/#.*$/, '');
+        if (target === '' || /^[a-z]+:/.test(target)) continue;
+        if (!existsSync(path.join(pkg, path.dirname(page), target))) broken.push(`${page}: ${m[1]}`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
   it('installs small: no tree-sitter package, the parser from its own copies', () => {
     const modules = path.join(APP, 'node_modules');
     for (const gone of ['tree-sitter-c', 'web-tree-sitter', 'node-addon-api', 'node-gyp-build'])

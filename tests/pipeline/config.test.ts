@@ -521,8 +521,11 @@ describe('config errors: FILE:LINE:COL: error CODE: message', () => {
   });
 
   it('keys: missing, unknown, duplicate', () => {
-    const { bind: _, ...noBind } = GOOD;
-    expectError(json(noBind), '{', /missing key 'bind'/);
+    const { pipeline: _, ...noPipeline } = GOOD;
+    expectError(json(noPipeline), '{', /missing key 'pipeline'/);
+    // no 'bind': nothing is known early
+    const { bind: _b, sample: _s, ...noBind } = GOOD;
+    expect(parseConfig(json(noBind), FILE).bind).toEqual({});
     expectError(json({ ...GOOD, passes: [] }), '"passes"', /unknown key 'passes'/);
     expectError('{ "input": "x.c", "input": "y.c" }', '"input"', /duplicate key 'input'/, 1);
     expectError(json({ ...GOOD, bind: { a: 1 }, sample: { a: 1, b: 2 } }), '"b"', /'b' is not in 'bind'/);
