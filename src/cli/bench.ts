@@ -29,7 +29,7 @@ import {
 } from '../bench/index.js';
 import { KernelArgumentError, KernelRuntimeError } from '../kernel/index.js';
 import { BindError, PassError, PassOutputError } from '../optimizers/index.js';
-import { ConfigError } from '../pipeline/index.js';
+import { ConfigError, PassTrialError } from '../pipeline/index.js';
 import { GpuRuntime } from '../target/index.js';
 import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, UsageError } from './io.js';
 import { prepareOutFiles, writeOutFile } from './out-path.js';
@@ -109,6 +109,8 @@ argument of the kernel in 'args': a literal, or {"random": N, "seed": S} for N f
 export const CHART_SKIPPED = "scf bench: chart skipped: install 'vega' and 'vega-lite' to draw it";
 
 export const benchCommand = defineCommand(BENCH, run, [
+  // a user's pass whose output broke the kernel on the run before staging: its error, as below
+  { type: PassTrialError, status: 1, asIs: true },
   { type: ConfigError, asIs: true },
   { type: KernelBenchError, status: 1 },
   { type: BindError },

@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { OptimizerError, PassError } from '../optimizers/index.js';
 import {
   ConfigError,
+  PassTrialError,
   describeStages,
   explainStages,
   FolderBusy,
@@ -80,6 +81,8 @@ sizes, events)`,
 } satisfies CommandSpec;
 
 export const stageCommand = defineCommand(STAGE, run, [
+  // a user's pass whose output broke the kernel on the run before staging: its error, as below
+  { type: PassTrialError, status: 1, asIs: true },
   { type: ConfigError, asIs: true },
   { type: OptimizerError },
   { type: PassError },

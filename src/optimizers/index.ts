@@ -181,6 +181,8 @@ export interface PipelineOptions {
   readonly check?: PassChecks;
   /** Where label `lbl` of the input is in its source (`FILE:LINE:COL`), for messages. */
   readonly at?: (lbl: number) => string | undefined;
+  /** Called with each pass's index before it runs (a caller then knows which one threw). */
+  readonly onPass?: (index: number) => void;
 }
 
 /**
@@ -200,7 +202,8 @@ export function runPipeline(
   if (!original) throw new BindError(`no function named '${clip(fnName)}'`);
   const ctx: PassContext = { formals: formalsFromBindings(original, binds) };
   let fun = original;
-  for (const pass of passes) {
+  for (const [i, pass] of passes.entries()) {
+    opts.onPass?.(i);
     fun = pass.run(fun, ctx);
     if (checksPass(pass, opts.check)) checkPassOutput(pass, fun, program, opts.at);
   }

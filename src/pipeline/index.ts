@@ -57,7 +57,7 @@ export {
   printAbstractFun,
 } from './print-kernel.js';
 export { configPasses, stageConfig } from './stage-config.js';
-export { type StagedConfig, type StageProgressOptions, stageKernel } from './stage-kernel.js';
+export { PassTrialError, type StagedConfig, type StageProgressOptions, stageKernel } from './stage-kernel.js';
 export { FolderBusy, LOCK_FILE, LOCK_WAIT_MS, publishFolder, TEMP_PREFIX } from './staged-folder.js';
 export {
   describeStages,

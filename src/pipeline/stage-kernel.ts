@@ -4,15 +4,25 @@
  * (pipeline.ts), reporting progress per pass. The one path both `stageConfig` (stage-config.ts:
  * the config and kernel read from files, under node) and `stageInMemory` (memory.ts: from text, in
  * a page or a worker) take once they have the kernel. With `SCF_PASS_DEBUG=1` the kernel is
- * validated (src/kernel/validate.ts) before staging. A user's pass whose partial evaluation
- * exhausts the JavaScript stack is the user's error, a `ConfigError` at its pipeline entry naming
- * it (`userStagingError`), not an internal one.
+ * validated (src/kernel/validate.ts) before staging. A pipeline with a user's pass is first run
+ * once, unstaged, on the config's sample (or with nothing known): a pass that fails there or
+ * returns a kernel that breaks the AST's invariants is refused as `scf opt` refuses it, a
+ * `ConfigError` at its pipeline entry (`tryUserPasses`), rather than staged into a specializer
+ * that fails on every call. A user's pass whose partial evaluation exhausts the JavaScript stack
+ * is the user's error too (`userStagingError`), not an internal one.
  */
 import type { AbsValue } from '../abstract-values/index.js';
 import type { PeStats } from '../partial-eval/index.js';
 import { formatProblems, type Fun, type Program as KernelProgram, validateProgram } from '../kernel/index.js';
-import { findPass, optimizerProgram, type Pass } from '../optimizers/index.js';
-import { type ConfigError, configError, configPipelineInput, type StageConfig } from './config.js';
+import {
+  findPass,
+  optimizerProgram,
+  type Pass,
+  PassError,
+  PassOutputError,
+  runPipeline,
+} from '../optimizers/index.js';
+import { ConfigError, configError, configPipelineInput, type StageConfig } from './config.js';
 import { type PipelineProgress, type PipelineStage, stagePipeline } from './pipeline.js';
 
 export interface StagedConfig {
@@ -50,6 +60,7 @@ export function stageKernel(
         `internal error: parsing '${config.input}' broke the kernel: ${formatProblems(problems)}`,
       );
   }
+  tryUserPasses(config, passes, program);
   // the first pass's constructor table has the kernel AST's, the first one taking the formals
   // has the lattice's (const-prop's when none does: then the formals are described, and checked
   // against the samples, but no stage reads them)
@@ -111,4 +122,35 @@ function userStagingError(
     `pipeline[${index}]`,
     `staging pass '${config.pipeline[index]}' exhausted the JavaScript stack: the partial evaluator followed its recursion too deep (a recursion without end, or one call per step of a long count or list); recurse over the kernel's tree, whose depth scf bounds`,
   );
+}
+
+/**
+ * A user's pass that returned a kernel breaking the AST's invariants on the run before staging
+ * (`tryUserPasses`): a `ConfigError` at its pipeline entry that is the pass's error, as its
+ * `PassOutputError` is under `scf opt` (exit status 1, where a pass that cannot run is 2).
+ */
+export class PassTrialError extends ConfigError {}
+
+/**
+ * Runs a pipeline with a user's pass once, unstaged, on the config's sample (nothing known without
+ * one), each user's pass's output validated: a `PassOutputError` there becomes a `PassTrialError`,
+ * a `PassError` (no termination, the stack, no Fun) a `ConfigError`, both at the failing pass's
+ * pipeline entry. Built-in pipelines are not run.
+ */
+function tryUserPasses(config: StageConfig, passes: readonly Pass[], program: KernelProgram): void {
+  if (passes.every((p) => p.builtin)) return;
+  let index = -1;
+  try {
+    runPipeline(program, config.function, passes, config.sample ?? {}, { onPass: (i) => (index = i) });
+  } catch (e) {
+    if (!(e instanceof PassError || e instanceof PassOutputError) || index < 0) throw e;
+    const on = config.sample ? "the config's sample" : 'the kernel with nothing known';
+    const refused = configError(
+      config,
+      `pipeline[${index}]`,
+      `${e.message}\n(the pipeline run once, unstaged, on ${on} before staging; nothing was staged)`,
+    );
+    if (e instanceof PassError) throw refused;
+    throw new PassTrialError(refused.file, refused.line, refused.col, refused.reason, refused.code);
+  }
 }

@@ -13,7 +13,7 @@
  *   (exit 2); a result that is no `Fun` at run time is a user error too.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -69,6 +69,30 @@ const DEEP = pass(
   'deep.ts',
   'function count(n: number, acc: number): number {\n  if (n === 0) return acc;\n  return count(n - 1, acc + 1);\n}',
   'count(100000 + f.lbl, 0)',
+);
+/**
+ * DEEP once a formal is known: with nothing known (the run before staging, without a sample) it
+ * returns `f`, so the pass stages, and its staged version recurses for known values.
+ */
+const DEEP_LATE = file(
+  'deep-late.ts',
+  `import type { Fun, LatticeVal } from 'scf/kernel';
+import type { List } from 'scf/prelude';
+
+function count(n: number, acc: number): number {
+  if (n === 0) return acc;
+  return count(n - 1, acc + 1);
+}
+
+function known(fs: List<LatticeVal>): boolean {
+  return fs.kind === 'cons' && (fs.head.kind === 'const' || known(fs.tail));
+}
+
+export function optimize(f: Fun, formals: List<LatticeVal>): Fun {
+  if (!known(formals) || count(100000 + f.lbl, 0) === 0) return f;
+  return { ...f, lbl: f.lbl + 1 };
+}
+`,
 );
 const EXPONENTIAL = pass(
   'fib.ts',
@@ -161,19 +185,35 @@ describe("a user's pass runs with bounds", () => {
 
   it("the staged pipeline keeps the pass's deep recursion: scf opt --staged names the pass, exit 2", async () => {
     const out = path.join(TMP, 'deep-out');
-    const s = clean(await cli('stage', config('deep.json', DEEP), '--out', out, '--quiet'));
-    expect(s.code).toBe(0);
+    const s = clean(await cli('stage', config('deep-late.json', DEEP_LATE), '--out', out, '--quiet'));
+    expect(s.code, s.err).toBe(0);
     const r = clean(await cli('opt', KERNEL, '--staged', out, '--bind', 'a=1'));
     expect(r.code).toBe(2);
     expect(r.err).toMatch(
-      /^scf opt: pass 'deep' \(staged\) recursed deeper than the JavaScript stack allows/,
+      /^scf opt: pass 'deep-late' \(staged\) recursed deeper than the JavaScript stack allows/,
     );
+  });
+
+  it('a pass that cannot run on the kernel is refused before staging, at its pipeline entry, exit 2', async () => {
+    const cfg = config('deep.json', DEEP);
+    const out = path.join(TMP, 'deep-refused');
+    const s = clean(await cli('stage', cfg, '--out', out, '--quiet'));
+    expect(s.code).toBe(2);
+    expect(s.err).toMatch(
+      new RegExp(
+        `^${reEscape(cfg)}:1:\\d+: error C1007: pass '[^']*deep\\.ts' recursed deeper than the JavaScript stack allows`,
+      ),
+    );
+    expect(s.err).toContain(
+      '(the pipeline run once, unstaged, on the kernel with nothing known before staging; nothing was staged)',
+    );
+    expect(existsSync(path.join(out, 'f.stub.mjs'))).toBe(false);
   });
 
   it('staging a pass whose partial evaluation exhausts the stack is an error at its pipeline entry, exit 2', () => {
     // A small stack (in KiB), so the partial evaluator exhausts it following the deep recursion;
     // the first size at which staging gets that far decides (smaller ones stop earlier, in scf).
-    const cfg = config('deep-stage.json', DEEP);
+    const cfg = config('deep-stage.json', DEEP_LATE);
     const tried: string[] = [];
     for (const kib of [100, 120, 90, 150, 80]) {
       const r = spawnSync(
@@ -188,7 +228,7 @@ describe("a user's pass runs with bounds", () => {
       if (r.status !== 2) continue;
       expect(r.stderr).toContain(`${cfg}:1:`);
       expect(r.stderr).toMatch(
-        /error C1007: staging pass '\.\/deep\.ts' exhausted the JavaScript stack: the partial evaluator followed its recursion too deep/,
+        /error C1007: staging pass '\.\/deep-late\.ts' exhausted the JavaScript stack: the partial evaluator followed its recursion too deep/,
       );
       expect(r.stderr).not.toMatch(/internal error|RangeError/);
       return;
@@ -320,6 +360,20 @@ export function optimize(f: Fun): Fun {
     expect(r.err).toMatch(/pass 'dup' returned a function 'f' that breaks the kernel AST's invariants/);
   }, 60_000);
 
+  it('scf stage refuses it before staging: exit 1 at its pipeline entry, naming the pass, nothing written', async () => {
+    const cfg = config('dup.json', DUP);
+    const out = path.join(TMP, 'dup-refused');
+    const r = clean(await cli('stage', cfg, '--out', out, '--quiet'));
+    expect(r.code, r.err).toBe(1);
+    expect(r.err).toMatch(
+      new RegExp(
+        `^${reEscape(cfg)}:1:\\d+: error C1007: pass 'dup' returned a function 'f' that breaks the kernel AST's invariants`,
+      ),
+    );
+    expect(r.err).toContain('nothing was staged');
+    expect(existsSync(path.join(out, 'f.stub.mjs'))).toBe(false);
+  });
+
   it('built-in passes are checked too under --check, and pass', async () => {
     const r = clean(await cli('opt', KERNEL, '--check', '--bind', 'a=0'));
     expect(r.code, r.err).toBe(0);
@@ -388,8 +442,8 @@ export function optimize(f: Fun): Fun {
   }, 60_000);
 });
 
-describe('a staged pass that recurses without end', () => {
-  it('under scf bench (which runs the staged pipeline): the pass is named, exit 2', async () => {
+describe('a pass that recurses without end', () => {
+  it('under scf bench: the pass is named at its pipeline entry before staging, exit 2', async () => {
     const down = file(
       'down.ts',
       `import type { Cmd, Fun } from 'scf/kernel';
@@ -417,7 +471,10 @@ export function optimize(f: Fun): Fun {
     );
     const r = clean(await cli('bench', '--dir', dir, '--budget', '20'));
     expect(r.code, r.err).toBe(2);
-    expect(r.err).toMatch(/pass 'down' \(staged\) recursed deeper than the JavaScript stack allows/);
+    expect(r.err).toMatch(
+      /down\.json:1:\d+: error C1007: pass '[^']*down\.ts' recursed deeper than the JavaScript stack allows/,
+    );
+    expect(r.err).toContain("on the config's sample before staging; nothing was staged");
   }, 60_000);
 });
 
@@ -486,7 +543,8 @@ describe('staging a pass that returns one node at several places (a DAG)', () =>
   it('stages in bounded time and memory (the node budget), and its stub reports the pass at run time', async () => {
     const dag = file(
       'dag-stage.ts',
-      "import type { Cmd, Fun } from 'scf/kernel';\nfunction dup(c: Cmd, n: number): Cmd {\n  return n === 0 ? c : dup({ kind: 'seq', first: c, second: c, lbl: n }, n - 1);\n}\nexport function optimize(f: Fun): Fun {\n  return { kind: 'fun', name: f.name, ret: f.ret, params: f.params, locals: f.locals, body: dup(f.body, 40), fns: f.fns, lbl: f.lbl };\n}\n",
+      // the DAG once a formal is known: the run before staging (nothing known) returns the kernel as it is
+      "import type { Cmd, Fun, LatticeVal } from 'scf/kernel';\nimport type { List } from 'scf/prelude';\nfunction dup(c: Cmd, n: number): Cmd {\n  return n === 0 ? c : dup({ kind: 'seq', first: c, second: c, lbl: n }, n - 1);\n}\nfunction known(fs: List<LatticeVal>): boolean {\n  return fs.kind === 'cons' && (fs.head.kind === 'const' || known(fs.tail));\n}\nexport function optimize(f: Fun, formals: List<LatticeVal>): Fun {\n  return { ...f, body: dup(f.body, known(formals) ? 40 : 0) };\n}\n",
     );
     const out = path.join(TMP, 'dag-stage-out');
     // 2^40 copies of the body as a tree: without the node budget the partial evaluator ran out of memory
