@@ -316,7 +316,7 @@ function stubTypes(name: string, opts: StagedTextOptions): string {
     'export declare const FUN: Fun;',
     '/** The lattice values of the formals for these late-stage values. */',
     'export declare function formalsOf(values: Values): LatticeVal[];',
-    '/** The staged pipeline; throws `InputNotAdmitted` for inputs outside the early description. */',
+    '/** The staged pipeline; throws `InputNotAdmitted` for inputs outside the early description (the formals are checked by the first pass that reads them). */',
     'export declare function stagedPipeline(formals: readonly LatticeVal[]): Fun;',
     '/** The unstaged pipeline (the current optimizers) on the same function. */',
     'export declare function unstagedPipeline(formals: readonly LatticeVal[]): Fun;',
