@@ -29,7 +29,7 @@
  * A config's id is its `id`, or else its file's name without `.json` (`configId`): the report's
  * rows and `ids` use it. Every config needs a `sample`: without one there is no late input to time.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -50,6 +50,7 @@ import { type Bindings, type LatticeVal, optimizerProgram } from '../optimizers/
 import { Interpreter } from '../scf-lang/index.js';
 import {
   configError,
+  configFilesIn,
   loadConfig,
   type PipelineStage,
   type StageConfig,
@@ -216,13 +217,10 @@ export function requireSample(config: StageConfig): void {
 
 /** The configs of `dir` (sorted by file name) with their ids (`configId`). */
 export function listConfigs(dir = TABLE2_DIR): { file: string; id: number | string; config: StageConfig }[] {
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.json'))
-    .sort()
-    .map((f) => {
-      const config = loadConfig(path.join(dir, f));
-      return { file: path.join(dir, f), id: configId(config), config };
-    });
+  return configFilesIn(dir).map((file) => {
+    const config = loadConfig(file);
+    return { file, id: configId(config), config };
+  });
 }
 
 export async function runBenchmarks(opts: BenchOptions = {}): Promise<BenchReport> {

@@ -12,7 +12,7 @@
  * exit 1) or does not take them (a `ConfigError`, exit 2) is reported with the config named, under
  * `--kernel` too.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
 import {
@@ -29,7 +29,7 @@ import {
 } from '../bench/index.js';
 import { KernelArgumentError, KernelRuntimeError } from '../kernel/index.js';
 import { BindError, PassError, PassOutputError } from '../optimizers/index.js';
-import { ConfigError, PassTrialError } from '../pipeline/index.js';
+import { ConfigError, configFilesIn, PassTrialError } from '../pipeline/index.js';
 import { GpuRuntime } from '../target/index.js';
 import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, UsageError } from './io.js';
 import { prepareOutFiles, writeOutFile } from './out-path.js';
@@ -66,7 +66,7 @@ argument of the kernel in 'args': a literal, or {"random": N, "seed": S} for N f
     dir: {
       type: 'string',
       value: 'DIR',
-      help: 'benchmark the configuration files in DIR (default: configs/table2)',
+      help: 'benchmark the configuration files in DIR (default: configs/table2); other JSON files (package.json, …) are skipped',
     },
     config: {
       type: 'string',
@@ -224,12 +224,10 @@ async function runKernel(args: CommandArgs<typeof BENCH.flags>, io: CliIo): Prom
   for (const given of [...(args.values.kernel ?? []), ...args.positionals]) {
     if (!existsSync(given)) throw new UsageError(`--kernel ${given}: no such file or folder`);
     if (statSync(given).isDirectory()) {
-      const found = readdirSync(given)
-        .filter((f) => f.endsWith('.json'))
-        .sort();
+      const found = configFilesIn(given);
       if (found.length === 0)
         throw new UsageError(`--kernel ${given}: the folder has no configuration (*.json)`);
-      files.push(...found.map((f) => path.join(given, f)));
+      files.push(...found);
     } else files.push(given);
   }
   const out = prepareOutFiles([['--save', args.values.save]]);

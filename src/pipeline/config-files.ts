@@ -6,7 +6,7 @@
  * `readSourceFile`, as every source is read) and parses it (`configKernel`). A page stages from
  * text instead (memory.ts, `MEMORY_FILES`); past reading, both run the same code.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Fun, Program } from '../kernel/index.js';
 import { clip, readFailure, readSourceFile } from '../common/index.js';
@@ -24,6 +24,33 @@ export const NODE_FILES: ConfigFiles = {
   resolve: (file, rel) => path.resolve(path.dirname(path.resolve(file)), rel),
   kind: (file) => (!existsSync(file) ? undefined : statSync(file).isDirectory() ? 'directory' : 'file'),
 };
+
+/**
+ * The configs of folder `dir`, sorted by name: its `*.json` files but those that are JSON objects
+ * with none of a config's required keys (`input`, `function`, `pipeline`) — an app's
+ * package.json, package-lock.json, tsconfig.json. A file that does not parse is kept, so that
+ * loading it reports where.
+ */
+export function configFilesIn(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => path.join(dir, f))
+    .filter((file) => {
+      let v: unknown;
+      try {
+        v = JSON.parse(readSourceFile(file));
+      } catch {
+        return true;
+      }
+      return !(
+        typeof v === 'object' &&
+        v !== null &&
+        !Array.isArray(v) &&
+        !['input', 'function', 'pipeline'].some((k) => Object.hasOwn(v, k))
+      );
+    });
+}
 
 /** Reads and parses the config file `file`. */
 export function loadConfig(file: string): StageConfig {

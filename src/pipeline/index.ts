@@ -27,7 +27,7 @@ export {
   readConfig,
   type StageConfig,
 } from './config.js';
-export { loadConfig, loadConfigInput, NODE_FILES, parseConfig } from './config-files.js';
+export { configFilesIn, loadConfig, loadConfigInput, NODE_FILES, parseConfig } from './config-files.js';
 export {
   abstractPipelineInput,
   type Description,

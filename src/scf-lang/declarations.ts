@@ -36,7 +36,6 @@ import { type Diagnostic, type DiagnosticLog, diag } from './diagnostics.js';
 import { firstTooDeepOffset, MAX_SCF_NESTING } from './nesting.js';
 import {
   BOOL,
-  type DataType,
   listType,
   NUM,
   optionType,

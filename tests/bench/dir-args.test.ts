@@ -49,6 +49,10 @@ const user = folder('user', {
   'with-args': { args: { m: { random: 64, seed: 1 }, n: 64 } },
   'no-args': {},
 });
+// an app's own JSON files beside the configs are no configs: --dir skips them
+writeFileSync(path.join(user, 'package.json'), JSON.stringify({ name: 'app', type: 'module' }));
+writeFileSync(path.join(user, 'package-lock.json'), JSON.stringify({ name: 'app', lockfileVersion: 3 }));
+writeFileSync(path.join(user, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true } }));
 
 describe('scf bench --dir on configs of ones own', () => {
   it("times a config's kernel on its args, and names the config without args", async () => {
