@@ -57,13 +57,15 @@ export function passFuel(): number {
 }
 
 /**
- * Loads (once per process) the user's optimizer at `file` as a pass; throws `PassError`, with
- * paths shown relative to `cwd`.
+ * Loads (once per process) the user's optimizer at `file` (relative to `base`: a config's folder
+ * for a config's pipeline) as a pass; throws `PassError`. Paths in messages are relative to the
+ * working directory, where the user's shell and editor are.
  */
-export function loadUserPass(file: string, cwd: string = process.cwd()): Pass {
-  const abs = path.resolve(cwd, file);
+export function loadUserPass(file: string, base: string = process.cwd()): Pass {
+  const abs = path.resolve(base, file);
   const known = loaded.get(abs);
   if (known) return known.pass;
+  const cwd = process.cwd();
   const shown = path.relative(cwd, abs) || abs;
   try {
     readSourceFile(abs); // only a regular file is a pass (a FIFO or a device would never end)

@@ -280,6 +280,8 @@ describe('an optimize that breaks the pass contract', () => {
       const s = clean(await cli('stage', config(`${name}.json`, f), '--out', path.join(TMP, `${name}-out`)));
       expect(s.code).toBe(2);
       expect(s.err).toMatch(/error C1007: .*not a valid SCF-lang optimizer/);
+      // the pass's diagnostics name it from the working directory, as the command line does
+      expect(s.err).toContain(`\n${rel(f)}:4:`);
       expect(s.err).toContain('error SCF3017');
     });
   }
