@@ -15,7 +15,7 @@ export const BUILTIN_SOURCE_SHA256: Readonly<Record<string, string>> = {
   'optimizers/copy-prop.ts': 'c982f1e4dd8b753b4a4f23e2f651a71e2d79d244b4422ad0a3ae7d5194d661ee',
   'optimizers/dae.ts': '2ab48eefbcb5d10a85832a8433e606588109f565ce3361e1df795aa4531de58f',
   'optimizers/fusion.ts': '85927e807b084949b279eb3bce87dbbed354a6dbfd53ef43c41fa24ad167bf11',
-  'optimizers/index.ts': '089f99121ebb0d9c0943e482f24fc1ab0dfe0d706b8c6f3866627c9154fb80ea',
+  'optimizers/index.ts': 'c86635034aa7c09905289640b30907266efba42362b6a077009a2218497cd3c1',
   'optimizers/kernel-walk.ts': '69d835f26ce811de5a575a72c0ebaf884e8354e756226cbef03683cc6b8f67c5',
   'optimizers/lattice.ts': 'a49ccfb0a664d5a44259bd9ed757dbfb5e47c4fe37a3014b16091494f6dcbe83',
   'optimizers/leaf.generated.ts': '1e41906a8736f371a074aff931d5a59874931be8b4abbe9b1a03b5af3fc1c1a8',
@@ -24,6 +24,6 @@ export const BUILTIN_SOURCE_SHA256: Readonly<Record<string, string>> = {
   'optimizers/programs.browser.ts': '7535d5feb8abd1cae03e20eed151f58dbaf63d1da4399baeabba592496ba2265',
   'optimizers/programs.ts': '57bbff7089c9bc3975913f0e8cee401d3d8cb1c6623df58d771d37f21d18ce2e',
   'optimizers/user.browser.ts': '4dea393b863ddc515a5df65aa5fea47bbf81cd3797033664ea333ffe4b80112c',
-  'optimizers/user.ts': '9b73d29cd93c9ac15bcc9dca2dfa605ff6adf8178a412e02f9a7d2a3bf897ca7',
+  'optimizers/user.ts': '49c241bedb82622caf2e7f8595433c9f2bfbc05b6cc0ce16d48c23fdf7c35dc6',
   'scf-lang/prelude.ts': '6c53ea1d8ca1b248463cdb10345b218e535b611e7b08e733ac2b346d669e81b5',
 };

@@ -34,16 +34,7 @@ import { readFailure, readSourceFile, SOURCE_ROOT } from '../common/index.js';
 import type { Span } from './core.js';
 import { type Diagnostic, type DiagnosticLog, diag } from './diagnostics.js';
 import { firstTooDeepOffset, MAX_SCF_NESTING } from './nesting.js';
-import {
-  BOOL,
-  listType,
-  NUM,
-  optionType,
-  STR,
-  substitute,
-  type Type,
-  UNKNOWN,
-} from './types.js';
+import { BOOL, listType, NUM, optionType, STR, substitute, type Type, UNKNOWN } from './types.js';
 
 export const PRELUDE_SPECIFIER = 'scf/prelude';
 
