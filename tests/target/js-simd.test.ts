@@ -461,7 +461,7 @@ float *f(const float xs[], float c) { float ys[] = map(g, xs, c); return ys; }`)
     expect(compileKernelJs(program, 'f', { simd: false }).run([xs, 0.25]).result).toEqual(expected);
     const saved = Object.getOwnPropertyDescriptor(globalThis, 'WebAssembly') as PropertyDescriptor;
     const kernel = compileKernelJs(program, 'f');
-    // biome-ignore lint/performance/noDelete: the global must be missing, not undefined-valued
+    // deleted: the global must be missing, not undefined-valued
     delete (globalThis as { WebAssembly?: unknown }).WebAssembly;
     try {
       expect(kernel.run([xs, 0.25]).result).toEqual(expected);
