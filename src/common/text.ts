@@ -34,3 +34,46 @@ export function lineCol(text: string, offset: number): LineCol {
   }
   return { line: lo + 1, col: offset - (starts[lo] as number) + 1 };
 }
+
+/**
+ * The name among `candidates` that `name` is most likely a misspelling of: the nearest in edit
+ * distance (insertions, deletions, substitutions, and swaps of two neighbours), if at most 2 and
+ * less than half of `name`'s length; undefined otherwise, or where two are equally near.
+ */
+export function nearestName(name: string, candidates: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestD = Math.min(2, Math.ceil(name.length / 2) - 1) + 1;
+  let tie = false;
+  for (const c of new Set(candidates)) {
+    if (c === name) continue;
+    const d = editDistance(name, c);
+    if (d < bestD) {
+      best = c;
+      bestD = d;
+      tie = false;
+    } else if (d === bestD) tie = true;
+  }
+  return tie ? undefined : best;
+}
+
+/** Optimal string alignment distance: Levenshtein's with adjacent transpositions counted as one. */
+function editDistance(a: string, b: string): number {
+  const rows: number[][] = [];
+  for (let i = 0; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      if (i === 0) {
+        row.push(j);
+        continue;
+      }
+      const prev = rows[i - 1] as number[];
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d = Math.min(d, ((rows[i - 2] as number[])[j - 2] as number) + 1);
+      row.push(d);
+    }
+    rows.push(row);
+  }
+  return (rows[a.length] as number[])[b.length] as number;
+}

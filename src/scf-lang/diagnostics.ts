@@ -60,7 +60,7 @@ export const MESSAGES = {
   SCF3001: (expected: string, actual: string) => `type mismatch: expected ${expected}, got ${actual}`,
   SCF3002: (name: string) => `unknown name '${name}'`,
   SCF3003: (name: string) => `unknown type '${name}'`,
-  SCF3004: (field: string, t: string) => `type ${t} has no field '${field}'`,
+  SCF3004: (field: string, t: string, hint = '') => `type ${t} has no field '${field}'${hint}`,
   SCF3005: (fn: string, expected: number, actual: number) =>
     `'${fn}' takes ${expected} argument${expected === 1 ? '' : 's'}, got ${actual}`,
   SCF3006: (msg: string) => `bad constructor: ${msg}`,

@@ -36,6 +36,7 @@ import type {
   SwitchStatement,
   TemplateLiteral,
 } from 'oxc-parser';
+import { nearestName } from '../common/index.js';
 import type * as Core from './core.js';
 import { tupleCtorName } from './core.js';
 import { type FunSig, fieldType, type Declarations, literalValue, type Module } from './declarations.js';
@@ -944,7 +945,13 @@ export class FunctionElaborator {
     const built = source ? this.share(source.at, source.e, build) : build(undefined);
     for (const [name, p] of props) {
       if (name !== 'kind' && !c.fields.some((f) => f.name === name)) {
-        this.log.add(diag('SCF3006', this.span(p.at), `kind '${kind}' has no field '${name}'`));
+        // among the fields not written: a misspelt one is also missing
+        const near = nearestName(
+          name,
+          c.fields.filter((f) => !props.has(f.name)).map((f) => f.name),
+        );
+        const hint = near === undefined ? '' : ` (did you mean '${near}'?)`;
+        this.log.add(diag('SCF3006', this.span(p.at), `kind '${kind}' has no field '${name}'${hint}`));
         this.discard(() => this.expr(p.value, env));
       }
     }
@@ -1037,7 +1044,7 @@ export class FunctionElaborator {
     if (t.tag === 'unknown') return { e: this.placeholder(at), t: UNKNOWN };
     if (t.tag !== 'data') {
       const hint = t.tag === 'map' || t.tag === 'set' ? ' (use the prelude functions)' : '';
-      this.log.add(diag('SCF3004', this.span(nameAt), name + hint, showType(t)));
+      this.log.add(diag('SCF3004', this.span(nameAt), name, showType(t), hint));
       return { e: this.placeholder(at), t: UNKNOWN };
     }
     const hits: { kind: string; index: number; type: Type }[] = [];
@@ -1049,7 +1056,13 @@ export class FunctionElaborator {
       else hits.push({ kind: k, index: idx, type: fieldType(c, c.fields[idx] as never, t.args) });
     }
     if (hits.length === 0 && t.ctors.length > 0) {
-      this.log.add(diag('SCF3004', this.span(nameAt), name, showType(t)));
+      // a union narrowed to one kind is named with it; a misspelt field with the one it resembles
+      const only = t.ctors.length === 1 ? this.decls.ctors.get(t.ctors[0] as string) : undefined;
+      const shown = only && only.typeName !== t.name ? `${showType(t)} (kind '${only.kind}')` : showType(t);
+      const fields = t.ctors.flatMap((k) => this.decls.ctors.get(k)?.fields.map((f) => f.name) ?? []);
+      const near = nearestName(name, fields);
+      const hint = near === undefined ? '' : ` (did you mean '${near}'?)`;
+      this.log.add(diag('SCF3004', this.span(nameAt), name, shown, hint));
       return { e: this.placeholder(at), t: UNKNOWN };
     }
     if (missing.length > 0) {
