@@ -80,7 +80,12 @@ export function validateFun(f: Fun, program?: Program, opts: ValidateOptions = {
   const out: ValidationProblem[] = [];
   checkShape(f, { tag: 'node', name: 'Fun' }, undefined, out);
   if (out.length > 0) return out; // the other rules read the fields
-  for (const l of repeatedLabels(f)) out.push({ rule: 'label', lbl: l, message: `label ${l} occurs twice` });
+  const times = new Map<number, number>();
+  for (const l of labelsOf(f)) times.set(l, (times.get(l) ?? 0) + 1);
+  for (const l of repeatedLabels(f)) {
+    const n = times.get(l) as number;
+    out.push({ rule: 'label', lbl: l, message: `label ${l} occurs ${n === 2 ? 'twice' : `${n} times`}` });
+  }
   new FunChecker(f, program, opts.seqs ?? 'right-nested', out).run();
   return out;
 }
@@ -90,15 +95,15 @@ export function formatProblems(problems: readonly ValidationProblem[]): string {
   return problems.map((p) => `${p.rule} at label ${p.lbl ?? '?'}: ${p.message}`).join('\n');
 }
 
-/** The labels that occur more than once in kernel value `x`, in pre-order of their second occurrence. */
+/** The labels that occur more than once in kernel value `x`, each once, in pre-order of their second occurrence. */
 export function repeatedLabels(x: unknown): number[] {
   const seen = new Set<number>();
-  const out: number[] = [];
+  const out = new Set<number>();
   for (const l of labelsOf(x)) {
-    if (seen.has(l)) out.push(l);
+    if (seen.has(l)) out.add(l);
     seen.add(l);
   }
-  return out;
+  return [...out];
 }
 
 /** Every label in `x`, in pre-order. */

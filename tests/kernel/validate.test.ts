@@ -133,6 +133,12 @@ describe('validate rejects', () => {
     const p = parsed();
     const twice = replaceFirst(p, (n) => (n.kind === 'intLit' ? { ...n, lbl: fLbl(p) } : undefined));
     expect(problemsOf(twice).map((q) => q.message)).toContain(`label ${fLbl(p)} occurs twice`);
+    // three times: one problem saying so, not one per repeat
+    const thrice = replaceFirst(twice, (n) =>
+      n.kind === 'intLit' && n.lbl !== fLbl(p) ? { ...n, lbl: fLbl(p) } : undefined,
+    );
+    const labelProblems = problemsOf(thrice).filter((q) => q.rule === 'label');
+    expect(labelProblems.map((q) => q.message)).toEqual([`label ${fLbl(p)} occurs 3 times`]);
     const g = findFun(p, 'g') as Fun;
     const across = replaceFirst(p, (n) =>
       n.kind === 'fun' && n.name === 'add' ? { ...n, lbl: g.lbl } : undefined,
@@ -314,7 +320,8 @@ describe("passes' output checked as they run", () => {
     expect(err).toBeInstanceOf(PassOutputError);
     const m = (err as Error).message;
     expect(m).toMatch(/^pass 'breaker' returned a function 'f' that breaks the kernel AST's invariants/);
-    expect(m).toMatch(/label: label \d+ occurs twice \(at label \d+/);
+    // the function, the skip and the seq share one label
+    expect(m).toMatch(/label: label \d+ occurs 3 times \(at label \d+/);
     expect(m).toMatch(/seq: a statement list holds a skip/);
     expect(m).not.toMatch(/internal error/);
   });
