@@ -13,7 +13,8 @@
  * no file, or a file that cannot be read (missing, a folder, no permission), reported before
  * anything is checked as `scf check: cannot read 'F': no such file`.
  */
-import { clip, lineCol, readFailure, readSourceFile } from '../common/index.js';
+import path from 'node:path';
+import { clip, lineCol, readFailure, readSourceFile, SOURCE_ROOT } from '../common/index.js';
 import { compileFile, formatDiagnostic, printCoreProgram, type ScfDiagnostic } from '../scf-lang/index.js';
 import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, UsageError } from './io.js';
 
@@ -80,8 +81,15 @@ function run({ values, positionals: files }: CommandArgs<typeof CHECK.flags>, io
     if (r.program === null) continue;
     if (values.core) io.out(printCoreProgram(r.program, { labels: values.labels ?? false }).trimEnd());
     else {
-      const mods = r.sources.size;
-      io.out(`${file}: ok (${r.program.funs.size} functions in ${mods} module${mods === 1 ? '' : 's'})`);
+      // the user's modules and functions, not those of scf (the prelude, the kernel AST) they use
+      const ofScf = (f: string) => {
+        const rel = path.relative(SOURCE_ROOT, path.resolve(f));
+        return !rel.startsWith('..') && !path.isAbsolute(rel);
+      };
+      const counted = ofScf(file) ? () => true : (f: string) => !ofScf(f);
+      const mods = [...r.sources.keys()].filter(counted).length;
+      const funs = [...r.program.funs.values()].filter((d) => counted(d.span.file)).length;
+      io.out(`${file}: ok (${funs} functions in ${mods} module${mods === 1 ? '' : 's'})`);
     }
   }
   if (values.json) io.out(JSON.stringify({ files: results }, null, 2));

@@ -12,6 +12,17 @@ describe('scf check', () => {
     expect(r.code).toBe(0);
     expect(r.out).toBe('src/optimizers/fig3/fig3-dae.ts: ok (9 functions in 2 modules)');
   });
+  it("counts a user's own modules and functions, not those of scf it imports", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'scf-check-count-'));
+    const f = path.join(dir, 'pass.ts');
+    writeFileSync(
+      f,
+      "import type { Fun } from 'scf/kernel';\nimport { none } from 'scf/prelude';\n\nfunction keep(f: Fun): Fun {\n  return f;\n}\n\nexport function optimize(f: Fun): Fun {\n  return none<number>().kind === 'none' ? keep(f) : f;\n}\n",
+    );
+    const r = await cli('check', f);
+    expect(r.err).toBe('');
+    expect(r.out).toBe(`${f}: ok (2 functions in 1 module)`);
+  });
   it('prints Core with --core', async () => {
     const r = await cli('check', 'src/optimizers/fig3/fig3-dae.ts', '--core');
     expect(r.out).toContain('fun fig3-dae.meet(live1, live2) =\n  Set.union(live1, live2)');
