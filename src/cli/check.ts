@@ -14,7 +14,7 @@
  * anything is checked as `scf check: cannot read 'F': no such file`.
  */
 import path from 'node:path';
-import { clip, lineCol, readFailure, readSourceFile, SOURCE_ROOT } from '../common/index.js';
+import { clip, lineCol, nearestName, readFailure, readSourceFile, SOURCE_ROOT } from '../common/index.js';
 import { compileFile, formatDiagnostic, printCoreProgram, type ScfDiagnostic } from '../scf-lang/index.js';
 import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, UsageError } from './io.js';
 
@@ -90,6 +90,10 @@ function run({ values, positionals: files }: CommandArgs<typeof CHECK.flags>, io
       const mods = [...r.sources.keys()].filter(counted).length;
       const funs = [...r.program.funs.values()].filter((d) => counted(d.span.file)).length;
       io.out(`${file}: ok (${funs} functions in ${mods} module${mods === 1 ? '' : 's'})`);
+      // a pass whose entry is misspelt checks as a module of helpers; say so before scf opt does
+      const near = r.entries.has('optimize') ? undefined : nearestName('optimize', r.entries.keys());
+      if (near !== undefined)
+        io.err(`${file}: note: it exports '${near}', not 'optimize': as a pass it has no entry`);
     }
   }
   if (values.json) io.out(JSON.stringify({ files: results }, null, 2));

@@ -23,6 +23,18 @@ describe('scf check', () => {
     expect(r.err).toBe('');
     expect(r.out).toBe(`${f}: ok (2 functions in 1 module)`);
   });
+
+  it("notes an export named like 'optimize' in a file that exports no optimize", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'scf-check-entry-'));
+    const f = path.join(dir, 'pass.ts');
+    writeFileSync(
+      f,
+      "import type { Fun } from 'scf/kernel';\n\nexport function optimise(f: Fun): Fun {\n  return f;\n}\n",
+    );
+    const r = await cli('check', f);
+    expect(r.code).toBe(0);
+    expect(r.err).toBe(`${f}: note: it exports 'optimise', not 'optimize': as a pass it has no entry`);
+  });
   it('prints Core with --core', async () => {
     const r = await cli('check', 'src/optimizers/fig3/fig3-dae.ts', '--core');
     expect(r.out).toContain('fun fig3-dae.meet(live1, live2) =\n  Set.union(live1, live2)');
