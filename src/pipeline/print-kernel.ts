@@ -328,7 +328,11 @@ class Fig6Hooks implements PrintHooks<AbsValue> {
           if (!this.fullText && i === PRINT_ALTS) {
             this.abbreviated = true;
             const more = c.alts.length - PRINT_ALTS;
-            lines.push(`${pd}} | ${ELIDED} (${more} more alternative${more === 1 ? '' : 's'}) {`);
+            // the alternatives left out, as one block saying how many
+            lines.push(
+              `${pd}} | {`,
+              `${pad(indent + 1)}${ELIDED} (${more} more alternative${more === 1 ? '' : 's'})`,
+            );
             break;
           }
           lines.push(i === 0 ? `${pd}{` : `${pd}} | {`);
@@ -398,6 +402,9 @@ class Fig6Hooks implements PrintHooks<AbsValue> {
         return `${this.inFix(() => item(cons.args[0] as AbsValue))}...`;
       }
     }
+    // a union of lists of known lengths (locals that differ between paths): the rest is one of them
+    const lists = finiteLists(v, 2 * PRINT_ALTS);
+    if (lists !== undefined) return `...${lists.map((l) => `(${l.map(item).join(', ')})`).join(' | ')}`;
     return `...${this.cut(this.generic(v, p))}`;
   }
 
@@ -446,4 +453,24 @@ class Fig6Hooks implements PrintHooks<AbsValue> {
 
 function assertNeverPlace(place: never): never {
   throw new Error(`internal error: no place '${String(place)}'`);
+}
+
+/**
+ * The lists `v` stands for, each as its items, when it is a union of lists of known lengths
+ * (`cons`, `nil` and unions of them, no `fix`); undefined otherwise or past `max` lists.
+ */
+function finiteLists(v: AbsValue, max: number): AbsValue[][] | undefined {
+  if (v.kind === 'con' && v.ctor === 'nil') return [[]];
+  if (v.kind === 'con' && v.ctor === 'cons') {
+    const tails = finiteLists(v.args[1] as AbsValue, max);
+    return tails?.map((t) => [v.args[0] as AbsValue, ...t]);
+  }
+  if (v.kind !== 'union') return undefined;
+  const out: AbsValue[][] = [];
+  for (const a of v.alts) {
+    const ls = finiteLists(a, max);
+    if (ls === undefined || out.length + ls.length > max) return undefined;
+    out.push(...ls);
+  }
+  return out;
 }

@@ -219,6 +219,10 @@ describe('sets of programs', () => {
     // a skip alternative is an empty block
     const d = abs(holes.oneOf(assign('u', v('x')), { kind: 'skip', lbl: L }));
     expect(printAbstractCmd(d)).toBe(['{', '} | {', '  u = x;', '}'].join('\n'));
+    // past PRINT_ALTS alternatives, one block says how many were left out (not printed whole)
+    const many = abs(holes.oneOf(...['a', 'b', 'c', 'd', 'e', 'f'].map((x) => assign('u', v(x)))));
+    const shown = printAbstractCmd(many).split('\n');
+    expect(shown.slice(-3)).toEqual(['} | {', '  … (2 more alternatives)', '}']);
   });
 
   it('a for loop whose counter is not known prints as while; a known one as for', () => {
@@ -285,7 +289,7 @@ describe('sets of programs', () => {
     const tail = abs({ kind: 'cons', head: int(1), tail: holes.oneOf({ kind: 'nil' }, list(v('x'))) });
     expect(
       printAbstractExpr(abs({ kind: 'call', name: 'f', args: holes.abs(tail), ty: 'int', lbl: 1 })),
-    ).toBe('f(1, ...nil | cons(x, nil))');
+    ).toBe('f(1, ...() | (x))');
   });
 
   it('a value shared at many places prints at most maxNodes nodes, then … and a note', () => {
@@ -320,6 +324,20 @@ describe('sets of programs', () => {
     const small = mulAdd(v('x'), v('y'));
     expect(printAbstractFun(small, { maxNodes: 1_000 })).toBe(printAbstractFun(small));
     expect(printAbstractFun(small)).not.toContain('…');
+  });
+
+  it('locals that differ between alternatives print as the lists they may be', () => {
+    const f = abs({
+      kind: 'fun',
+      name: 'g',
+      ret: 'int',
+      params: list(param('x')),
+      locals: holes.oneOf(list(), list(local('z')), list(local('y'), local('z'))),
+      body: ret(v('x')),
+      fns: list(),
+      lbl: L,
+    });
+    expect(printAbstractFun(f).split('\n')[1]).toBe('  ...() | (int z) | (int y, int z);');
   });
 
   it('a union of functions prints each; labels never print', () => {
