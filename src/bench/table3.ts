@@ -298,7 +298,7 @@ async function benchConfig(
     mapOpReduction: counts.staged.ops === 0 ? null : round(counts.unstaged.ops / counts.staged.ops),
     inputLoc: printFun(staged.fun).split('\n').length,
     inputNodes: astNodes(staged.fun),
-    sizeRatio: round(stagedNodes / unstagedNodes),
+    sizeRatio: ratioOf(stagedNodes, unstagedNodes),
     codeSpeedup: codeTimes === undefined ? null : round(codeTimes.a / codeTimes.b),
     codeArgs: code.from,
     ...(code.skipped !== undefined ? { codeSkipped: code.skipped } : {}),
@@ -416,6 +416,12 @@ function isArgumentFault(e: unknown): e is Error {
       e.constructor === Error &&
       /lengths differ|of a negative length|^fused loop: /.test(e.message))
   );
+}
+
+/** `a / b` to two decimals, or two significant digits below 0.1 (a small staged pass is not 0). */
+function ratioOf(a: number, b: number): number {
+  const x = a / b;
+  return x > 0 && x < 0.1 ? Number(x.toPrecision(2)) : round(x);
 }
 
 function round(x: number, digits = 2): number {

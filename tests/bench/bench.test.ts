@@ -67,6 +67,12 @@ describe('scf bench', () => {
     expect(checkTargets(report.configs).find((t) => t.target.startsWith('staged output'))?.met).toBe(true);
   }, 120_000);
 
+  it('a size ratio far below 1 shows its first digits, not 0.00', () => {
+    const saved = JSON.parse(readFileSync('docs/benchmarks/results.json', 'utf8'));
+    const report = { ...saved, configs: [{ ...saved.configs[0], sizeRatio: 0.0034 }] };
+    expect(formatTable(report)).toContain('0.0034');
+  });
+
   it('rejects an unknown configuration and a bad budget with exit 2', async () => {
     const a = await cli('bench', '--config', '99');
     expect(a.code).toBe(2);
