@@ -159,9 +159,9 @@ describe('the packed package, installed in an app', () => {
         .map((p) => `${p.f} ${mib(p.n)}`)
         .join(', ')})`,
     );
-    // at most 12 MiB: the package ships only the SCF-lang sources the stager reads (11.4 MiB when
-    // written; the app's dependencies resolve afresh, so their patch releases may move it a little)
-    expect(total).toBeLessThanOrEqual(12 * 2 ** 20);
+    // at most 12.5 MiB: the package ships only the SCF-lang sources the stager reads, and its docs
+    // (0.3 MiB); the app's dependencies resolve afresh, so their patch releases may move it a little
+    expect(total).toBeLessThanOrEqual(12.5 * 2 ** 20);
   });
 
   it('the published declarations type-check in a strict app without the DOM or Node types, under TypeScript 7 and 5', () => {
