@@ -977,7 +977,10 @@ export class FunctionElaborator {
     const t = (path === null ? undefined : env.get(path)?.type) ?? s.t;
     if (t.tag === 'unknown') return null;
     if (t.tag !== 'data' || t.ctors.length !== 1) {
-      const why = `of a value of type ${showType(t)}: its kind must be known (one constructor, or narrowed to one by a test of its 'kind')`;
+      // a union narrowed to a few kinds says which: the test that would narrow it further is plain
+      const kinds =
+        t.tag === 'data' && t.ctors.length <= 4 ? ` (kind ${t.ctors.map((k) => `'${k}'`).join(' or ')})` : '';
+      const why = `of a value of type ${showType(t)}${kinds}: its kind must be known (one constructor, or narrowed to one by a test of its 'kind')`;
       this.log.add(diag('SCF2030', this.span(at), why));
       return null;
     }
