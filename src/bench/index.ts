@@ -3,6 +3,7 @@ export { speedupChartSvg } from './chart.js';
 export { kernelArgs } from './kernel-args.js';
 export {
   type BackendReport,
+  balancedOrder,
   configArgs,
   formatKernelConfigReport,
   KERNEL_CONFIG_METHOD,

@@ -11,7 +11,9 @@
  *   end, the compiled function on arguments converted once (`CompiledKernel.bind`).
  * - `roundTripMs`: one call as an application makes it: upload, dispatch, read back (JS: one call).
  * - `firstResultMs`: late values known → first output, for fresh values each sample (the sample's
- *   floats scaled by 1 + k·2⁻²⁰, so no cache keyed by shader text or values can hide work):
+ *   floats scaled by 1 + k·2⁻²⁰, so no cache keyed by shader text or values can hide work), the
+ *   four ways ordered per round by `balancedOrder` (what a new shape's compile leaves behind falls
+ *   on each way in turn):
  *   `generic` runs the generic kernel prepared beforehand; `specialized` runs the stub's
  *   `specialize` and the first run of the kernel an application gets for the values at once
  *   (`TieredKernels.specializedKernel`): the template of their shape, compiled before for the
@@ -141,7 +143,7 @@ export interface KernelConfigOptions {
   readonly gpu?: GpuRuntime | NoAdapter;
   /** Timed rounds per comparison (default 15). */
   readonly rounds?: number;
-  /** Fresh value sets for the first-result figures (default 15). */
+  /** Fresh value sets for the first-result figures (default 16, a multiple of the 4 ways). */
   readonly samples?: number;
   /** false: time `runMs` on WebGPU by R dispatches against one even where the device has timestamps. */
   readonly timestamps?: boolean;
@@ -161,9 +163,23 @@ export const KERNEL_CONFIG_METHOD =
   `on WebGPU = the device's timestamps around the kernel's compute passes, summed (runTimer "timestamps"), ` +
   'or where the adapter has none (T of a run whose elementwise launches dispatch R times − T of one) / (R − 1), ' +
   `R calibrated so that difference is at least ${REPEAT_TARGET_MS} ms and T of one run (runTimer "repeat"), ` +
-  'inputs on the device; roundTripMs = one call with upload and read back; firstResultMs with fresh values per sample ' +
+  'inputs on the device; roundTripMs = one call with upload and read back; firstResultMs with fresh values per sample, ' +
+  'the four ways in the rows of a Williams Latin square (each follows each other equally often) ' +
   "(the sample's floats scaled by 1 + k·2^-20); outputs compared with the reference evaluator's, element for element " +
   `(a GPU's within ${GPU_ULPS} ulps of the value or of the data's scale).`;
+
+/**
+ * The order of round `k` among `n` ways (`n` even): the rows of a Williams Latin square, so that
+ * over `n` rounds each way runs once in each position and right after each other way once. What
+ * one way leaves behind — a pipeline compiled, garbage to collect — then falls on every other way
+ * alike, where a rotation (which keeps the cyclic order) would put it on the same one each time.
+ */
+export function balancedOrder(n: number, k: number): number[] {
+  // the first row is 0, 1, n−1, 2, n−2, …; row k adds k to each (mod n)
+  const row = [0];
+  for (let i = 1, lo = 1, hi = n - 1; i < n; i++) row.push(i % 2 === 1 ? lo++ : hi--);
+  return row.map((x) => (x + k) % n);
+}
 
 /** The arguments of every formal: the config's `args` and its `sample` (the late values). */
 export function configArgs(config: StageConfig, formals: readonly string[]): Record<string, ArgValue> {
@@ -280,7 +296,7 @@ async function benchBackend(
     newShape: [] as number[],
     tiered: [] as number[],
   };
-  const samples = opts.samples ?? 15;
+  const samples = opts.samples ?? 16;
   // values known → first output; the tiered handle's background work is awaited outside the timing
   const firstResult = async (way: keyof typeof first, v: Record<string, ArgValue>): Promise<void> => {
     if (way === 'generic') await generic.run({ ...args, ...v });
@@ -290,10 +306,11 @@ async function benchBackend(
       await (await compileFor(stub.specialize(v as Bindings).fun, backend)).run({ ...args, ...v });
     } else await tiers.forValues(v).run(args);
   };
-  const order = Object.keys(first) as (keyof typeof first)[];
+  const ways = Object.keys(first) as (keyof typeof first)[];
   for (let k = 0; k < samples; k++) {
+    const order = balancedOrder(ways.length, k);
     for (let j = 0; j < order.length; j++) {
-      const way = order[(j + k) % order.length] as keyof typeof first;
+      const way = ways[order[j] as number] as keyof typeof first;
       const v = freshValues(values, ints, 1 + k * order.length + j);
       const t = performance.now();
       await firstResult(way, v);

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { type BackendReport, runKernelConfigBench } from '../../src/bench/index.js';
+import { type BackendReport, balancedOrder, runKernelConfigBench } from '../../src/bench/index.js';
 import {
   compareResults,
   dataScale,
@@ -108,6 +108,21 @@ describe('the kernel benchmark of a config', () => {
     },
     180_000,
   );
+
+  it('first results are taken in a carry-over balanced order: each way right after each other once per 4 rounds', () => {
+    for (const n of [2, 4, 6]) {
+      const after = new Map<string, number>();
+      for (let k = 0; k < n; k++) {
+        const row = balancedOrder(n, k);
+        expect([...row].sort((a, b) => a - b)).toEqual([...Array(n).keys()]);
+        for (let j = 1; j < n; j++)
+          after.set(`${row[j - 1]}>${row[j]}`, (after.get(`${row[j - 1]}>${row[j]}`) ?? 0) + 1);
+      }
+      // every ordered pair of two ways once, so no way always follows the same one
+      expect(after.size).toBe(n * (n - 1));
+      expect([...after.values()].every((c) => c === 1)).toBe(true);
+    }
+  });
 
   it('a GPU output is within tolerance up to GPU_ULPS ulps of its value or of the data scale', () => {
     const ref = { result: undefined, outputs: { out: [1, 0.5, 2 ** -20, 0] } };
