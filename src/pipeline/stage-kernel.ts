@@ -60,14 +60,16 @@ export function stageKernel(
         `internal error: parsing '${config.input}' broke the kernel: ${formatProblems(problems)}`,
       );
   }
-  tryUserPasses(config, passes, program);
   // the first pass's constructor table has the kernel AST's, the first one taking the formals
   // has the lattice's (const-prop's when none does: then the formals are described, and checked
   // against the samples, but no stage reads them)
   const ctors = optimizerProgram(passes[0] as Pass).ctors;
   const formalPass = passes.find((p) => p.takesFormals) ?? (findPass('const-prop') as Pass);
   const formalCtors = optimizerProgram(formalPass).ctors;
+  // (first: `bind` and `sample` are checked against the function, at their entries, before the
+  // run before staging takes the sample's values)
   const [funAbs, formalsAbs] = configPipelineInput(config, fun, ctors, formalCtors) as [AbsValue, AbsValue];
+  tryUserPasses(config, passes, program);
   let staging = -1;
   let stages: PipelineStage[];
   try {

@@ -210,6 +210,30 @@ describe("a user's pass runs with bounds", () => {
     expect(existsSync(path.join(out, 'f.stub.mjs'))).toBe(false);
   });
 
+  it("a config's bind and sample are checked before the run before staging: errors at their entries, exit 2", async () => {
+    for (const [name, extra, where] of [
+      ['bind-zz.json', { bind: { zz: "'Int" }, sample: { zz: 1 } }, "D1003: 'f' has no parameter 'zz'"],
+      [
+        'sample-array.json',
+        { bind: { a: "'Int" }, sample: { a: [1, 2] } },
+        "C1009: parameter 'a' is a scalar int",
+      ],
+      [
+        'sample-outside.json',
+        { bind: { a: '0|1' }, sample: { a: 2 } },
+        "C1009: the stage-2 value of 'a' is not admitted",
+      ],
+    ] as const) {
+      const cfg = file(
+        name,
+        JSON.stringify({ input: './k.c', function: 'f', pipeline: ['./deep.ts', 'dae'], ...extra }),
+      );
+      const r = clean(await cli('stage', cfg, '--out', path.join(TMP, `${name}-out`), '--quiet'));
+      expect(r.code, r.err).toBe(2);
+      expect(r.err).toMatch(new RegExp(`^${reEscape(cfg)}:1:\\d+: error ${reEscape(where)}`));
+    }
+  });
+
   it('staging a pass whose partial evaluation exhausts the stack is an error at its pipeline entry, exit 2', () => {
     // A small stack (in KiB), so the partial evaluator exhausts it following the deep recursion;
     // the first size at which staging gets that far decides (smaller ones stop earlier, in scf).
