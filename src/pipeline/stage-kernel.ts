@@ -5,7 +5,8 @@
  * the config and kernel read from files, under node) and `stageInMemory` (memory.ts: from text, in
  * a page or a worker) take once they have the kernel. With `SCF_PASS_DEBUG=1` the kernel is
  * validated (src/kernel/validate.ts) before staging. A pipeline with a user's pass is first run
- * once, unstaged, on the config's sample (or with nothing known): a pass that fails there or
+ * once, unstaged, on the config's sample (or with nothing known: only the passes before the first
+ * reading the formals when the config binds some): a pass that fails there or
  * returns a kernel that breaks the AST's invariants is refused as `scf opt` refuses it, a
  * `ConfigError` at its pipeline entry (`tryUserPasses`), rather than staged into a specializer
  * that fails on every call. A user's pass whose partial evaluation exhausts the JavaScript stack
@@ -138,12 +139,22 @@ export class PassTrialError extends ConfigError {}
  * one), each user's pass's output validated: a `PassOutputError` there becomes a `PassTrialError`,
  * a `PassError` (no termination, the stack, no Fun) a `ConfigError`, both at the failing pass's
  * pipeline entry. Built-in pipelines are not run.
+ *
+ * Only on what the staged pipeline can be given: the stub always knows the bound formals, so
+ * without a sample, a config that binds formals runs only the passes before the first that reads
+ * them (what those passes get does not depend on the values); a pass may rely on a bound formal
+ * being known.
  */
 function tryUserPasses(config: StageConfig, passes: readonly Pass[], program: KernelProgram): void {
-  if (passes.every((p) => p.builtin)) return;
+  const firstReader = passes.findIndex((p) => p.takesFormals);
+  const tried =
+    config.sample !== undefined || Object.keys(config.bind).length === 0 || firstReader < 0
+      ? passes
+      : passes.slice(0, firstReader);
+  if (tried.every((p) => p.builtin)) return;
   let index = -1;
   try {
-    runPipeline(program, config.function, passes, config.sample ?? {}, { onPass: (i) => (index = i) });
+    runPipeline(program, config.function, tried, config.sample ?? {}, { onPass: (i) => (index = i) });
   } catch (e) {
     if (!(e instanceof PassError || e instanceof PassOutputError) || index < 0) throw e;
     const on = config.sample ? "the config's sample" : 'the kernel with nothing known';

@@ -210,6 +210,55 @@ describe("a user's pass runs with bounds", () => {
     expect(existsSync(path.join(out, 'f.stub.mjs'))).toBe(false);
   });
 
+  it('a pass relying on a bound formal being known still stages without a sample: the stub always knows it', async () => {
+    // with 'a' unknown it recurses without end; the stub and `scf opt --bind` always give 'a'
+    file(
+      'needs-a.ts',
+      `import type { Cmd, Fun, LatticeVal } from 'scf/kernel';
+import type { List } from 'scf/prelude';
+
+function valueOfA(fs: List<LatticeVal>): number {
+  if (fs.kind !== 'cons' || fs.tail.kind !== 'cons') return -1;
+  const a = fs.tail.head;
+  return a.kind === 'const' ? a.value : -1;
+}
+
+function rep(c: Cmd, n: number): Cmd {
+  return n === 1 ? c : { kind: 'seq', first: c, second: rep(c, n - 1), lbl: 1000 + n };
+}
+
+export function optimize(f: Fun, formals: List<LatticeVal>): Fun {
+  const n = valueOfA(formals);
+  return n === 0 ? f : { ...f, body: rep(f.body, n) };
+}
+`,
+    );
+    const cfg = file(
+      'needs-a.json',
+      JSON.stringify({
+        input: './k.c',
+        function: 'f',
+        pipeline: ['./needs-a.ts', 'dae'],
+        bind: { a: '0|1' },
+      }),
+    );
+    const out = path.join(TMP, 'needs-a-out');
+    const s = clean(await cli('stage', cfg, '--out', out, '--quiet'));
+    expect(s.code, s.err).toBe(0);
+    const r = clean(await cli('opt', KERNEL, '--staged', out, '--bind', 'a=1'));
+    expect(r.code, r.err).toBe(0);
+    // nothing bound: nothing known is what the stub gives it, so the run before staging refuses it
+    const generic = file(
+      'needs-a-generic.json',
+      JSON.stringify({ input: './k.c', function: 'f', pipeline: ['./needs-a.ts', 'dae'] }),
+    );
+    const g = clean(await cli('stage', generic, '--out', path.join(TMP, 'needs-a-generic'), '--quiet'));
+    expect(g.code, g.err).toBe(2);
+    expect(g.err).toMatch(
+      /needs-a-generic\.json:1:\d+: error C1007: pass '[^']*needs-a\.ts' recursed deeper/,
+    );
+  });
+
   it("a config's bind and sample are checked before the run before staging: errors at their entries, exit 2", async () => {
     for (const [name, extra, where] of [
       ['bind-zz.json', { bind: { zz: "'Int" }, sample: { zz: 1 } }, "D1003: 'f' has no parameter 'zz'"],
