@@ -8,6 +8,7 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { type ParseError, parse as parseJsonc } from 'jsonc-parser';
 import type { Fun, Program } from '../kernel/index.js';
 import { clip, readFailure, readSourceFile } from '../common/index.js';
 import {
@@ -28,8 +29,8 @@ export const NODE_FILES: ConfigFiles = {
 /**
  * The configs of folder `dir`, sorted by name: its `*.json` files but those that are JSON objects
  * with none of a config's required keys (`input`, `function`, `pipeline`) — an app's
- * package.json, package-lock.json, tsconfig.json. A file that does not parse is kept, so that
- * loading it reports where.
+ * package.json, package-lock.json, tsconfig.json (read as JSON with comments and trailing commas,
+ * as TypeScript writes it). A file that does not parse is kept, so that loading it reports where.
  */
 export function configFilesIn(dir: string): string[] {
   return readdirSync(dir)
@@ -39,7 +40,9 @@ export function configFilesIn(dir: string): string[] {
     .filter((file) => {
       let v: unknown;
       try {
-        v = JSON.parse(readSourceFile(file));
+        const errors: ParseError[] = [];
+        v = parseJsonc(readSourceFile(file), errors, { allowTrailingComma: true });
+        if (errors.length > 0) return true;
       } catch {
         return true;
       }

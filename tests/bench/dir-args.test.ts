@@ -52,7 +52,11 @@ const user = folder('user', {
 // an app's own JSON files beside the configs are no configs: --dir skips them
 writeFileSync(path.join(user, 'package.json'), JSON.stringify({ name: 'app', type: 'module' }));
 writeFileSync(path.join(user, 'package-lock.json'), JSON.stringify({ name: 'app', lockfileVersion: 3 }));
-writeFileSync(path.join(user, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true } }));
+// as `tsc --init` writes it: comments and a trailing comma
+writeFileSync(
+  path.join(user, 'tsconfig.json'),
+  '{\n  // Visit https://aka.ms/tsconfig\n  "compilerOptions": {\n    "strict": true, /* all checks */\n  }\n}\n',
+);
 
 describe('scf bench --dir on configs of ones own', () => {
   it("times a config's kernel on its args, and names the config without args", async () => {
