@@ -38,15 +38,16 @@ export function lineCol(text: string, offset: number): LineCol {
 /**
  * The name among `candidates` that `name` is most likely a misspelling of: the nearest in edit
  * distance (insertions, deletions, substitutions, and swaps of two neighbours), if at most 2 and
- * less than half of `name`'s length; undefined otherwise, or where two are equally near.
+ * less than half of `name`'s length; undefined otherwise, or where two are equally near. Linear in
+ * the names' lengths (a source may declare a name of any length).
  */
 export function nearestName(name: string, candidates: Iterable<string>): string | undefined {
   let best: string | undefined;
   let bestD = Math.min(2, Math.ceil(name.length / 2) - 1) + 1;
   let tie = false;
   for (const c of new Set(candidates)) {
-    if (c === name) continue;
-    const d = editDistance(name, c);
+    if (c === name || bestD <= 0) continue;
+    const d = editDistance(name, c, bestD);
     if (d < bestD) {
       best = c;
       bestD = d;
@@ -56,24 +57,43 @@ export function nearestName(name: string, candidates: Iterable<string>): string 
   return tie ? undefined : best;
 }
 
-/** Optimal string alignment distance: Levenshtein's with adjacent transpositions counted as one. */
-function editDistance(a: string, b: string): number {
-  const rows: number[][] = [];
-  for (let i = 0; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      if (i === 0) {
-        row.push(j);
-        continue;
+/**
+ * Optimal string alignment distance: Levenshtein's with adjacent transpositions counted as one;
+ * `max + 1` for any distance over `max`. Only the cells within `max` of the diagonal are computed
+ * (a path outside that band costs more than `max`), each row kept as that band.
+ */
+function editDistance(a: string, b: string, max: number): number {
+  const over = max + 1;
+  if (Math.abs(a.length - b.length) > max) return over;
+  const width = 2 * max + 1;
+  // cell (i, j) of row i is band[j - i + max]; outside the band or the table it is `over`
+  const cell = (band: readonly number[], i: number, j: number): number => {
+    const k = j - i + max;
+    return j < 0 || j > b.length || k < 0 || k >= width ? over : (band[k] as number);
+  };
+  let before: number[] = [];
+  let prev: number[] = Array.from({ length: width }, (_, k) => {
+    const j = k - max;
+    return j < 0 || j > max ? over : j;
+  });
+  for (let i = 1; i <= a.length; i++) {
+    const row: number[] = new Array<number>(width).fill(over);
+    let least = over;
+    for (let j = Math.max(0, i - max); j <= Math.min(b.length, i + max); j++) {
+      let d: number;
+      if (j === 0) d = i;
+      else {
+        const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+        d = Math.min(cell(prev, i - 1, j) + 1, cell(row, i, j - 1) + 1, cell(prev, i - 1, j - 1) + cost);
+        if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+          d = Math.min(d, cell(before, i - 2, j - 2) + 1);
       }
-      const prev = rows[i - 1] as number[];
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        d = Math.min(d, ((rows[i - 2] as number[])[j - 2] as number) + 1);
-      row.push(d);
+      row[j - i + max] = Math.min(d, over);
+      least = Math.min(least, d);
     }
-    rows.push(row);
+    if (least > max) return over;
+    before = prev;
+    prev = row;
   }
-  return (rows[a.length] as number[])[b.length] as number;
+  return cell(prev, a.length, b.length);
 }

@@ -17,4 +17,11 @@ describe('nearestName', () => {
     expect(nearestName('cat', ['bat', 'hat'])).toBeUndefined();
     expect(nearestName('x', [])).toBeUndefined();
   });
+
+  it('is linear in long names: a 100,000-character misspelling is found at once, not in a table of their product', () => {
+    const long = 'a'.repeat(100_000);
+    expect(nearestName(`${long}b`, [`${long}c`, `x${long}y`])).toBe(`${long}c`);
+    expect(nearestName(`${long}b`, [`x${long}yz`, long.slice(3)])).toBeUndefined();
+    expect(nearestName('', ['a', ''])).toBeUndefined();
+  });
 });
