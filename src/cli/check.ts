@@ -89,7 +89,9 @@ function run({ values, positionals: files }: CommandArgs<typeof CHECK.flags>, io
       const counted = ofScf(file) ? () => true : (f: string) => !ofScf(f);
       const mods = [...r.sources.keys()].filter(counted).length;
       const funs = [...r.program.funs.values()].filter((d) => counted(d.span.file)).length;
-      io.out(`${file}: ok (${funs} functions in ${mods} module${mods === 1 ? '' : 's'})`);
+      io.out(
+        `${file}: ok (${funs} function${funs === 1 ? '' : 's'} in ${mods} module${mods === 1 ? '' : 's'})`,
+      );
       // a pass whose entry is misspelt checks as a module of helpers; say so before scf opt does
       const near = r.entries.has('optimize') ? undefined : nearestName('optimize', r.entries.keys());
       if (near !== undefined)

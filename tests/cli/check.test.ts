@@ -22,6 +22,13 @@ describe('scf check', () => {
     const r = await cli('check', f);
     expect(r.err).toBe('');
     expect(r.out).toBe(`${f}: ok (2 functions in 1 module)`);
+    // a pass that is its optimize alone: one function
+    const one = path.join(dir, 'one.ts');
+    writeFileSync(
+      one,
+      "import type { Fun } from 'scf/kernel';\n\nexport function optimize(f: Fun): Fun {\n  return f;\n}\n",
+    );
+    expect((await cli('check', one)).out).toBe(`${one}: ok (1 function in 1 module)`);
   });
 
   it("notes an export named like 'optimize' in a file that exports no optimize", async () => {
