@@ -404,7 +404,8 @@ class Fig6Hooks implements PrintHooks<AbsValue> {
     }
     // a union of lists of known lengths (locals that differ between paths): the rest is one of them
     const lists = finiteLists(v, 2 * PRINT_ALTS);
-    if (lists !== undefined) return `...${lists.map((l) => `(${l.map(item).join(', ')})`).join(' | ')}`;
+    if (lists !== undefined)
+      return `...${this.cut(lists.map((l) => `(${l.map(item).join(', ')})`).join(' | '))}`;
     return `...${this.cut(this.generic(v, p))}`;
   }
 

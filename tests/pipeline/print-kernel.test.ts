@@ -338,6 +338,23 @@ describe('sets of programs', () => {
       lbl: L,
     });
     expect(printAbstractFun(f).split('\n')[1]).toBe('  ...() | (int z) | (int y, int z);');
+    // long lists are cut as every other long union is
+    const long = (k: number) =>
+      list(...Array.from({ length: 60 }, (_, i) => local(`a_long_local_name_${k}_${i}`)));
+    const wide = abs({
+      kind: 'fun',
+      name: 'g',
+      ret: 'int',
+      params: list(param('x')),
+      locals: holes.oneOf(long(0), long(1), long(2)),
+      body: ret(v('x')),
+      fns: list(),
+      lbl: L,
+    });
+    const line = printAbstractFun(wide).split('\n')[1] as string;
+    expect(line.startsWith('  ...(int a_long_local_name_0_0, ')).toBe(true);
+    expect(line).toMatch(/… \(\d+ more characters\);$/);
+    expect(line.length).toBeLessThan(500);
   });
 
   it('a union of functions prints each; labels never print', () => {
