@@ -83,8 +83,8 @@ function formatPasses(rows: readonly BenchRow[]): string[] {
 function fmt(x: number | null): string {
   if (x === null) return '—';
   if (!Number.isFinite(x)) return String(x);
-  // below 0.01, two significant digits (a staged pass far smaller than its optimizer is not 0.00)
-  if (x > 0 && x < 0.01) return x.toPrecision(2);
+  // below 0.1, two significant digits, as ratioOf keeps them (a small staged pass is not 0.00)
+  if (x > 0 && x < 0.1) return x.toPrecision(2);
   return x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
 }
 

@@ -71,6 +71,9 @@ describe('scf bench', () => {
     const saved = JSON.parse(readFileSync('docs/benchmarks/results.json', 'utf8'));
     const report = { ...saved, configs: [{ ...saved.configs[0], sizeRatio: 0.0034 }] };
     expect(formatTable(report)).toContain('0.0034');
+    expect(formatTable({ ...saved, configs: [{ ...saved.configs[0], sizeRatio: 0.034 }] })).toContain(
+      '0.034',
+    );
   });
 
   it('rejects an unknown configuration and a bad budget with exit 2', async () => {
