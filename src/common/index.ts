@@ -36,4 +36,4 @@ export {
   readSourceFile,
   SourceFileProblem,
 } from './source-file.js';
-export { type LineCol, lineCol, nearestName } from './text.js';
+export { didYouMean, type LineCol, lineCol, nearestName } from './text.js';

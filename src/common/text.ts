@@ -57,6 +57,12 @@ export function nearestName(name: string, candidates: Iterable<string>): string 
   return tie ? undefined : best;
 }
 
+/** ` (did you mean 'x'?)` for the candidate `name` most likely misspells (`nearestName`), else ''. */
+export function didYouMean(name: string, candidates: Iterable<string>): string {
+  const near = nearestName(name, candidates);
+  return near === undefined ? '' : ` (did you mean '${near}'?)`;
+}
+
 /**
  * Optimal string alignment distance: Levenshtein's with adjacent transpositions counted as one;
  * `max + 1` for any distance over `max`. Only the cells within `max` of the diagonal are computed

@@ -80,12 +80,8 @@ export function validateFun(f: Fun, program?: Program, opts: ValidateOptions = {
   const out: ValidationProblem[] = [];
   checkShape(f, { tag: 'node', name: 'Fun' }, undefined, out);
   if (out.length > 0) return out; // the other rules read the fields
-  const times = new Map<number, number>();
-  for (const l of labelsOf(f)) times.set(l, (times.get(l) ?? 0) + 1);
-  for (const l of repeatedLabels(f)) {
-    const n = times.get(l) as number;
+  for (const [l, n] of labelRepeats(f))
     out.push({ rule: 'label', lbl: l, message: `label ${l} occurs ${n === 2 ? 'twice' : `${n} times`}` });
-  }
   new FunChecker(f, program, opts.seqs ?? 'right-nested', out).run();
   return out;
 }
@@ -97,13 +93,19 @@ export function formatProblems(problems: readonly ValidationProblem[]): string {
 
 /** The labels that occur more than once in kernel value `x`, each once, in pre-order of their second occurrence. */
 export function repeatedLabels(x: unknown): number[] {
-  const seen = new Set<number>();
-  const out = new Set<number>();
+  return [...labelRepeats(x).keys()];
+}
+
+/** How often each label that occurs more than once in `x` occurs, in `repeatedLabels`' order (one walk). */
+function labelRepeats(x: unknown): Map<number, number> {
+  const times = new Map<number, number>();
+  const out = new Map<number, number>();
   for (const l of labelsOf(x)) {
-    if (seen.has(l)) out.add(l);
-    seen.add(l);
+    const n = (times.get(l) ?? 0) + 1;
+    times.set(l, n);
+    if (n > 1) out.set(l, n);
   }
-  return [...out];
+  return out;
 }
 
 /** Every label in `x`, in pre-order. */

@@ -36,7 +36,7 @@ import type {
   SwitchStatement,
   TemplateLiteral,
 } from 'oxc-parser';
-import { nearestName } from '../common/index.js';
+import { didYouMean } from '../common/index.js';
 import type * as Core from './core.js';
 import { tupleCtorName } from './core.js';
 import { type FunSig, fieldType, type Declarations, literalValue, type Module } from './declarations.js';
@@ -946,11 +946,10 @@ export class FunctionElaborator {
     for (const [name, p] of props) {
       if (name !== 'kind' && !c.fields.some((f) => f.name === name)) {
         // among the fields not written: a misspelt one is also missing
-        const near = nearestName(
+        const hint = didYouMean(
           name,
           c.fields.filter((f) => !props.has(f.name)).map((f) => f.name),
         );
-        const hint = near === undefined ? '' : ` (did you mean '${near}'?)`;
         this.log.add(diag('SCF3006', this.span(p.at), `kind '${kind}' has no field '${name}'${hint}`));
         this.discard(() => this.expr(p.value, env));
       }
@@ -1063,9 +1062,7 @@ export class FunctionElaborator {
       const only = t.ctors.length === 1 ? this.decls.ctors.get(t.ctors[0] as string) : undefined;
       const shown = only && only.typeName !== t.name ? `${showType(t)} (kind '${only.kind}')` : showType(t);
       const fields = t.ctors.flatMap((k) => this.decls.ctors.get(k)?.fields.map((f) => f.name) ?? []);
-      const near = nearestName(name, fields);
-      const hint = near === undefined ? '' : ` (did you mean '${near}'?)`;
-      this.log.add(diag('SCF3004', this.span(nameAt), name, shown, hint));
+      this.log.add(diag('SCF3004', this.span(nameAt), name, shown, didYouMean(name, fields)));
       return { e: this.placeholder(at), t: UNKNOWN };
     }
     if (missing.length > 0) {

@@ -6,6 +6,14 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli } from './helpers.js';
 
+/** `source` written as `name` in a folder of its own, outside the repository (a user's file). */
+const userDir = mkdtempSync(path.join(tmpdir(), 'scf-check-user-'));
+const passFile = (name: string, source: string): string => {
+  const f = path.join(userDir, name);
+  writeFileSync(f, source);
+  return f;
+};
+
 describe('scf check', () => {
   it('accepts the Fig. 3 optimizer', async () => {
     const r = await cli('check', 'src/optimizers/fig3/fig3-dae.ts');
@@ -13,29 +21,24 @@ describe('scf check', () => {
     expect(r.out).toBe('src/optimizers/fig3/fig3-dae.ts: ok (9 functions in 2 modules)');
   });
   it("counts a user's own modules and functions, not those of scf it imports", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'scf-check-count-'));
-    const f = path.join(dir, 'pass.ts');
-    writeFileSync(
-      f,
+    const f = passFile(
+      'pass.ts',
       "import type { Fun } from 'scf/kernel';\nimport { none } from 'scf/prelude';\n\nfunction keep(f: Fun): Fun {\n  return f;\n}\n\nexport function optimize(f: Fun): Fun {\n  return none<number>().kind === 'none' ? keep(f) : f;\n}\n",
     );
     const r = await cli('check', f);
     expect(r.err).toBe('');
     expect(r.out).toBe(`${f}: ok (2 functions in 1 module)`);
     // a pass that is its optimize alone: one function
-    const one = path.join(dir, 'one.ts');
-    writeFileSync(
-      one,
+    const one = passFile(
+      'one.ts',
       "import type { Fun } from 'scf/kernel';\n\nexport function optimize(f: Fun): Fun {\n  return f;\n}\n",
     );
     expect((await cli('check', one)).out).toBe(`${one}: ok (1 function in 1 module)`);
   });
 
   it("notes an export named like 'optimize' in a file that exports no optimize", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'scf-check-entry-'));
-    const f = path.join(dir, 'pass.ts');
-    writeFileSync(
-      f,
+    const f = passFile(
+      'entry.ts',
       "import type { Fun } from 'scf/kernel';\n\nexport function optimise(f: Fun): Fun {\n  return f;\n}\n",
     );
     const r = await cli('check', f);
