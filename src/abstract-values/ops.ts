@@ -429,6 +429,9 @@ export const ABS_PRIMS: { readonly [K in PrimOp]: AbsPrim } = {
   abs: numeric('abs'),
   min: numeric('min', int),
   max: numeric('max', int),
+  cmath: withExact('cmath', (name, x, y) =>
+    isString(name) && isNumeric(x) && isNumeric(y) ? float() : top(),
+  ),
   eq: (a, b) => absEq(a, b),
   ne: (a, b) => negate(absEq(a, b)),
   lt: ordering('lt'),

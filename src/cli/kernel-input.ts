@@ -101,7 +101,8 @@ export const MATH_FLAG = {
   value: 'exact|finite',
   help: `finite: constant propagation folds x*0 => 0 and x+0 => x for floats, as if no operand were
 NaN or infinite and the sign of a zero did not matter (C's -ffinite-math-only -fno-signed-zeros;
-NaN and infinities in the inputs are then yours not to pass); default exact`,
+NaN and infinities in the inputs are then yours not to pass), and folds expf, powf and the other
+math functions on known arguments to the evaluator's value; default exact`,
 } as const;
 
 /**

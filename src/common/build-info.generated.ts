@@ -9,9 +9,10 @@ export const SCF_VERSION = '0.1.0';
 
 /** SHA-256 of each shipped SCF-lang source (UTF-8 text), by path relative to src/. */
 export const BUILTIN_SOURCE_SHA256: Readonly<Record<string, string>> = {
-  'kernel/ast.ts': '33aace9a29337c530fc54ab4016dbeebd3c098d58defb5130f19abfc26e7907f',
-  'kernel/expr-info.ts': '1b177e54f26004b6b9edd8f75a153e12b2cf27d64765f7d5bd501188cb6387f4',
-  'optimizers/const-prop.ts': 'e3256984057099d54bddb55690b8e7b0f323745f2088ea207d030c70c6404c8b',
+  'kernel/ast.ts': '3e690393847f288c9234d4262a7771a460a7cc52a0f97b476d4c48ad84dcf383',
+  'kernel/builtins.generated.ts': '7b2713e547f0e1d4681fda16b38c87dcdda709d3028620dde77c79061b57dd01',
+  'kernel/expr-info.ts': 'e2ee8249df2998ea29ca267944d29353beb4c415acec85f4b0fe9e79fb922aba',
+  'optimizers/const-prop.ts': '9a93a66a33707d9588f2f3e4b36525be1bee00de6248b207c8cb1549ab882bf6',
   'optimizers/copy-prop.ts': 'c982f1e4dd8b753b4a4f23e2f651a71e2d79d244b4422ad0a3ae7d5194d661ee',
   'optimizers/dae.ts': '2ab48eefbcb5d10a85832a8433e606588109f565ce3361e1df795aa4531de58f',
   'optimizers/fusion.ts': '85927e807b084949b279eb3bce87dbbed354a6dbfd53ef43c41fa24ad167bf11',
@@ -25,5 +26,5 @@ export const BUILTIN_SOURCE_SHA256: Readonly<Record<string, string>> = {
   'optimizers/programs.ts': '57bbff7089c9bc3975913f0e8cee401d3d8cb1c6623df58d771d37f21d18ce2e',
   'optimizers/user.browser.ts': '4dea393b863ddc515a5df65aa5fea47bbf81cd3797033664ea333ffe4b80112c',
   'optimizers/user.ts': '49c241bedb82622caf2e7f8595433c9f2bfbc05b6cc0ce16d48c23fdf7c35dc6',
-  'scf-lang/prelude.ts': '6c53ea1d8ca1b248463cdb10345b218e535b611e7b08e733ac2b346d669e81b5',
+  'scf-lang/prelude.ts': 'ba34c74a7992cd33c5ef4fced96329766186e38fde640566561662146dc96109',
 };

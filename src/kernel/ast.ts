@@ -35,8 +35,9 @@
  *   distinct names, one type each; every scalar an `assign`, a `var` or a scalar combinator's `dest`
  *   names is one of them, every array a `store`, `load`, `arrayRef` or `argArray` names is an array
  *   parameter, an array local or an array combinator's `dest`, and every function a `call` or
- *   `callCmd` names is one of the program's (or of `Fun.fns`); the variables and arrays a lambda
- *   names are its parameters and the bindings before the one naming them. A pass that adds a
+ *   `callCmd` names is one of the program's (or of `Fun.fns`) or a builtin (`isBuiltin`); the
+ *   variables and arrays a lambda names are its parameters and the bindings before the one naming
+ *   them. A pass that adds a
  *   variable declares it in `Fun.locals` under a name its function does not use (a pass whose
  *   output reads or assigns an undeclared name is the pass's error);
  * - sugar is gone: `for` is `seq(init, while(cond, seq(body, step)))` with `isFor: true`; `x += e`
@@ -410,7 +411,11 @@ export interface Load {
   readonly lbl: number;
 }
 
-/** A call of a non-void function of the same program; `ty` is its return type. */
+/**
+ * A call of a non-void function of the same program, or of a builtin: a function of C's math
+ * library (`sqrtf`, `powf`, `abs`, …; src/kernel/builtins.ts, docs/kernel-math.md), which is pure
+ * (`isBuiltin`); `ty` is its return type.
+ */
 export interface Call {
   readonly kind: 'call';
   readonly name: string;

@@ -74,6 +74,8 @@ export const MESSAGES = {
     name: (a: Fact) => `'${a}' is not declared`,
   },
   K1006: {
+    builtin: (a: Fact) =>
+      `'${a}' is a function of C's <math.h>, which C does not let a program define; rename your function`,
     combinator: (a: Fact) => `'${a}' is a built-in combinator and cannot be redefined`,
     function: (a: Fact) => `function '${a}' is defined more than once`,
     inScope: (a: Fact) => `'${a}' is already declared in this scope`,
@@ -100,6 +102,8 @@ export const MESSAGES = {
     arrayExpected: (a: Fact, b: Fact, c: Fact) => `argument ${a} of '${b}' must be an array of ${c}`,
     arrayReturn: (a: Fact) => `'${a}' returns an array; only the entry function may return one`,
     constArray: (a: Fact, b: Fact) => `read-only array '${a}' passed to non-const parameter '${b}'`,
+    doublePrecision: (a: Fact, b: Fact) =>
+      `'${a}' computes in double, which kernels do not have; use the float function '${b}'`,
     notNamed: () => `only named functions can be called`,
     voidAsValue: (a: Fact) => `void function '${a}' used as a value`,
   },

@@ -7,6 +7,8 @@
  * - float: IEEE binary32, rounded (Math.fround) after every operation; division by zero gives ±inf/NaN
  *   as IEEE says (that is defined behaviour under Annex F, so it is not an error).
  * - conversions: int→float rounds to nearest; float→int truncates; anything→bool is `!= 0`.
+ * - builtins (`sqrtf`, `powf`, `abs`, …: builtins.ts): C's math functions on binary32 as glibc
+ *   computes them, with C's domains (`sqrtf(-1)` is NaN, `logf(0)` -inf): the prelude's `cmath`.
  * - Undefined behaviour in the subset is reported, never silently given a value: integer division by
  *   zero, INT_MIN / -1 and INT_MIN % -1 (they trap on x86), shift counts outside 0..31, array accesses
  *   out of bounds, reads of uninitialized variables or array elements, float→int conversion out of
@@ -17,7 +19,9 @@
  * Values are JS numbers: ints are int32, bools are 0/1, floats are binary32 values. Arrays are passed
  * by reference; the caller's argument arrays are copied first and never modified.
  */
+import { cmath } from '../scf-lang/prelude.js';
 import { applyBinary, applyUnary, convertScalar, type Fault, literalValue } from './arith.js';
+import { builtin } from './builtins.js';
 import type { Cmd, Expr, Fun, Lam, Param, Program, Soac } from './ast.js';
 import type { SourceSpan } from '../common/index.js';
 import { KernelArgumentError, KernelRuntimeError } from './diagnostics.js';
@@ -435,6 +439,11 @@ class Machine {
   }
 
   private invoke(f: Frame, name: string, args: readonly Expr[], lbl: number): number | Cell[] | undefined {
+    if (builtin(name)) {
+      // C's math function on binary32 (prelude `cmath`); arguments left to right, as a call's
+      const [x = 0, y = 0] = args.map((a) => this.eval(f, a));
+      return cmath(name, x, y);
+    }
     const callee = this.funs.get(name);
     if (!callee) return this.error(lbl, `internal error: unknown function '${name}'`);
     const scalars: number[] = [];

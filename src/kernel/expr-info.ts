@@ -3,7 +3,9 @@
  * printer) and by the optimizers. Written in SCF-lang, so the optimizers — which may import
  * only SCF-lang modules — can share it instead of keeping copies.
  */
+import type { List } from '../scf-lang/prelude.js';
 import type { Expr } from './ast.js';
+import { isBuiltin } from './builtins.generated.js';
 
 /** The C type of an expression's value: 'int' | 'float' | 'bool'. */
 export function exprType(e: Expr): string {
@@ -26,11 +28,14 @@ export function exprType(e: Expr): string {
   }
 }
 
-/** Whether `e` contains a function call (which may have effects through array arguments). */
+/**
+ * Whether `e` contains a call of a function of the program (which may have effects through array
+ * arguments). A builtin's call (`sqrtf(x)`) is pure, like an operator: only its arguments count.
+ */
 export function hasCall(e: Expr): boolean {
   switch (e.kind) {
     case 'call':
-      return true;
+      return !isBuiltin(e.name) || anyCall(e.args);
     case 'binary':
       return hasCall(e.left) || hasCall(e.right);
     case 'unary':
@@ -47,4 +52,10 @@ export function hasCall(e: Expr): boolean {
     case 'arrayRef':
       return false;
   }
+}
+
+/** Whether any of `es` contains a call of a function of the program. */
+export function anyCall(es: List<Expr>): boolean {
+  if (es.kind === 'nil') return false;
+  return hasCall(es.head) || anyCall(es.tail);
 }

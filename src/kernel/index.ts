@@ -69,6 +69,17 @@ export {
 } from './structure.js';
 export { hasCall } from './expr-info.js';
 export {
+  BUILTINS,
+  type Builtin,
+  builtin,
+  builtinForDouble,
+  JS_HELPERS,
+  type JsHelper,
+  type SimdBuiltin,
+  WGSL_HELPERS,
+  type WgslHelper,
+} from './builtins.js';
+export {
   article,
   astNodes,
   emptyRecord,

@@ -32,6 +32,7 @@ import {
 import { decimalToFloat32 } from './float.js';
 import { treeSitter } from './tree-sitter-files.js';
 import { article, exprType, listFromArray } from './util.js';
+import { BUILTIN_HEADERS, builtin, builtinForDouble, builtinSignature } from './builtins.js';
 
 export interface ParseResult {
   readonly program: Program;
@@ -345,13 +346,18 @@ function convertUnit(ctx: Ctx, root: Node): Program {
       switch (item.type) {
         case 'preproc_include': {
           const path = field(item, 'path')?.text ?? '';
-          if (path !== '<stdbool.h>') fail(ctx, item, codes.unsupported, 'include', path);
+          // <math.h> and <stdlib.h> declare the builtins (builtins.ts), which kernels have without them
+          if (path !== '<stdbool.h>' && !BUILTIN_HEADERS.has(path))
+            fail(ctx, item, codes.unsupported, 'include', path);
           break;
         }
         case 'function_definition': {
           const sig = signature(ctx, item);
           if (COMBINATORS.has(sig.name)) {
             fail(ctx, item, codes.redefinition, 'combinator', sig.name);
+          }
+          if (builtin(sig.name) || builtinForDouble(sig.name)) {
+            fail(ctx, definedName(item) ?? item, codes.redefinition, 'builtin', sig.name);
           }
           if (ctx.funs.has(sig.name)) {
             fail(ctx, item, codes.redefinition, 'function', sig.name);
@@ -382,6 +388,14 @@ function convertUnit(ctx: Ctx, root: Node): Program {
     if (f) funs.push(f);
   }
   return listFromArray(funs);
+}
+
+/** The identifier a function definition defines. */
+function definedName(n: Node): Node | undefined {
+  let d = field(n, 'declarator');
+  if (d?.type === 'pointer_declarator') d = field(d, 'declarator');
+  const name = d?.type === 'function_declarator' ? field(d, 'declarator') : undefined;
+  return name?.type === 'identifier' ? name : undefined;
 }
 
 function signature(ctx: Ctx, n: Node): Sig {
@@ -780,6 +794,7 @@ function exprStatement(fx: FunCtx, e: Node, out: Cmd[]): void {
     }
     case 'call_expression': {
       const { name, args } = callParts(fx, e);
+      if (builtin(name)) fail(ctx, e, codes.unsupported, 'noEffect');
       out.push({ kind: 'callCmd', name, args: listFromArray(args), lbl: label(ctx, e) });
       return;
     }
@@ -847,8 +862,12 @@ function update(fx: FunCtx, n: Node, left: Node, op: string | undefined, right: 
   return fail(ctx, left, codes.notAssignable, 'notAnLvalue');
 }
 
+/** Whether `n` calls a function of the program (a builtin's call is pure, as an operator is). */
 function containsCall(n: Node): boolean {
-  if (n.type === 'call_expression') return true;
+  if (n.type === 'call_expression') {
+    const fn = field(n, 'function');
+    if (fn?.type !== 'identifier' || !builtin(fn.text)) return true;
+  }
   return named(n).some(containsCall);
 }
 
@@ -880,8 +899,12 @@ function callParts(fx: FunCtx, n: Node): { name: string; args: Expr[]; sig: Sig 
   const fn = field(n, 'function');
   if (fn?.type !== 'identifier') return fail(ctx, fn ?? n, codes.badCall, 'notNamed');
   if (COMBINATORS.has(fn.text)) return fail(ctx, n, codes.badCombinator, 'asStatement', fn.text);
-  const sig = ctx.funs.get(fn.text);
-  if (!sig) return fail(ctx, fn, codes.undeclared, 'function', fn.text);
+  const sig = ctx.funs.get(fn.text) ?? builtinSignature(fn.text);
+  if (!sig) {
+    const float = builtinForDouble(fn.text);
+    if (float) return fail(ctx, fn, codes.badCall, 'doublePrecision', fn.text, float.name);
+    return fail(ctx, fn, codes.undeclared, 'function', fn.text);
+  }
   if (sig.ret.endsWith('[]')) return fail(ctx, n, codes.badCall, 'arrayReturn', sig.name);
   const argList = field(n, 'arguments');
   const argNodes = argList ? named(argList) : [];
@@ -1219,10 +1242,8 @@ function soacFunction(fx: FunCtx, n: Node | undefined, owner: Node, comb: string
   const ctx = fx.ctx;
   if (!n) return fail(ctx, owner, codes.badCombinator, 'missingArgument', comb, what);
   const e = unparen(n);
-  if (e.type !== 'identifier' || !ctx.funs.has(e.text)) {
-    return fail(ctx, n, codes.badCombinator, 'notAFunction', what, comb);
-  }
-  const sig = ctx.funs.get(e.text) as Sig;
+  const sig = e.type === 'identifier' ? (ctx.funs.get(e.text) ?? builtinSignature(e.text)) : undefined;
+  if (!sig) return fail(ctx, n, codes.badCombinator, 'notAFunction', what, comb);
   if (sig.ret === 'void' || sig.ret.endsWith('[]')) {
     fail(ctx, n, codes.badCombinator, 'functionReturnsArray', sig.name, comb);
   }

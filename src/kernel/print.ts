@@ -9,14 +9,15 @@
  * composes those) is lifted into a helper function `F_fusedK` first, since C has no lambdas
  * (`printCmd` has no function to add helpers to: it prints such a lambda inline, as the Fig. 6
  * printer does); a program gets forward declarations when a function calls one defined after it,
- * and `<stdbool.h>` when it uses `bool`. Both lifting and the search for calls go by the field
- * table, so a new command kind needs no case here.
+ * `<stdbool.h>` when it uses `bool`, and a builtin's header when it calls one (builtins.ts). Both
+ * lifting and the search for calls go by the field table, so a new command kind needs no case here.
  */
 import type { Bind, Call, CallCmd, Cmd, Decl, Expr, Fun, Lam, Program, Seq, Soac } from './ast.js';
 import { CPrinter, type NodeView, type PrintHooks, type Scalar } from './c-printer.js';
 import { children, KERNEL_UNIONS, mapChildren } from './fields.js';
 import { listFromArray, listToArray } from './util.js';
 import { isIota } from './structure.js';
+import { builtin } from './builtins.js';
 
 /** A concrete kernel value: a node, a list cell or option of them, or a scalar. */
 const CONCRETE: NodeView<unknown> = {
@@ -54,15 +55,24 @@ export function printProgram(program: Program): string {
   });
   const defined = new Set<string>();
   let forward = false;
+  const headers = new Set<string>();
   for (const f of funs) {
     defined.add(f.name);
-    for (const callee of calledNames(f.body)) if (callee !== f.name && !defined.has(callee)) forward = true;
+    for (const callee of calledNames(f.body)) {
+      const b = builtin(callee);
+      if (b) headers.add(b.header);
+      else if (callee !== f.name && !defined.has(callee)) forward = true;
+    }
   }
   const parts: string[] = [];
   if (forward) parts.push(funs.map((f) => `${C.header(f)};`).join('\n'));
   for (const f of funs) parts.push(C.fun(f));
   const text = `${parts.join('\n\n')}\n`;
-  return /\b(bool|true|false)\b/.test(text) ? `#include <stdbool.h>\n\n${text}` : text;
+  const includes = [
+    ...(/\b(bool|true|false)\b/.test(text) ? ['#include <stdbool.h>'] : []),
+    ...[...headers].sort().map((h) => `#include ${h}`),
+  ];
+  return includes.length > 0 ? `${includes.join('\n')}\n\n${text}` : text;
 }
 
 /**

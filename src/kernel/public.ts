@@ -10,7 +10,8 @@
  * for each export, its signature and the first sentence of its doc comment.
  */
 export type * from './ast.js';
-export { exprType, hasCall } from './expr-info.js';
+export { anyCall, exprType, hasCall } from './expr-info.js';
+export { foldsExactly, isBuiltin } from './builtins.generated.js';
 export {
   appendSeq,
   arraysPassed,

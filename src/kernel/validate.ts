@@ -36,6 +36,7 @@ import { children, KERNEL_UNIONS, type KernelNode, nodeInfo, nodesOfType } from 
 import type { FieldType } from './fields.generated.js';
 import { ARRAY_OPS, FOLD_OPS } from './structure.js';
 import { listToArray } from './util.js';
+import { builtin } from './builtins.js';
 
 export interface ValidationProblem {
   readonly rule: 'shape' | 'label' | 'type' | 'elaborated' | 'seq' | 'soac';
@@ -372,6 +373,17 @@ class FunChecker {
 
   private call(name: string, args: readonly Expr[], lbl: number): void {
     for (const a of args) this.expr(a);
+    const b = builtin(name);
+    if (b !== undefined) {
+      if (b.params.length !== args.length) {
+        this.problem('elaborated', lbl, `'${name}' takes ${b.params.length} argument(s), not ${args.length}`);
+        return;
+      }
+      args.forEach((a, i) => {
+        this.want(a, b.params[i], `argument ${i + 1} of '${name}'`);
+      });
+      return;
+    }
     const callee = this.funs.get(name);
     if (callee === undefined) {
       if (this.funs.size > 0 && !this.arrays.has(name))

@@ -19,6 +19,10 @@
  *   folded with exactly the reference evaluator's C semantics (int32 wrapping with `| 0` and
  *   `imul`, truncating `/` and `%`, binary32 floats rounded with `fround`). What C leaves undefined
  *   (division by zero, INT_MIN / -1, shifts outside 0..31, float→int out of range) is not folded;
+ * - a builtin's call (C's math functions: kernel/builtins.ts) on constants is folded with the
+ *   evaluator's value (the prelude's `cmath`) when C specifies it to the bit (`foldsExactly`:
+ *   `sqrtf`, `floorf`, `fminf`, `abs`, …), and under finite math every builtin (`expf`, `powf`:
+ *   the evaluator's value, which a back end computing the call may differ from within its bound);
  * - algebraic identities: int `x*1`, `1*x`, `x+0`, `0+x`, `x-0` => `x`; float `x*1`, `1*x`,
  *   `x+(-0)`, `(-0)+x`, `x-0` => `x` (exact in IEEE: `x+0` is not, since -0+0 = +0). `x*0` is
  *   not folded: SCF §2.2.2 (Fig. 6) specifies a constant propagator that turns `x*a` into
@@ -90,6 +94,7 @@ import {
   undef,
 } from './lattice.js';
 import {
+  cmath,
   fround,
   imul,
   type List,
@@ -107,6 +112,7 @@ import {
 } from 'scf/prelude';
 import type { Call, Cmd, Decl, Expr, Fun, Lam, Param, Soac, SoacArg, While } from '../kernel/ast.js';
 import { exprType, hasCall } from '../kernel/expr-info.js';
+import { foldsExactly, isBuiltin } from '../kernel/builtins.generated.js';
 import {
   arraysPassed,
   arraysPassedList,
@@ -1063,8 +1069,14 @@ export function cpExpr(e: Expr, env: Env): [Expr, LatticeVal] {
       }
       return [rebuilt, nonConst()];
     }
-    case 'call':
-      return [{ kind: 'call', name: e.name, args: cpExprs(e.args, env), ty: e.ty, lbl: e.lbl }, nonConst()];
+    case 'call': {
+      const args = cpExprs(e.args, env);
+      const rebuilt: Expr = { kind: 'call', name: e.name, args, ty: e.ty, lbl: e.lbl };
+      // sqrtf(4.0f) => 2.0f; expf(1.0f) => 2.7182817f under finite math only
+      if (isBuiltin(e.name) && (foldsExactly(e.name) || finiteMath(env)))
+        return finish(rebuilt, foldBuiltin(e.name, args), e.ty);
+      return [rebuilt, nonConst()];
+    }
     case 'ternary': {
       const [cond, cv] = cpExpr(e.cond, env);
       // 1 ? a : b => a
@@ -1249,6 +1261,30 @@ export function foldUnary(op: string, ty: string, v: number): Option<number> {
       return some(~v);
     case '!':
       return some(v === 0 ? 1 : 0);
+    default:
+      return none();
+  }
+}
+
+/** A builtin's call on literal arguments, as the reference evaluator computes it (`cmath`). */
+export function foldBuiltin(name: string, args: List<Expr>): Option<number> {
+  if (args.kind === 'nil') return none();
+  const x = literalNumber(args.head);
+  if (x.kind === 'none') return none();
+  if (args.tail.kind === 'nil') return some(cmath(name, x.value, 0));
+  const y = literalNumber(args.tail.head);
+  if (y.kind === 'none' || args.tail.tail.kind !== 'nil') return none();
+  return some(cmath(name, x.value, y.value));
+}
+
+/** A literal's value (a Boolean's 0 or 1). */
+function literalNumber(e: Expr): Option<number> {
+  switch (e.kind) {
+    case 'intLit':
+    case 'floatLit':
+      return some(e.value);
+    case 'boolLit':
+      return some(e.value ? 1 : 0);
     default:
       return none();
   }

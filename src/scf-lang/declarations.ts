@@ -47,6 +47,7 @@ export const KERNEL_MODULES: readonly string[] = [
   'optimizers/kernel-walk.ts',
   'optimizers/leaf.generated.ts',
   'kernel/expr-info.ts',
+  'kernel/builtins.generated.ts',
   'optimizers/lattice.ts',
 ].map((f) => path.join(SOURCE_ROOT, f));
 export const PRELUDE_PATH = path.join(SOURCE_ROOT, 'scf-lang/prelude.ts');

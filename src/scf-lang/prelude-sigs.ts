@@ -37,6 +37,7 @@ const prim = (op: PrimOp, params: Type[], ret: Type, primVars?: string[]): Prelu
 export const PRELUDE_FUNS: Readonly<Record<string, PreludeFn>> = {
   abs: prim('abs', [NUM], NUM),
   absurd: { params: [NEVER], ret: NEVER, lower: { kind: 'absurd' } },
+  cmath: prim('cmath', [STR, NUM, NUM], NUM),
   equal: prim('equal', [T, T], BOOL),
   floor: prim('floor', [NUM], NUM),
   fround: prim('fround', [NUM], NUM),

@@ -184,6 +184,81 @@ export function max(a: number, b: number): number {
   return Math.max(a, b);
 }
 
+/**
+ * C's math library function `name` (`sqrtf`, `powf`, `abs`, … : the kernel language's builtins,
+ * src/kernel/builtins.ts) on binary32 arguments (`abs`: an int32), as the kernel's reference
+ * evaluator defines it; a function of one argument ignores `y`. `atan2f` takes C's order (`y`
+ * first: `cmath('atan2f', y, x)`). Each result is the binary32 value of C's function on glibc:
+ * exact or correctly rounded for `sqrtf`, `fabsf`, `fminf`/`fmaxf`, `floorf`/`ceilf`/`truncf`/
+ * `roundf`, `fmodf` and `abs`; the others are the double-precision function rounded once
+ * (within 1 ulp of the exact result). The C edge cases are kept: `powf(1, NaN)` and
+ * `powf(-1, ±inf)` are 1, `fminf`/`fmaxf` return the other operand of a NaN, `roundf` rounds
+ * halves away from zero, `fmodf` has the sign of `x`, `abs(INT_MIN)` wraps to INT_MIN (gcc
+ * `-fwrapv`). An unknown name gives NaN.
+ */
+export function cmath(name: string, x: number, y: number): number {
+  switch (name) {
+    case 'sqrtf':
+      return Math.fround(Math.sqrt(x));
+    case 'expf':
+      return Math.fround(Math.exp(x));
+    case 'exp2f':
+      return Math.fround(2 ** x);
+    case 'logf':
+      return Math.fround(Math.log(x));
+    case 'log2f':
+      return Math.fround(Math.log2(x));
+    case 'powf':
+      return Math.fround(cPow(x, y));
+    case 'sinf':
+      return Math.fround(Math.sin(x));
+    case 'cosf':
+      return Math.fround(Math.cos(x));
+    case 'tanf':
+      return Math.fround(Math.tan(x));
+    case 'tanhf':
+      return Math.fround(Math.tanh(x));
+    case 'atan2f':
+      return Math.fround(Math.atan2(x, y));
+    case 'fabsf':
+      return Math.abs(x);
+    case 'fminf':
+      // biome-ignore lint/complexity/useMathMinMax: Math.min differs from C on NaN and on ±0
+      return Number.isNaN(y) ? x : x < y ? x : y;
+    case 'fmaxf':
+      // biome-ignore lint/complexity/useMathMinMax: Math.max differs from C on NaN and on ±0
+      return Number.isNaN(y) ? x : x > y ? x : y;
+    case 'floorf':
+      return Math.floor(x);
+    case 'ceilf':
+      return Math.ceil(x);
+    case 'truncf':
+      return Math.trunc(x);
+    case 'roundf':
+      return cRound(x);
+    case 'fmodf':
+      return x % y;
+    case 'abs':
+      return Math.abs(x) | 0;
+    default:
+      return Number.NaN;
+  }
+}
+
+/** C's `pow`: JavaScript's `**` but where C99 Annex F differs (a base of 1, or -1 to ±inf, gives 1). */
+function cPow(x: number, y: number): number {
+  if (x === 1) return 1;
+  if (x === -1 && (y === Number.POSITIVE_INFINITY || y === Number.NEGATIVE_INFINITY)) return 1;
+  return x ** y;
+}
+
+/** C's `round`: to the nearest integer, halves away from zero; -0, ±inf and NaN as they are. */
+function cRound(x: number): number {
+  const t = Math.trunc(x);
+  // x - t is exact (the fraction of a binary32 value); at |x| >= 2^23 it is 0.
+  return Math.abs(x - t) >= 0.5 ? t + Math.sign(x) : t;
+}
+
 /** Decimal text of a number (as JavaScript's `String(n)`). */
 export function numToString(n: number): string {
   return String(n);

@@ -52,6 +52,7 @@ export const PRIMS = {
   abs: prim(1, 'arith', P.abs),
   min: prim(2, 'arith', P.min),
   max: prim(2, 'arith', P.max),
+  cmath: prim(3, 'arith', P.cmath),
   // comparisons on primitives of one type
   eq: prim(2, 'compare', (a: P.Prim, b: P.Prim) => a === b),
   ne: prim(2, 'compare', (a: P.Prim, b: P.Prim) => a !== b),

@@ -131,6 +131,7 @@ const PRELUDE_OF: Partial<Record<PrimOp, string>> = {
   abs: 'abs',
   min: 'min',
   max: 'max',
+  cmath: 'cmath',
   num_to_string: 'numToString',
   str_length: 'strLength',
   equal: 'equal',

@@ -14,15 +14,19 @@
  * call and its evaluation has no undefined behaviour (division or remainder by zero, INT_MIN / -1,
  * a shift count outside 0..31, a float→int conversion out of range); undefined otherwise. As in the
  * evaluator, `&&`, `||` and `?:` evaluate only what they must: `0 && 1 / 0` is 0. Values are JS
- * numbers as the evaluator's: int32, 0/1 for bool, binary32 floats (-0 and NaN included).
+ * numbers as the evaluator's: int32, 0/1 for bool, binary32 floats (-0 and NaN included). A builtin's
+ * call on constants (`sqrtf(2.0f)`) is the evaluator's value too.
  */
+import { cmath } from '../scf-lang/prelude.js';
 import {
   applyBinary,
   applyUnary,
+  builtin,
   convertScalar,
   type Expr,
   exprType,
   type Fault,
+  listToArray,
   literalValue,
 } from '../kernel/index.js';
 
@@ -46,9 +50,15 @@ function fold(e: Expr): number | undefined {
       return literalValue(e);
     case 'var':
     case 'load':
-    case 'call':
     case 'arrayRef':
       return undefined;
+    case 'call': {
+      // a builtin of constants: C's value, as the evaluator computes it (the prelude's `cmath`)
+      if (!builtin(e.name)) return undefined;
+      const args = listToArray(e.args).map(constValue);
+      if (args.some((a) => a === undefined)) return undefined;
+      return cmath(e.name, args[0] ?? 0, args[1] ?? 0);
+    }
     case 'unary': {
       const a = constValue(e.arg);
       return a === undefined ? undefined : unlessFault(applyUnary(e.op, e.ty, a));

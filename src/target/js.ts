@@ -6,7 +6,8 @@
  * Algorithm. One JavaScript function per kernel function reachable from the entry (a worklist fed
  * by the calls met while emitting), all in one strict-mode body that returns the entry. Commands map
  * to statements one for one (`seq` ⇒ a statement list, `while` ⇒ `while`, an `if` whose else is an
- * `if` ⇒ `else if`, `return` ⇒ `return`, calls ⇒ calls); every local is declared at the top of its
+ * `if` ⇒ `else if`, `return` ⇒ `return`, calls ⇒ calls, a builtin's call ⇒ the JS its row of
+ * kernel/builtins.ts gives: `Math.fround(Math.exp(x))`, the evaluator's operations); every local is declared at the top of its
  * function, as the front end hoisted it. Expressions are emitted in two modes, by the dispatch over
  * expression kinds that the WGSL back end shares (expr-core.ts; `writer` spells each construct in JS):
  * - *value* mode gives a JS number, using the very operations the evaluator uses, so each value is
@@ -83,6 +84,7 @@ import {
   ARRAY_OPS,
   FOLD_OPS,
   type ArgValue,
+  builtin,
   children,
   type Binary,
   coerceArg,
@@ -94,6 +96,7 @@ import {
   type Fun,
   type Hfused,
   hasCall,
+  JS_HELPERS,
   KernelArgumentError,
   KernelRuntimeError,
   type Lam,
@@ -491,6 +494,8 @@ const FUEL_RESET = '\u0000fuel';
  * node's label and the evaluator's message); the others check what the evaluator checks.
  */
 const HELPERS: Readonly<Record<string, { readonly source: string; readonly uses: readonly string[] }>> = {
+  // the builtins' (kernel/builtins.ts)
+  ...Object.fromEntries(Object.entries(JS_HELPERS).map(([name, source]) => [name, { source, uses: [] }])),
   $fail: {
     source: [
       'function $fail(lbl, detail) {',
@@ -571,14 +576,18 @@ const HELPERS: Readonly<Record<string, { readonly source: string; readonly uses:
   },
 };
 
-/** The names of the functions `f` calls (in its body and its combinators' lambdas). */
+/** The names of the functions `f` calls (in its body and its combinators' lambdas), builtins aside. */
 function calleeNames(f: Fun): Set<string> {
   const names = new Set<string>();
   const stack: unknown[] = [f.body];
   for (let x = stack.pop(); x !== undefined; x = stack.pop()) {
     if (typeof x !== 'object' || x === null) continue;
     const node = x as { kind?: unknown; name?: unknown };
-    if ((node.kind === 'call' || node.kind === 'callCmd') && typeof node.name === 'string')
+    if (
+      (node.kind === 'call' || node.kind === 'callCmd') &&
+      typeof node.name === 'string' &&
+      !builtin(node.name)
+    )
       names.add(node.name);
     for (const v of Object.values(x)) if (typeof v === 'object' && v !== null) stack.push(v);
   }
@@ -639,8 +648,10 @@ export function alwaysReturns(c: Cmd): boolean {
 function mayFail(e: Expr): boolean {
   switch (e.kind) {
     case 'load':
-    case 'call':
       return true;
+    case 'call':
+      if (!builtin(e.name)) return true;
+      break;
     case 'cast':
       if (e.ty === 'int' && exprType(e.arg) === 'float') return true;
       break;
@@ -1314,6 +1325,13 @@ class FunEmitter {
     negate: (e, arg) => (e.ty === 'float' ? `(-${arg})` : `(-${arg} | 0)`),
     load: (e, index) => this.load(e, index),
     call: (e) => {
+      const b = builtin(e.name);
+      // C's math function: the same operations as the evaluator's (kernel/builtins.ts)
+      if (b)
+        return b.js(
+          listToArray(e.args).map((a) => bare(this.value(a))),
+          (h) => this.helper(h),
+        );
       const callee = this.funs.get(e.name);
       if (callee?.ret === 'void') internal(`void function '${e.name}' used as a value`);
       if (callee?.ret.endsWith('[]')) internal(`array-returning function '${e.name}' used as a value`);

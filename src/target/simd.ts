@@ -44,6 +44,11 @@
  *   is 0 or 1, a test of a number is `!= 0` (true for NaN, as in C);
  * - `c ? a : b` evaluates both arms and picks per lane (`v128.bitselect`), again because neither
  *   can fail.
+ * - builtins (kernel/builtins.ts) with an exact lowering: `f32x4.sqrt` (correctly rounded, as
+ *   `Math.fround(Math.sqrt(x))`), `abs`, `floor`, `ceil`, `trunc`, `i32x4.abs` (INT_MIN wraps, as
+ *   `| 0`), and C's `fminf`/`fmaxf`/`roundf` from compares and `bitselect` (not `f32x4.min` or
+ *   `nearest`, whose NaN, -0 and tie rules differ); a call of any other builtin (`expf`, `fmodf`, …)
+ *   leaves the map to the JS loop.
  * Anything else leaves the map to the JS loop: calls inside an inlined function (the JS back end
  * counts a step of the run's budget on entering a function that calls), a `return` inside an
  * `if`, loops, stores, local arrays, mapped bool arrays and bool results, and a
@@ -58,6 +63,8 @@
  */
 import { assertNever } from '../common/index.js';
 import {
+  type Builtin,
+  builtin,
   type Cmd,
   type Expr,
   exprType,
@@ -181,6 +188,12 @@ const SIMD = {
   f32Div: 0xe7,
   i32FromF32: 0xf8,
   f32FromI32: 0xfa,
+  f32Ceil: 0x67,
+  f32Floor: 0x68,
+  f32Trunc: 0x69,
+  i32Abs: 0xa0,
+  f32Abs: 0xe0,
+  f32Sqrt: 0xe3,
 } as const;
 
 /**
@@ -741,6 +754,11 @@ class Lowering {
 
   /** A call inlined: its parameters bound to new locals, its body walked up to its `return`. */
   private call(fname: string, args: readonly Expr[], env: Env, at: Where): void {
+    const b = builtin(fname);
+    if (b) {
+      this.builtinCall(b, args, env, at);
+      return;
+    }
     // Inside an inlined function a call would be a step of the run's budget (see the header).
     if (at.depth > 0) throw new NotStraightLine('call in a called function');
     const f = this.funs.get(fname);
@@ -774,6 +792,68 @@ class Lowering {
     const ret = this.body(f.body, inner, body);
     if (ret === undefined) throw new NotStraightLine('no return');
     this.valueAs(ret, laneTy(f.ret), inner, body);
+  }
+
+  /**
+   * A builtin (kernel/builtins.ts) on four lanes, where its `simd` lowering gives the JS back end's
+   * bits: one opcode (`sqrt`, `abs`, `floor`, `ceil`, `trunc`: exact or correctly rounded), or
+   * C's `fminf`/`fmaxf` (the other operand of a NaN `y`, else `x < y ? x : y`) and `roundf`
+   * (halves away from zero) from compares and selects. The others leave the map to JS.
+   */
+  private builtinCall(b: Builtin, args: readonly Expr[], env: Env, at: Where): void {
+    const simd = b.simd;
+    if (simd === undefined) throw new NotStraightLine(`'${b.name}' (no exact SIMD lowering)`);
+    const operands = args.map((a, i) => {
+      this.valueAs(a, laneTy(b.params[i] ?? 'float'), env, at);
+      const v = this.v128();
+      this.set(v);
+      return v;
+    });
+    const [x = 0, y = 0] = operands;
+    switch (simd.kind) {
+      case 'op':
+        this.getLocal(x);
+        this.simd(SIMD[simd.op]);
+        return;
+      case 'min':
+      case 'max':
+        // bitselect(x, y, x < y | y != y)
+        this.getLocal(x);
+        this.getLocal(y);
+        this.getLocal(x);
+        this.getLocal(y);
+        this.simd(simd.kind === 'min' ? SIMD.f32Lt : SIMD.f32Gt);
+        this.getLocal(y);
+        this.getLocal(y);
+        this.simd(SIMD.f32Ne);
+        this.simd(SIMD.or);
+        this.simd(SIMD.bitselect);
+        return;
+      case 'round': {
+        // t = trunc(x); |x - t| >= 0.5 ? t + copysign(1, x) : t (exact: |t| < 2^23 there)
+        const t = this.v128();
+        this.getLocal(x);
+        this.simd(SIMD.f32Trunc);
+        this.set(t);
+        this.getLocal(t);
+        this.getLocal(x);
+        this.constF32(1);
+        this.constI32([INT_MIN, INT_MIN, INT_MIN, INT_MIN]);
+        this.simd(SIMD.bitselect);
+        this.simd(SIMD.f32Add);
+        this.getLocal(t);
+        this.getLocal(x);
+        this.getLocal(t);
+        this.simd(SIMD.f32Sub);
+        this.simd(SIMD.f32Abs);
+        this.constF32(0.5);
+        this.simd(SIMD.f32Ge);
+        this.simd(SIMD.bitselect);
+        return;
+      }
+      default:
+        assertNever(simd);
+    }
   }
 
   /** Walks straight-line `c`, assigning locals; gives the expression of its `return`, if it reaches one. */

@@ -41,6 +41,7 @@
  */
 import { assertNever } from '../common/index.js';
 import {
+  builtin,
   type Call,
   type CallCmd,
   children,
@@ -526,9 +527,12 @@ function literalOnly(e: Expr, depth: number): boolean {
       break;
     case 'var':
     case 'load':
-    case 'call':
     case 'arrayRef':
       out = false;
+      break;
+    case 'call':
+      // a builtin of literals is folded too (fold.ts)
+      out = builtin(e.name) !== undefined && listToArray(e.args).every(sub);
       break;
     case 'binary':
       out = sub(e.left) && sub(e.right);

@@ -41,6 +41,10 @@
  *   bit for bit for ints.
  * - Expressions: the dispatch over their kinds is expr-core.ts's, shared with the JS back end;
  *   `ExprEmitter.writer` spells each construct in WGSL, and its `value`/`cond` fold and hoist.
+ * - Builtins (C's math functions, kernel/builtins.ts): WGSL's builtin where it has C's meaning
+ *   within the WGSL specification's bound, else a helper function of the table's (`c_roundf`,
+ *   `c_powf`, `c_fmodf`, …) written once per module under a name from the supply; a call on
+ *   literals is folded (fold.ts), since WGSL rejects `sqrt(-1.0)` as a constant expression.
  * - C ternaries without calls become `select` (both sides evaluated: they are pure, and WGSL makes
  *   out-of-range loads and integer division by zero harmless); with calls they become an `if` on a
  *   temporary, so a called function runs only when C would run it.
@@ -71,6 +75,7 @@
 import { assertNever, commentText } from '../common/index.js';
 import {
   ARRAY_OPS,
+  builtin,
   type Cmd,
   type Expr,
   exprType,
@@ -78,6 +83,8 @@ import {
   type Fun,
   hasCall,
   type Hfused,
+  WGSL_HELPERS,
+  type WgslHelper,
   KernelArgumentError,
   type Lam,
   listToArray,
@@ -302,6 +309,17 @@ class DeviceFunctions {
     /** The shader module's scope: function names here, each function's names in a scope below. */
     private readonly names: NameSupply,
   ) {}
+
+  /** The WGSL name of the builtins' helper function `h` (WGSL_HELPERS), emitted once per module. */
+  helper(h: WgslHelper): string {
+    const key = JSON.stringify(['$builtin', h]);
+    const known = this.done.get(key);
+    if (known !== undefined) return known;
+    const wgslName = this.names.fresh(h);
+    this.texts.push(WGSL_HELPERS[h].replace(`fn ${h}(`, `fn ${wgslName}(`));
+    this.done.set(key, wgslName);
+    return wgslName;
+  }
 
   /** The WGSL name of `name` with its array parameters bound to `arrays` (storage buffer names). */
   use(name: string, arrays: readonly string[]): string {
@@ -535,6 +553,13 @@ class ExprEmitter {
   }
 
   call(name: string, args: readonly Expr[]): string {
+    const b = builtin(name);
+    // C's math function: WGSL's builtin, or C's meaning written out (kernel/builtins.ts)
+    if (b)
+      return b.wgsl(
+        args.map((a) => bare(this.value(a))),
+        (h) => this.device.helper(h),
+      );
     const arrays: string[] = [];
     const scalars: string[] = [];
     for (const a of args) {

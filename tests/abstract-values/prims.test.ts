@@ -43,6 +43,11 @@ const SIG: { readonly [K in PrimOp]: readonly A[] } = {
   abs: [numAbs],
   min: [numAbs, numAbs],
   max: [numAbs, numAbs],
+  cmath: [
+    fc.constantFrom('sqrtf', 'powf', 'fminf', 'roundf', 'fmodf', 'abs').map((n) => constant(n)),
+    numAbs,
+    numAbs,
+  ],
   eq: [primAbs, primAbs],
   ne: [primAbs, primAbs],
   lt: [primAbs, primAbs],

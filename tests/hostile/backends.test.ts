@@ -45,6 +45,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ArgValue,
+  BUILTINS,
   evaluate,
   formatFloat32Magnitude,
   KernelRuntimeError,
@@ -115,15 +116,19 @@ function difference(actual: Outcome, expected: Outcome): string | undefined {
 
 // ---- renaming ----------------------------------------------------------------------------------
 
-/** Words of C and of the kernel language that are not identifiers a program may choose. */
-const C_WORDS = new Set(
-  (
+/**
+ * Words of C and of the kernel language that are not identifiers a program may choose, and the C
+ * library's functions (the builtins and their double twins) it may not define.
+ */
+const C_WORDS = new Set([
+  ...(
     'auto break case char const continue default do double else enum extern float for goto if inline int ' +
     'long register restrict return short signed sizeof static struct switch typedef union unsigned void ' +
     'volatile while bool true false _Bool _Complex _Imaginary _Alignas _Alignof _Atomic _Generic ' +
     '_Noreturn _Static_assert _Thread_local map reduce scan filter iota redomap scanomap'
   ).split(' '),
-);
+  ...BUILTINS.flatMap((b) => [b.name, ...(b.double === undefined ? [] : [b.double])]),
+]);
 
 /**
  * Prototype keys are left out: the evaluator's own handling of them is tested with the

@@ -36,6 +36,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { cli } from '../cli/helpers.js';
+import { BUILTINS } from '../../src/kernel/index.js';
 import { generate } from '../kernel/gen.js';
 
 const RUNS = Number(process.env.SCF_HOSTILE_RUNS ?? 150);
@@ -68,15 +69,19 @@ function spawnScf(...argv: string[]): Run {
 
 // ---- 1. names ------------------------------------------------------------------------------
 
-/** Words of C and of the kernel language that a program cannot choose as identifiers. */
-const C_WORDS = new Set(
-  (
+/**
+ * Words of C and of the kernel language that a program cannot choose as identifiers, and the C
+ * library's functions (the builtins and their double twins) it cannot define.
+ */
+const C_WORDS = new Set([
+  ...(
     'auto break case char const continue default do double else enum extern float for goto if inline int ' +
     'long register restrict return short signed sizeof static struct switch typedef union unsigned void ' +
     'volatile while bool true false NULL _Bool _Complex _Imaginary _Alignas _Alignof _Atomic _Generic ' +
     '_Noreturn _Static_assert _Thread_local map reduce scan filter iota redomap scanomap'
   ).split(' '),
-);
+  ...BUILTINS.flatMap((b) => [b.name, ...(b.double === undefined ? [] : [b.double])]),
+]);
 
 /** Keys every object inherits, and what functions inherit besides. */
 const PROTOTYPE_KEYS = [

@@ -95,7 +95,7 @@ export function runGcc(kernelSource: string, cases: readonly GccCase[]): string[
     const src = join(dir, 'k.c');
     const exe = join(dir, 'k');
     writeFileSync(src, `${kernelSource}\n${harnessMain(cases)}\n`);
-    execFileSync('gcc', ['-O0', '-fwrapv', '-ffp-contract=off', '-std=c11', '-w', '-o', exe, src], {
+    execFileSync('gcc', ['-O0', '-fwrapv', '-ffp-contract=off', '-std=c11', '-w', '-o', exe, src, '-lm'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const text = execFileSync(exe, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });

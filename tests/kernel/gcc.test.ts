@@ -25,16 +25,25 @@ const RUNS = Number(process.env.SCF_GCC_RUNS ?? 400);
 
 describe.skipIf(!haveGcc())('evaluator agrees with gcc', () => {
   it(`on ${RUNS} random programs (seed ${SEED})`, async () => {
+    await differential(RUNS, false);
+  });
+  it(`on ${RUNS / 2} random programs calling the exact builtins (sqrtf, fminf, roundf, fmodf, abs, …)`, async () => {
+    await differential(RUNS / 2, true);
+  });
+});
+
+async function differential(runs: number, builtins: boolean): Promise<void> {
+  {
     await loadKernelParser();
     const tapes = fc.sample(fc.array(fc.nat(), { minLength: 600, maxLength: 600 }), {
-      seed: SEED,
-      numRuns: RUNS,
+      seed: SEED + (builtins ? 1 : 0),
+      numRuns: runs,
     });
     const sources: string[] = [];
     const cases: (GccCase & { expected: string[]; source: string })[] = [];
     let skipped = 0;
     tapes.forEach((tape, k) => {
-      const g = generate(tape, `p${k}_`);
+      const g = generate(tape, `p${k}_`, builtins);
       const parsed = parseKernelSync(g.source, `p${k}.c`);
       expect(
         parsed.diagnostics.map((d) => formatDiagnostic(d, parsed.sources, false)),
@@ -58,13 +67,13 @@ describe.skipIf(!haveGcc())('evaluator agrees with gcc', () => {
       cases.push({ fun, args: g.args, expected, source: g.source });
     });
     // Most programs must be free of undefined behaviour, or the test would prove little.
-    expect(cases.length).toBeGreaterThan(RUNS * 0.4);
+    expect(cases.length).toBeGreaterThan(runs * 0.4);
     const actual = runGcc(`#include <stdbool.h>\n${sources.join('\n\n')}`, cases);
     cases.forEach((c, k) => {
       expect(actual[k], `${c.source}\nargs: ${JSON.stringify(c.args)}`).toEqual(c.expected);
     });
     console.log(
-      `gcc differential: ${cases.length} programs compared, ${skipped} skipped for undefined behaviour`,
+      `gcc differential${builtins ? ' (builtins)' : ''}: ${cases.length} programs compared, ${skipped} skipped for undefined behaviour`,
     );
-  });
-});
+  }
+}

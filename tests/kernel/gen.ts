@@ -57,7 +57,13 @@ interface Scope {
   readonly helper: string | undefined;
   /** Whether the arrays a (int) and b (float) are in scope. */
   readonly arrays: boolean;
+  /** Whether expressions may call the builtins C specifies to the bit (`sqrtf`, `fminf`, `abs`, …). */
+  readonly builtins: boolean;
 }
+
+/** The exact builtins (kernel/builtins.ts) of one and of two float arguments. */
+const EXACT_UNARY = ['sqrtf', 'fabsf', 'floorf', 'ceilf', 'truncf', 'roundf'];
+const EXACT_BINARY = ['fminf', 'fmaxf', 'fmodf'];
 
 type Ty = 'int' | 'float';
 
@@ -103,10 +109,17 @@ function expr(t: Tape, s: Scope, ty: Ty, depth: number): string {
       if (s.helper) return ty === 'int' ? `(int)${helperCall(t, s, d)}` : `(float)${helperCall(t, s, d)}`;
       return ty === 'int' ? `~${expr(t, s, 'int', d)}` : `(${expr(t, s, 'float', d)} * 0.5f)`;
     default:
+      if (s.builtins && t.chance(0.5)) return builtinCall(t, s, ty, d);
       return ty === 'int'
         ? `!${expr(t, s, t.oneOf(['int', 'float'] as const), d)}`
         : `(-(${expr(t, s, ty, d)}))`;
   }
+}
+
+function builtinCall(t: Tape, s: Scope, ty: Ty, d: number): string {
+  if (ty === 'int') return `abs(${expr(t, s, 'int', d)})`;
+  if (t.chance(0.6)) return `${t.oneOf(EXACT_UNARY)}(${expr(t, s, 'float', d)})`;
+  return `${t.oneOf(EXACT_BINARY)}(${expr(t, s, 'float', d)}, ${expr(t, s, 'float', d)})`;
 }
 
 function helperCall(t: Tape, s: Scope, d: number): string {
@@ -216,10 +229,13 @@ function argFloat(t: Tape): number {
   return Math.fround(t.chance(0.5) ? t.oneOf(FLOATS) : (t.pick(200001) - 100000) / 64);
 }
 
-/** One random program with functions `${prefix}f` (the entry) and maybe `${prefix}h`, and arguments. */
-export function generate(tape: readonly number[], prefix: string): Generated {
+/**
+ * One random program with functions `${prefix}f` (the entry) and maybe `${prefix}h`, and arguments;
+ * with `builtins`, its expressions also call the exact builtins (and it includes their headers).
+ */
+export function generate(tape: readonly number[], prefix: string, builtins = false): Generated {
   const t = new Tape(tape);
-  const lines: string[] = [];
+  const lines: string[] = builtins ? ['#include <math.h>', '#include <stdlib.h>', ''] : [];
   let helper: string | undefined;
   if (t.chance(0.4)) {
     helper = `${prefix}h`;
@@ -231,6 +247,7 @@ export function generate(tape: readonly number[], prefix: string): Generated {
       assignable: [],
       helper: undefined,
       arrays: false,
+      builtins,
     };
     lines.push(`${ret} ${helper}(int p, float q) {`, `  return ${expr(t, hs, ret, 2)};`, '}', '');
   }
@@ -250,6 +267,7 @@ export function generate(tape: readonly number[], prefix: string): Generated {
     ],
     helper,
     arrays: true,
+    builtins,
   };
   const init: Scope = { ...s, ints: ['x', 'y'], floats: ['u', 'v'], bools: [] };
   lines.push(`${ret} ${prefix}f(int x, int y, float u, float v, int a[], float b[]) {`);
