@@ -31,7 +31,8 @@
  *   evaluator's on the original kernel with the same arguments (`maxAbsDiff` and `maxUlps` say by
  *   how much where not). The report's `equal` asks that of the JS back end, and of a GPU only
  *   `withinTolerance`: each output within GPU_ULPS ulps of its own value or of the data's scale
- *   (the largest magnitude among the float arguments, late values and reference outputs). A device
+ *   (the largest magnitude among the float arguments, late values and reference outputs), plus
+ *   the WGSL bound of the math functions the kernel calls (`toleranceUlps`, docs/kernel-math.md). A device
  *   may fuse a multiply and an add into one rounding (WGSL leaves that to it), and where terms
  *   cancel, one rounding of a term is many ulps of a result near zero: the scale bounds that error.
  *
@@ -62,6 +63,7 @@ import {
   compareResults,
   compileFor,
   dataScale,
+  toleranceUlps,
   GPU_ULPS,
   GpuRuntime,
   type KernelBackend,
@@ -99,7 +101,7 @@ export interface BackendReport {
   readonly speedup: { readonly run: number; readonly roundTrip: number };
   /** Every output identical to the reference evaluator's, element for element. */
   readonly equal: boolean;
-  /** Every output within GPU_ULPS ulps of the reference value or of the data's scale (header). */
+  /** Every output within the GPU tolerance of the reference value or of the data's scale (header). */
   readonly withinTolerance: boolean;
   readonly maxAbsDiff: number;
   /**
@@ -166,7 +168,7 @@ export const KERNEL_CONFIG_METHOD =
   'inputs on the device; roundTripMs = one call with upload and read back; firstResultMs with fresh values per sample, ' +
   'the four ways in the rows of a Williams Latin square (each follows each other equally often) ' +
   "(the sample's floats scaled by 1 + k·2^-20); outputs compared with the reference evaluator's, element for element " +
-  `(a GPU's within ${GPU_ULPS} ulps of the value or of the data's scale).`;
+  `(a GPU's within ${GPU_ULPS} ulps of the value or of the data's scale, plus the WGSL bound of the math functions it calls).`;
 
 /**
  * The order of round `k` among `n` ways (`n` even): the rows of a Williams Latin square, so that
@@ -249,10 +251,12 @@ async function benchBackend(
     readonly reference: KernelResult;
     /** The data's scale for the GPU tolerance (`dataScale`). */
     readonly scale: number;
+    /** The GPU tolerance in ulps (`toleranceUlps`: GPU_ULPS plus the bounds of the math functions called). */
+    readonly tolerance: number;
     readonly opts: KernelConfigOptions;
   },
 ): Promise<BackendReport> {
-  const { stub, args, values, ints, reference, scale, opts } = ctx;
+  const { stub, args, values, ints, reference, scale, tolerance, opts } = ctx;
   const rounds = opts.rounds ?? 15;
   const name = backend === 'js' ? 'JS back end' : backend.adapterName;
   opts.onProgress?.(`${name}: compiling the generic and the specialized kernel`);
@@ -270,9 +274,10 @@ async function benchBackend(
   const template = await specializer.specializedKernel(values);
   const specialized =
     backend === 'js' ? template : await compileFor(stub.specialize(values as Bindings).fun, backend);
-  const outG = compareResults(await generic.run(args), reference, scale);
-  const outS = compareResults(await specialized.run(args), reference, scale);
-  const outT = template === specialized ? outS : compareResults(await template.run(args), reference, scale);
+  const outG = compareResults(await generic.run(args), reference, scale, tolerance);
+  const outS = compareResults(await specialized.run(args), reference, scale, tolerance);
+  const outT =
+    template === specialized ? outS : compareResults(await template.run(args), reference, scale, tolerance);
 
   opts.onProgress?.(`${name}: timing the round trip`);
   const trip = await alternateAsync(
@@ -456,7 +461,8 @@ export async function runKernelConfigBench(
     opts.onProgress?.('the reference evaluator on the original kernel');
     const reference = evaluate(programOf(stub.FUN), config.function, args, { fuel: Number.MAX_SAFE_INTEGER });
     const scale = dataScale(...Object.values(args), reference.result, ...Object.values(reference.outputs));
-    const ctx = { stub, args, values, ints, reference, scale, opts };
+    const tolerance = toleranceUlps(programOf(stub.FUN));
+    const ctx = { stub, args, values, ints, reference, scale, tolerance, opts };
     const js = opts.backend === 'webgpu' ? undefined : await benchBackend('js', ctx);
     let webgpu: BackendReport | undefined;
     let noWebgpu: string | undefined;

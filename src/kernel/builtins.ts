@@ -56,6 +56,12 @@ export interface Builtin {
   readonly simd?: SimdBuiltin;
   /** Accuracy on each target, for the docs' table. */
   readonly accuracy: { readonly reference: string; readonly wgsl: string };
+  /**
+   * The WGSL bound in ulps of the value or of the data's scale, at arguments of the magnitudes
+   * kernels see (|x| up to about 30 for `expf`, [-π, π] for `sinf`): what a comparison of a GPU's
+   * outputs adds to its tolerance for a kernel calling it (target/compare.ts); 0 where exact.
+   */
+  readonly gpuUlps: number;
 }
 
 /**
@@ -77,6 +83,7 @@ const viaDouble = (
   wgslName: string,
   meaning: string,
   wgslAccuracy: string,
+  gpuUlps: number,
 ): Builtin => ({
   name,
   params: ['float'],
@@ -88,6 +95,7 @@ const viaDouble = (
   js: (a) => fround(`${math}(${a[0]})`),
   wgsl: (a) => `${wgslName}(${a[0]})`,
   accuracy: { reference: 'double result rounded once (≤ 1 ulp)', wgsl: wgslAccuracy },
+  gpuUlps,
 });
 
 /** Every builtin, in the order the docs list them. */
@@ -107,10 +115,11 @@ export const BUILTINS: readonly Builtin[] = [
       reference: 'correctly rounded',
       wgsl: 'as 1.0 / inverseSqrt(x): 2 ulp of inverseSqrt, then 2.5 ulp',
     },
+    gpuUlps: 5,
   },
-  viaDouble('expf', 'Math.exp', 'exp', 'e to the x', '3 + 2·|x| ulp'),
+  viaDouble('expf', 'Math.exp', 'exp', 'e to the x', '3 + 2·|x| ulp', 64),
   {
-    ...viaDouble('exp2f', '', 'exp2', '2 to the x', '3 + 2·|x| ulp'),
+    ...viaDouble('exp2f', '', 'exp2', '2 to the x', '3 + 2·|x| ulp', 64),
     js: (a) => fround(`2 ** ${a[0]}`),
   },
   viaDouble(
@@ -119,6 +128,7 @@ export const BUILTINS: readonly Builtin[] = [
     'log',
     'natural logarithm; -inf at 0, NaN below 0',
     '3 ulp outside [0.5, 2], absolute 2^-21 inside',
+    8,
   ),
   viaDouble(
     'log2f',
@@ -126,6 +136,7 @@ export const BUILTINS: readonly Builtin[] = [
     'log2',
     'base-2 logarithm; -inf at 0, NaN below 0',
     '3 ulp outside [0.5, 2], absolute 2^-21 inside',
+    8,
   ),
   {
     name: 'powf',
@@ -141,10 +152,25 @@ export const BUILTINS: readonly Builtin[] = [
       reference: 'double result rounded once (≤ 1 ulp)',
       wgsl: 'as exp2(y · log2(|x|)), C’s cases written out',
     },
+    gpuUlps: 256,
   },
-  viaDouble('sinf', 'Math.sin', 'sin', 'sine (radians)', 'absolute 2^-11 in [-π, π]; unbounded outside'),
-  viaDouble('cosf', 'Math.cos', 'cos', 'cosine (radians)', 'absolute 2^-11 in [-π, π]; unbounded outside'),
-  viaDouble('tanf', 'Math.tan', 'tan', 'tangent (radians)', 'as sin(x) / cos(x)'),
+  viaDouble(
+    'sinf',
+    'Math.sin',
+    'sin',
+    'sine (radians)',
+    'absolute 2^-11 in [-π, π]; unbounded outside',
+    4096,
+  ),
+  viaDouble(
+    'cosf',
+    'Math.cos',
+    'cos',
+    'cosine (radians)',
+    'absolute 2^-11 in [-π, π]; unbounded outside',
+    4096,
+  ),
+  viaDouble('tanf', 'Math.tan', 'tan', 'tangent (radians)', 'as sin(x) / cos(x)', 4096),
   {
     ...viaDouble(
       'tanhf',
@@ -152,6 +178,7 @@ export const BUILTINS: readonly Builtin[] = [
       'tanh',
       'hyperbolic tangent',
       'as sinh(x) / cosh(x); ±1 exactly beyond |x| > 10',
+      64,
     ),
     wgsl: (a, h) => `${h('c_tanhf')}(${a[0]})`,
   },
@@ -166,6 +193,7 @@ export const BUILTINS: readonly Builtin[] = [
     js: (a) => fround(`Math.atan2(${a[0]}, ${a[1]})`),
     wgsl: (a) => `atan2(${a[0]}, ${a[1]})`,
     accuracy: { reference: 'double result rounded once (≤ 1 ulp)', wgsl: '4096 ulp' },
+    gpuUlps: 4096,
   },
   {
     name: 'fabsf',
@@ -179,6 +207,7 @@ export const BUILTINS: readonly Builtin[] = [
     wgsl: (a) => `abs(${a[0]})`,
     simd: { kind: 'op', op: 'f32Abs' },
     accuracy: { reference: 'exact', wgsl: 'exact' },
+    gpuUlps: 0,
   },
   {
     name: 'fminf',
@@ -192,6 +221,7 @@ export const BUILTINS: readonly Builtin[] = [
     wgsl: (a, h) => `${h('c_fminf')}(${a[0]}, ${a[1]})`,
     simd: { kind: 'min' },
     accuracy: { reference: 'exact', wgsl: 'exact (NaN operands as the device keeps them)' },
+    gpuUlps: 0,
   },
   {
     name: 'fmaxf',
@@ -205,6 +235,7 @@ export const BUILTINS: readonly Builtin[] = [
     wgsl: (a, h) => `${h('c_fmaxf')}(${a[0]}, ${a[1]})`,
     simd: { kind: 'max' },
     accuracy: { reference: 'exact', wgsl: 'exact (NaN operands as the device keeps them)' },
+    gpuUlps: 0,
   },
   {
     name: 'floorf',
@@ -218,6 +249,7 @@ export const BUILTINS: readonly Builtin[] = [
     wgsl: (a) => `floor(${a[0]})`,
     simd: { kind: 'op', op: 'f32Floor' },
     accuracy: { reference: 'exact', wgsl: 'exact' },
+    gpuUlps: 0,
   },
   {
     name: 'ceilf',
@@ -231,6 +263,7 @@ export const BUILTINS: readonly Builtin[] = [
     wgsl: (a) => `ceil(${a[0]})`,
     simd: { kind: 'op', op: 'f32Ceil' },
     accuracy: { reference: 'exact', wgsl: 'exact' },
+    gpuUlps: 0,
   },
   {
     name: 'roundf',
@@ -244,6 +277,7 @@ export const BUILTINS: readonly Builtin[] = [
     wgsl: (a, h) => `${h('c_roundf')}(${a[0]})`,
     simd: { kind: 'round' },
     accuracy: { reference: 'exact', wgsl: 'exact (written out: WGSL’s round is ties-to-even)' },
+    gpuUlps: 0,
   },
   {
     name: 'truncf',
@@ -257,6 +291,7 @@ export const BUILTINS: readonly Builtin[] = [
     wgsl: (a) => `trunc(${a[0]})`,
     simd: { kind: 'op', op: 'f32Trunc' },
     accuracy: { reference: 'exact', wgsl: 'exact' },
+    gpuUlps: 0,
   },
   {
     name: 'fmodf',
@@ -269,6 +304,7 @@ export const BUILTINS: readonly Builtin[] = [
     js: (a) => `(${a[0]} % ${a[1]})`,
     wgsl: (a, h) => `${h('c_fmodf')}(${a[0]}, ${a[1]})`,
     accuracy: { reference: 'exact', wgsl: 'exact (written out by exact subtractions; WGSL has no fmod)' },
+    gpuUlps: 0,
   },
   {
     name: 'abs',
@@ -281,6 +317,7 @@ export const BUILTINS: readonly Builtin[] = [
     wgsl: (a) => `abs(${a[0]})`,
     simd: { kind: 'op', op: 'i32Abs' },
     accuracy: { reference: 'exact', wgsl: 'exact' },
+    gpuUlps: 0,
   },
 ];
 

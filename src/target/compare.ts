@@ -3,13 +3,32 @@
  * fuse a multiply and an add into one rounding (WGSL leaves that to it), and where terms cancel,
  * one rounding of a term is many ulps of a result near zero: so a GPU's output is within
  * tolerance when each number is within GPU_ULPS ulps of its own value or of the data's scale (the
- * largest magnitude among the inputs and outputs, `dataScale`). Used by `scf bench --kernel` and
- * by pages (the playground) through `scf/gpu`.
+ * largest magnitude among the inputs and outputs, `dataScale`). A kernel calling C's math functions
+ * gets the WGSL bound of each (kernel/builtins.ts `gpuUlps`) on top (`toleranceUlps`). Used by
+ * `scf bench --kernel` and by pages (the playground) through `scf/gpu`.
  */
+import { builtin, type Program } from '../kernel/index.js';
 import type { KernelResult } from './tiers.js';
 
 /** How many ulps (of the value or of the data's scale) a GPU's output may be from the reference. */
 export const GPU_ULPS = 4;
+
+/**
+ * The ulps a GPU's outputs of `program` may be off: GPU_ULPS, plus the largest WGSL bound of the
+ * builtins it calls (`expf` 64, `sinf` 4096, …; docs/kernel-math.md).
+ */
+export function toleranceUlps(program: Program): number {
+  let extra = 0;
+  const stack: unknown[] = [program];
+  for (let x = stack.pop(); x !== undefined; x = stack.pop()) {
+    if (typeof x !== 'object' || x === null) continue;
+    const node = x as { kind?: unknown; name?: unknown };
+    if (node.kind === 'call' && typeof node.name === 'string')
+      extra = Math.max(extra, builtin(node.name)?.gpuUlps ?? 0);
+    for (const v of Object.values(x)) if (typeof v === 'object' && v !== null) stack.push(v);
+  }
+  return GPU_ULPS + extra;
+}
 
 /** `x` as an int whose order is that of the binary32 values (so ulp distances are differences). */
 function orderedBits(x: number): number {
@@ -44,22 +63,28 @@ export function dataScale(...values: readonly unknown[]): number {
 export interface Comparison {
   /** Every element identical (Object.is). */
   readonly equal: boolean;
-  /** Every element within GPU_ULPS ulps of the reference value or of `scale`. */
+  /** Every element within the tolerance (GPU_ULPS by default) in ulps of the reference value or of `scale`. */
   readonly withinTolerance: boolean;
   readonly diff: number;
   readonly ulps: number;
 }
 
 /**
- * `a` against the reference `b` over the result and outputs: identical, within the GPU tolerance
- * at data scale `scale`, largest |a − b| and ulp distance (Infinity when shapes differ).
+ * `a` against the reference `b` over the result and outputs: identical, within `tolerance` ulps
+ * (GPU_ULPS, or `toleranceUlps` of the program) at data scale `scale`, largest |a − b| and ulp
+ * distance (Infinity when shapes differ).
  */
-export function compareResults(a: KernelResult, b: KernelResult, scale: number): Comparison {
+export function compareResults(
+  a: KernelResult,
+  b: KernelResult,
+  scale: number,
+  tolerance: number = GPU_ULPS,
+): Comparison {
   let equal = true;
   let within = true;
   let diff = 0;
   let ulps = 0;
-  const floor = GPU_ULPS * ulp32(scale);
+  const floor = tolerance * ulp32(scale);
   const one = (x: unknown, y: unknown) => {
     const xs = numbersOf(x);
     const ys = numbersOf(y);
@@ -77,7 +102,7 @@ export function compareResults(a: KernelResult, b: KernelResult, scale: number):
       ulps = Math.max(ulps, Number.isNaN(u) ? Number.POSITIVE_INFINITY : u);
       const d = Math.abs(p - q);
       diff = Number.isNaN(d) ? Number.POSITIVE_INFINITY : Math.max(diff, d);
-      if (!(d <= Math.max(GPU_ULPS * ulp32(q), floor))) within = false;
+      if (!(d <= Math.max(tolerance * ulp32(q), floor))) within = false;
     }
   };
   one(a.result, b.result);

@@ -4,7 +4,7 @@
  * `GpuPlan`s, plan.ts) and the WebGPU runtime that runs plans (webgpu.ts); with them, the C printer
  * (kernel/print.ts), to read a pipeline's output as C beside its WGSL.
  */
-export { type Comparison, compareResults, dataScale, GPU_ULPS } from './compare.js';
+export { type Comparison, compareResults, dataScale, GPU_ULPS, toleranceUlps } from './compare.js';
 export { type CompiledKernel, compileKernelJs, emitKernelJs, type JsKernelOptions } from './js.js';
 export {
   type DispatchSize,

@@ -25,7 +25,13 @@ import {
 } from '../../src/kernel/index.js';
 import { foldsExactly, isBuiltin } from '../../src/kernel/builtins.generated.js';
 import { hasCall } from '../../src/kernel/expr-info.js';
-import { compileKernelJs, emitKernelJs } from '../../src/target/index.js';
+import {
+  compareResults,
+  compileKernelJs,
+  emitKernelJs,
+  GPU_ULPS,
+  toleranceUlps,
+} from '../../src/target/index.js';
 import { SIMD_MIN_LENGTH } from '../../src/target/simd.js';
 
 beforeAll(loadKernelParser);
@@ -209,5 +215,20 @@ describe('the JS back end computes the evaluator’s bits', () => {
       expect(same(compileKernelJs(p, 'f').run(inputs).result, want), b.name).toBe(true);
       expect(same(compileKernelJs(p, 'f', { simd: false }).run(inputs).result, want), b.name).toBe(true);
     }
+  });
+});
+
+describe('the GPU tolerance of a kernel calling builtins', () => {
+  it('adds the largest WGSL bound of the builtins it calls to GPU_ULPS', () => {
+    const plain = parse('float f(float x) { return x * 2.0f; }');
+    const exact = parse('float f(float x) { return sqrtf(fabsf(x)); }');
+    const trig = parse('float g(float x) { return sinf(x); }\nfloat f(float x) { return expf(x) + g(x); }');
+    expect(toleranceUlps(plain)).toBe(GPU_ULPS);
+    expect(toleranceUlps(exact)).toBe(GPU_ULPS + 5);
+    expect(toleranceUlps(trig)).toBe(GPU_ULPS + 4096);
+    const base = { result: 1, outputs: {} };
+    const off = { result: 1 + 40 * 2 ** -23, outputs: {} };
+    expect(compareResults(off, base, 1).withinTolerance).toBe(false);
+    expect(compareResults(off, base, 1, toleranceUlps(trig)).withinTolerance).toBe(true);
   });
 });
