@@ -40,10 +40,11 @@ function values(n: number, seed: number, lo = -1, hi = 1): number[] {
 
 const exp = (x: number) => f(Math.exp(x));
 const sqrt = (x: number) => f(Math.sqrt(x));
-const fmax = (x: number, y: number) => (Number.isNaN(y) ? x : x > y ? x : y);
-const fmin = (x: number, y: number) => (Number.isNaN(y) ? x : x < y ? x : y);
+// C's fmaxf/fminf on operands that are not NaN (the references meet none)
+const fmax = (x: number, y: number) => Math.max(x, y);
+const fmin = (x: number, y: number) => Math.min(x, y);
 const fold = (xs: readonly number[], ne: number, g: (a: number, x: number) => number) => xs.reduce(g, ne);
-const clampInt = (v: number, hi: number) => (v < 0 ? 0 : v > hi ? hi : v);
+const clampInt = (v: number, hi: number) => Math.min(Math.max(v, 0), hi);
 
 interface Kernel {
   readonly name: string;
