@@ -7,6 +7,7 @@ import { assertNever } from '../common/index.js';
 import type { List } from '../scf-lang/prelude.js';
 import type { Fun, Program } from './ast.js';
 import { children } from './fields.js';
+import { builtin } from './builtins.js';
 
 export { assertNever };
 
@@ -72,7 +73,13 @@ export function withFns(program: Program, name: string): Fun | undefined {
       if (typeof node !== 'object' || node === null) continue;
       const n = node as { kind?: string; name?: string };
       const lam = within || n.kind === 'lam';
-      if (lam && n.kind === 'call' && typeof n.name === 'string' && !reached.has(n.name)) {
+      if (
+        lam &&
+        n.kind === 'call' &&
+        typeof n.name === 'string' &&
+        !reached.has(n.name) &&
+        !builtin(n.name)
+      ) {
         reached.add(n.name);
         pending.push(n.name);
       }
