@@ -11,7 +11,7 @@ export const SCF_VERSION = '0.1.0';
 export const BUILTIN_SOURCE_SHA256: Readonly<Record<string, string>> = {
   'kernel/ast.ts': '33aace9a29337c530fc54ab4016dbeebd3c098d58defb5130f19abfc26e7907f',
   'kernel/expr-info.ts': '1b177e54f26004b6b9edd8f75a153e12b2cf27d64765f7d5bd501188cb6387f4',
-  'optimizers/const-prop.ts': 'e3256984057099d54bddb55690b8e7b0f323745f2088ea207d030c70c6404c8b',
+  'optimizers/const-prop.ts': '202c3fbc2fb07f3781c032124fa0ca9f0bf830d0eaf4f570bc52bb78861697e1',
   'optimizers/copy-prop.ts': 'a96d2dc7705461fb297ed0da99ecb7636413b2f621fe44fb38983e459f46a532',
   'optimizers/dae.ts': '5abd032506d7b9375dc35dfae1cb2cd0a68cc944a9235e6add57076088bd1aa9',
   'optimizers/fusion.ts': '85927e807b084949b279eb3bce87dbbed354a6dbfd53ef43c41fa24ad167bf11',
