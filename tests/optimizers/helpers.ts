@@ -113,9 +113,16 @@ export function tryEval(
   }
 }
 
-/** Results and output arrays equal bit for bit (Object.is: -0 differs from 0, NaN equals NaN). */
+/**
+ * Results (a host function's array result element by element) and output arrays equal bit for bit
+ * (Object.is: -0 differs from 0, NaN equals NaN).
+ */
 export function sameResults(a: EvalResult, b: EvalResult): boolean {
-  if (!Object.is(a.result, b.result)) return false;
+  const x = a.result;
+  const y = b.result;
+  if (Array.isArray(x) && Array.isArray(y)) {
+    if (x.length !== y.length || !x.every((v, i) => Object.is(v, y[i]))) return false;
+  } else if (!Object.is(x, y)) return false;
   const ka = Object.keys(a.outputs).sort();
   const kb = Object.keys(b.outputs).sort();
   if (ka.join() !== kb.join()) return false;
