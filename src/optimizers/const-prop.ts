@@ -23,10 +23,16 @@
  *   evaluator's value (the prelude's `cmath`) when C specifies it to the bit (`foldsExactly`:
  *   `sqrtf`, `floorf`, `fminf`, `abs`, …), and under finite math every builtin (`expf`, `powf`:
  *   the evaluator's value, which a back end computing the call may differ from within its bound);
- * - algebraic identities: int `x*1`, `1*x`, `x+0`, `0+x`, `x-0` => `x`; float `x*1`, `1*x`,
- *   `x+(-0)`, `(-0)+x`, `x-0` => `x` (exact in IEEE: `x+0` is not, since -0+0 = +0). `x*0` is
- *   not folded: SCF §2.2.2 (Fig. 6) specifies a constant propagator that turns `x*a` into
- *   `x*i` for every constant i other than 1 (and for floats it would be wrong: NaN*0 = NaN);
+ * - algebraic identities: int `x*1`, `1*x`, `x+0`, `0+x`, `x-0`, `x/1`, `x|0`, `0|x`, `x^0`,
+ *   `0^x`, `x&-1`, `-1&x`, `x<<0`, `x>>0` => `x`, and `v-v`, `v^v` => 0 for one variable `v`;
+ *   float `x*1`, `1*x`, `x+(-0)`, `(-0)+x`, `x-0` => `x` (exact in IEEE: `x+0` is not, since
+ *   -0+0 = +0). `x*0` is not folded: SCF §2.2.2 (Fig. 6) specifies a constant propagator that
+ *   turns `x*a` into `x*i` for every constant i other than 1 (and for floats it would be wrong:
+ *   NaN*0 = NaN);
+ * - int constant offsets are gathered (`reassociate`): `x + 1 - 1` => `x`, `(k + 2) - 1` =>
+ *   `k + 1`, `1 + x + 2` => `x + 3`, `2 - (x + 1)` => `1 - x`, `(x + 1) - (y + 1)` => `x - y`.
+ *   Ints wrap, so the sums are exact modulo 2^32 and every operand is still evaluated, in the
+ *   same order; floats round, so float arithmetic is never reassociated;
  * - `if` with a constant condition becomes its taken branch; a `while` whose condition is
  *   constant false is dropped;
  * - combinators (`soac`, `hfused` members in order): constants replace the variables among their
@@ -1143,6 +1149,19 @@ export function cpBinary(
       if (isConstNum(lv, 0)) return [r, rv]; // 0 + x => x
     }
     if (op === '-' && isConstNum(rv, 0)) return [l, lv]; // x - 0 => x
+    if (op === '/' && isConstNum(rv, 1)) return [l, lv]; // x / 1 => x
+    if (op === '|' || op === '^') {
+      if (isConstNum(rv, 0)) return [l, lv]; // x | 0 => x
+      if (isConstNum(lv, 0)) return [r, rv]; // 0 ^ x => x
+    }
+    if (op === '&') {
+      if (isConstNum(rv, -1)) return [l, lv]; // x & -1 => x
+      if (isConstNum(lv, -1)) return [r, rv]; // -1 & x => x
+    }
+    if ((op === '<<' || op === '>>') && isConstNum(rv, 0)) return [l, lv]; // x << 0 => x
+    // x - x => 0, x ^ x => 0 (one variable: reading it twice gives one value)
+    if ((op === '-' || op === '^') && sameVar(l, r)) return [literal(0, 'int', lbl), mkConst(0, 'int')];
+    if (op === '+' || op === '-') return reassociate(op, l, r, rebuilt);
   }
   if (ty === 'float') {
     if (op === '*') {
@@ -1165,6 +1184,67 @@ export function cpBinary(
     if (op === '-' && isConstNum(rv, 0)) return [l, lv]; // x - 0.0f => x
   }
   return [rebuilt, nonConst()];
+}
+
+/** Whether `a` and `b` are both the variable of one name. */
+function sameVar(a: Expr, b: Expr): boolean {
+  return a.kind === 'var' && b.kind === 'var' && a.name === b.name;
+}
+
+/**
+ * Int constant offsets gathered into one (ints wrap, so `(a + k1) + k2` = `a + (k1 + k2)` exactly;
+ * floats round, and are never reassociated): `l op r` where an operand is a literal and the other
+ * an offset `a + k`, `k + a` or `a - k`, or both operands are offsets. The result is `a`, `a + k`
+ * or `a - k` (`k - a` for a literal minus an offset), rebuilt only when two constants met;
+ * otherwise `rebuilt` as it is. Its nodes take the labels of nodes it drops (the outer
+ * operator's, the left offset's, one literal's).
+ */
+function reassociate(op: string, l: Expr, r: Expr, rebuilt: Expr): [Expr, LatticeVal] {
+  const [lo, a, k1, lit1] = intOffset(l);
+  const [ro, b, k2, lit2] = intOffset(r);
+  const k = op === '+' ? (k1 + k2) | 0 : (k1 - k2) | 0;
+  // (x + 2) - 1 => x + 1;  (x - 3) + 5 => x + 2;  x + 1 - 1 => x
+  if (lo && r.kind === 'intLit') return [offsetBy(a, k, rebuilt.lbl, lit1), nonConst()];
+  // 1 + (x + 2) => x + 3
+  if (ro && op === '+' && l.kind === 'intLit') return [offsetBy(b, k, rebuilt.lbl, lit2), nonConst()];
+  // 2 - (x + 1) => 1 - x
+  if (ro && l.kind === 'intLit') {
+    const diff = literal(k, 'int', lit1);
+    return [{ kind: 'binary', op: '-', ty: 'int', left: diff, right: b, lbl: rebuilt.lbl }, nonConst()];
+  }
+  // (x + 1) - (y + 1) => x - y;  (x + 1) + (y - 3) => x + y - 2
+  if (lo && ro) {
+    const base: Expr = { kind: 'binary', op, ty: 'int', left: a, right: b, lbl: l.lbl };
+    return [offsetBy(base, k, rebuilt.lbl, lit1), nonConst()];
+  }
+  return [rebuilt, nonConst()];
+}
+
+/**
+ * An int offset `a + k`, `k + a` or `a - k` (`k` a literal, `a` not) as [true, a, the constant
+ * added (-k for `a - k`, wrapped), the literal's label]; [false, e, k, its label] for a literal
+ * `k`, [false, e, 0, 0] for anything else.
+ */
+function intOffset(e: Expr): [boolean, Expr, number, number] {
+  if (e.kind === 'intLit') return [false, e, e.value, e.lbl];
+  if (e.kind !== 'binary' || e.ty !== 'int') return [false, e, 0, 0];
+  const left = e.left;
+  const right = e.right;
+  if (right.kind === 'intLit' && left.kind !== 'intLit') {
+    if (e.op === '+') return [true, left, right.value, right.lbl];
+    if (e.op === '-') return [true, left, (0 - right.value) | 0, right.lbl];
+  }
+  if (e.op === '+' && left.kind === 'intLit' && right.kind !== 'intLit')
+    return [true, right, left.value, left.lbl];
+  return [false, e, 0, 0];
+}
+
+/** `a + k` as `a` (k = 0), `a + k` (k > 0, or the int minimum) or `a - (-k)`, labelled `lbl`, `litLbl`. */
+function offsetBy(a: Expr, k: number, lbl: number, litLbl: number): Expr {
+  if (k === 0) return a;
+  if (k > 0 || k === INT_MIN)
+    return { kind: 'binary', op: '+', ty: 'int', left: a, right: literal(k, 'int', litLbl), lbl };
+  return { kind: 'binary', op: '-', ty: 'int', left: a, right: literal(0 - k, 'int', litLbl), lbl };
 }
 
 /** `&&` / `||`: the right operand is only looked at when the left one does not decide. */

@@ -4,9 +4,14 @@
  * Algorithm. A forward must-analysis over the structured AST threads a map of copy facts
  * `x -> y` ("x holds the same value as y") and rewrites every use of `x` into `y` while the fact
  * holds:  `u = x; w = u + y;` => `u = x; w = x + y;`.
+ * The function and each function of its `fns` (the callees and constant propagation's clones) are
+ * optimized alike, each on its own from no facts at its entry (a callee's parameters hold whatever
+ * its callers pass); a function's `fns` are empty but for the host's.
  * - `x = e` first rewrites `e`, then kills every fact about `x` (`x -> _` and `_ -> x`), then, when
  *   the rewritten `e` is a variable `y` other than `x`, adds `x -> y`. Chains collapse because the
- *   right-hand side is rewritten first (`b = a; c = b;` records `c -> a`).
+ *   right-hand side is rewritten first (`b = a; c = b;` records `c -> a`). An assignment that
+ *   cannot change `x` becomes `skip` and keeps every fact: a self-copy (`acc = acc;`, also after
+ *   the rewrite: `y = x; x = y;`) and a copy `x = y` where `x -> y` already holds.
  * - Stores and calls cannot change scalars (parameters are passed by value), so they keep facts.
  * - A combinator (`soac`, `hfused` members in order) has its atoms rewritten (its lambdas are
  *   closed) and kills the facts about its `dest`, the only name it assigns.
@@ -29,8 +34,11 @@
  *
  * Invariants. A fact `x -> y` holds on every path reaching the point (both variables have the same
  * type, since the AST is elaborated: a differently typed copy has a cast and is not a copy), so the
- * rewrite preserves every successful execution. No node is created except the renamed variables,
- * which keep the label of the use they replace; labels stay unique.
+ * rewrite preserves every successful execution; an assignment is removed only where its variable
+ * already holds the value it assigns. No node is created except the renamed variables, which keep
+ * the label of the use they replace, and the `skip` of a removed assignment, which keeps the
+ * assignment's (and disappears from seqs, `mkSeq`); labels stay unique across the function and
+ * its `fns`.
  */
 import { type List, mapEmpty, mapFind, mapInsert, type PMap } from 'scf/prelude';
 import type { Cmd, Decl, Expr, Fun, Param, Soac, SoacArg, While } from '../kernel/ast.js';
@@ -56,9 +64,20 @@ export interface CyState {
 }
 
 export function optimize(f: Fun): Fun {
+  return { ...optimizeOne(f), fns: optimizeFns(f.fns) };
+}
+
+/** One function on its own: its body under no facts at the entry (`fns` left as it is). */
+function optimizeOne(f: Fun): Fun {
   const names = scalarNames(f.params, f.locals);
   const [body] = cyCmd(f.body, reachable(noFacts(names, mapEmpty()), 0), names);
   return { ...f, body };
+}
+
+/** Each function of `fns` (the callees and clones; their own `fns` are empty), in order. */
+function optimizeFns(fs: List<Fun>): List<Fun> {
+  if (fs.kind === 'nil') return fs;
+  return { kind: 'cons', head: optimizeOne(fs.head), tail: optimizeFns(fs.tail) };
 }
 
 /** The scalar formals and locals (the only names copy facts are about), in order. */
@@ -142,6 +161,10 @@ export function cyCmd(c: Cmd, st: CyState, names: List<string>): [Cmd, CyState] 
   switch (c.kind) {
     case 'assign': {
       const rhs = cyExpr(c.rhs, copies);
+      // x = x;  => skip, and  x = y;  => skip  where x already holds y: x keeps its value, so
+      // every fact still holds
+      if (rhs.kind === 'var' && (rhs.name === c.name || copyOf(copies, c.name) === rhs.name))
+        return [{ kind: 'skip', lbl: c.lbl }, st];
       const [killed, left] = kill(names, copies, st.facts, c.name);
       const out: Cmd = { kind: 'assign', name: c.name, rhs, lbl: c.lbl };
       // x = y  records  x -> y

@@ -3,6 +3,12 @@
  * a backward liveness pass threading a live set, a `fix` over loops, then the transformation),
  * with the analysis and the transformation fused into one backward walk.
  *
+ * The function and each function of its `fns` (the callees and constant propagation's clones) are
+ * optimized alike, each on its own: a function's outputs are its return value and the arrays it
+ * stores into (stores stay, so a caller that passed an array reads what it read before), its
+ * parameters are passed by value, so nothing is live at its exit; its `fns` are empty but for the
+ * host's.
+ *
  * Algorithm. `daeCmd(c, liveOut, all)` returns c rewritten and the scalars live before it (`all`:
  * every scalar of the function and, when it has combinators, every array something reads):
  * - `x = e` with x not live after it and `e` free of calls => `skip` (its operands are then not
@@ -32,7 +38,8 @@
  *
  * Invariants. A removed assignment's value is never read before being overwritten on any path, so
  * every successful execution computes the same results and arrays. Labels are those of the input
- * (a removed assignment's `skip` keeps its label, and disappears from seqs).
+ * (a removed assignment's `skip` keeps its label, and disappears from seqs), so they stay unique
+ * across the function and its `fns`.
  */
 import { equal, type List, type PSet, setAdd, setDelete, setEmpty, setHas, setUnion } from 'scf/prelude';
 import type { Cmd, Decl, Expr, Fun, Param, Soac, SoacArg, While } from '../kernel/ast.js';
@@ -47,11 +54,25 @@ export const DAE_FUEL = 64;
 export type LiveSet = PSet<string>;
 
 export function optimize(f: Fun): Fun {
+  return { ...optimizeOne(f), fns: optimizeFns(f.fns) };
+}
+
+/**
+ * One function on its own (`fns` left as it is): nothing is live at its exit but what its
+ * `return`s read; its stores stay, so a caller reads the arrays it was passed as before.
+ */
+function optimizeOne(f: Fun): Fun {
   const scalars = scalarNames(f.params, f.locals, setEmpty());
   // With combinators, arrays that something reads may be live too (one that nothing reads never is).
   const all = hasSoac(f.body) ? mentionedCmd(f.body, false, scalars) : scalars;
   const [body, , used] = daeCmd(f.body, setEmpty(), all, true, setEmpty());
   return { ...f, locals: usedLocals(f.locals, used), body };
+}
+
+/** Each function of `fns` (the callees and clones; their own `fns` are empty), in order. */
+function optimizeFns(fs: List<Fun>): List<Fun> {
+  if (fs.kind === 'nil') return fs;
+  return { kind: 'cons', head: optimizeOne(fs.head), tail: optimizeFns(fs.tail) };
 }
 
 /** Every scalar parameter and local (the fuel fallback's live set, with the arrays read). */

@@ -4,7 +4,10 @@
  * same result and output arrays (bit for bit) on the original and on the optimized function — for
  * each pass alone and for the whole pipeline. Cases where the original has undefined behaviour are
  * skipped (an optimizer may then do anything); the optimized program must never fail where the
- * original succeeds.
+ * original succeeds. The random programs also run as the function a host maps over an array, with
+ * some of its operands bound: constant propagation clones it and the functions it calls, and copy
+ * propagation and DAE rewrite the originals and the clones in `fns` (random code is full of dead
+ * assignments and copies), which must keep no dead assignment or self-copy and unique labels.
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -19,9 +22,9 @@ import {
   printProgram,
 } from '../../src/kernel/index.js';
 import { formatDiagnostic } from '../../src/common/index.js';
-import { type Bindings, type BindValue, runPipeline } from '../../src/optimizers/index.js';
-import { generate } from '../kernel/gen.js';
-import { type Kernel, loadKernels, parseC, passes, sameResults, tryEval } from './helpers.js';
+import { type Bindings, type BindValue, runPipeline, validateLabels } from '../../src/optimizers/index.js';
+import { type Generated, generate } from '../kernel/gen.js';
+import { type Kernel, leftovers, loadKernels, parseC, passes, sameResults, tryEval } from './helpers.js';
 
 const CONFIGS = ['const-prop', 'copy-prop', 'dae', 'const-prop,copy-prop,dae'];
 const SEED = Number(process.env.SCF_OPT_SEED ?? 2002);
@@ -148,5 +151,69 @@ describe('optimized ≡ original on random programs', () => {
       ).toEqual([]);
     });
     expect(checked).toBeGreaterThan(RUNS);
+  });
+});
+
+/**
+ * `g`'s entry as the function a host maps over `xs`, through a wrapper that copies the const
+ * arrays it is passed into local ones (the entry stores into its arrays; a mapped function's array
+ * parameters are const): `ys = map(w, xs, y, u, v, a0, b0)`. The host's arguments are `g`'s, `xs`
+ * three ints around its `x`.
+ */
+function mappedProgram(
+  g: Generated,
+  prefix: string,
+): { source: string; host: string; args: Record<string, ArgValue> } {
+  const ret = /^(int|float|bool) /.exec(g.source.slice(g.source.indexOf(`${g.main}(`) - 6))?.[1] ?? 'int';
+  const w = `${prefix}w`;
+  const host = `${prefix}host`;
+  const source = `${g.source}
+${ret} ${w}(int x, int y, float u, float v, const int a0[], const float b0[]) {
+  int a[8];
+  float b[8];
+  for (int i = 0; i < 8; i++) { a[i] = a0[i]; b[i] = b0[i]; }
+  return ${g.main}(x, y, u, v, a, b);
+}
+${ret} *${host}(const int xs[], int y, float u, float v, const int a0[], const float b0[]) {
+  ${ret} ys[] = map(${w}, xs, y, u, v, a0, b0);
+  return ys;
+}`;
+  const [x, y, u, v, a0, b0] = g.args as [number, number, number, number, number[], number[]];
+  return { source, host, args: { xs: [x, (x + 1) | 0, y], y, u, v, a0, b0 } };
+}
+
+describe('optimized ≡ original on random functions a host maps (cloned for bound operands)', () => {
+  beforeAll(async () => {
+    await loadKernelParser();
+  });
+
+  it(`${RUNS * 2} random mapped programs with random bindings`, () => {
+    const samples = fc.sample(
+      fc.tuple(
+        fc.array(fc.nat(), { minLength: 600, maxLength: 600 }),
+        fc.subarray(['y', 'u', 'v', 'a0', 'b0'], { minLength: 1 }),
+      ),
+      { seed: SEED + 1, numRuns: RUNS * 2 },
+    );
+    let checked = 0;
+    let cloned = 0;
+    samples.forEach(([tape, bound], k) => {
+      const m = mappedProgram(generate(tape, `m${k}_`), `m${k}_`);
+      const program = parseC(m.source);
+      if (check(program, m.host, m.args, bound)) checked++;
+      const binds: Record<string, BindValue> = {};
+      for (const b of bound) binds[b] = m.args[b] as BindValue;
+      const out = runPipeline(program, m.host, passes(CONFIGS[3] as string), binds as Bindings);
+      expect(validateLabels(out.fun), m.source).toBeUndefined();
+      const fns = listToArray(out.fun.fns);
+      if (fns.some((f) => f.name === `${m.host.slice(0, -4)}w_1`)) cloned++;
+      for (const f of fns)
+        expect(leftovers(f), `${f.name} in\n${printProgram(out.program)}`).toEqual({
+          dead: [],
+          selfCopies: [],
+        });
+    });
+    expect(checked).toBeGreaterThan(RUNS / 2);
+    expect(cloned).toBeGreaterThan(RUNS);
   });
 });

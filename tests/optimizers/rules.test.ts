@@ -25,6 +25,40 @@ describe('const-prop', () => {
     cp('int f(int x){ int y = x*1; return y; }', 'int f(int x){ int y = x; return y; }');
     cp('int f(int x){ return 1*x + (x+0) + (0+x) + (x-0); }', 'int f(int x){ return x + x + x + x; }');
   });
+  it('x/1, x|0, 0|x, x^0, 0^x, x&-1, -1&x, x<<0, x>>0 => x; v-v, v^v => 0 (int)', () => {
+    cp(
+      'int f(int x){ return (x/1) + (x|0) + (0|x) + (x^0) + (0^x); }',
+      'int f(int x){ return x + x + x + x + x; }',
+    );
+    cp('int f(int x){ return (x&-1) + (-1&x) + (x<<0) + (x>>0); }', 'int f(int x){ return x + x + x + x; }');
+    cp('int f(int x, int y){ return (y - y) + (x ^ x) + (x - y); }', 'int f(int x, int y){ return x - y; }');
+  });
+  it('gathers int constant offsets: x + 1 - 1 => x, (k + 2) - 1 => k + 1, (x - 3) + 5 => x + 2', () => {
+    cp('int f(int x){ return x + 1 - 1; }', 'int f(int x){ return x; }');
+    cp('int f(int k){ return (k + 2) - 1; }', 'int f(int k){ return k + 1; }');
+    cp('int f(int x){ return (x - 3) + 5; }', 'int f(int x){ return x + 2; }');
+    cp('int f(int x){ return 1 + x + 2; }', 'int f(int x){ return x + 3; }');
+    cp('int f(int x){ return 1 + (x - 4); }', 'int f(int x){ return x - 3; }');
+    cp('int f(int x){ return 2 - (x + 1); }', 'int f(int x){ return 1 - x; }');
+    cp('int f(int x, int y){ return (x + 1) - (y + 1); }', 'int f(int x, int y){ return x - y; }');
+    cp('int f(int x, int y){ return (x + 1) + (y - 3); }', 'int f(int x, int y){ return x + y - 2; }');
+    // only constants that meet are moved
+    cp('int f(int x){ return x + 1 + x; }', 'int f(int x){ return x + 1 + x; }');
+    // a known variable is a literal first: x + dx - r with dx = 2, r = 2
+    cp('int f(int x, int dx, int r){ return x + dx - r; }', 'int f(int x, int dx, int r){ return x; }', {
+      dx: 2,
+      r: 2,
+    });
+  });
+  it('int offsets wrap as ints do; calls stay, in their order; floats are never reassociated', () => {
+    cp('int f(int x){ return x + 2147483647 + 2; }', 'int f(int x){ return x - 2147483647; }');
+    cp('int f(int x){ return x - 2147483647 - 2; }', 'int f(int x){ return x + 2147483647; }');
+    cp(
+      'int g(int a){ return a; } int f(int x, int y){ return (g(x) + 1) - (g(y) + 1); }',
+      'int g(int a){ return a; } int f(int x, int y){ return g(x) - g(y); }',
+    );
+    cp('float f(float x){ return x + 1.0f - 1.0f; }', 'float f(float x){ return x + 1.0f - 1.0f; }');
+  });
   it("x*0 stays: SCF §2.2.2 folds x*a to x*i for every i other than 1 (Fig. 6: x | x * 'Int)", () => {
     cp('int f(int x){ return x*0 + 0*x; }', 'int f(int x){ return x*0 + 0*x; }');
     cp('float f(float x){ return x*0.0f; }', 'float f(float x){ return x*0.0f; }');
@@ -192,6 +226,14 @@ describe('copy-prop', () => {
     cy(
       'int f(int x, int c){ int u; if (c) u = x; else u = x; return u; }',
       'int f(int x, int c){ int u; if (c) u = x; else u = x; return x; }',
+    );
+  });
+  it('removes a self-copy, and a copy the variable already holds', () => {
+    cy('int f(int x){ x = x; return x; }', 'int f(int x){ return x; }');
+    cy('int f(int x){ int u = x; x = u; return x + u; }', 'int f(int x){ int u = x; return x + x; }');
+    cy(
+      'int f(int x, int c){ int u = x; if (c) u = x; return u; }',
+      'int f(int x, int c){ int u = x; if (c) {} return x; }',
     );
   });
   it('is correct across loops', () => {
