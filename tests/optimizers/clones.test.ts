@@ -11,7 +11,9 @@
  *   and labels stay unique across the function, its callees and the clones;
  * - what is left: for every shipped kernel config (configs/kernel) with its `sample` bound, what
  *   `scf opt` prints — the clones included — has no dead assignment, no self-copy and no int
- *   constant offsets left to gather, and another round of copy propagation and DAE changes nothing.
+ *   constant offsets left to gather, and another round of copy propagation and DAE changes nothing;
+ *   the clones' structure (loops, loads, calls by callee, assignments) is pinned in
+ *   tests/fixtures/kernel-clones, and none keeps a loop.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -40,6 +42,7 @@ import {
 } from '../../src/optimizers/index.js';
 import { importStub, loadConfig, stageConfig, writeStaged } from '../../src/pipeline/index.js';
 import { cli } from '../cli/helpers.js';
+import { expectGolden } from '../golden.js';
 import { INPUTS, leftovers, optimizeC, parseC, passes, ROOT, tryEval } from './helpers.js';
 
 beforeAll(loadKernelParser);
@@ -283,9 +286,43 @@ describe('what the shipped kernel configs print with their samples bound', () =>
       // no copy chain left either: copy propagation and DAE, run again, find nothing to do
       const again = runPipeline(out.program, c.function, passes('copy-prop,dae'));
       expect(printProgram(again.program)).toBe(printProgram(out.program));
+      // the structure of the clones (Futhark-style): loops, loads, calls, assignments
+      const clones = all.filter((g) => /_\d+$/.test(g.name)).map(structureOf);
+      expectGolden(
+        path.join(ROOT, 'tests/fixtures/kernel-clones'),
+        `expected.${file}`,
+        `${JSON.stringify(clones, null, 2)}\n`,
+      );
+      for (const k of clones) expect(k.loops, k.name).toBe(0);
     });
   }
 });
+
+/** What a clone does, counted: its loops, loads, calls by callee and assignments. */
+function structureOf(g: Fun): {
+  name: string;
+  loops: number;
+  loads: number;
+  calls: Record<string, number>;
+  assignments: number;
+} {
+  let loops = 0;
+  let loads = 0;
+  let assignments = 0;
+  const calls: Record<string, number> = {};
+  const stack: unknown[] = [g.body];
+  for (let x = stack.pop(); x !== undefined; x = stack.pop()) {
+    if (typeof x !== 'object' || x === null) continue;
+    const n = x as { kind?: string; name?: string };
+    if (n.kind === 'while') loops++;
+    if (n.kind === 'load') loads++;
+    if (n.kind === 'assign' || n.kind === 'store') assignments++;
+    if ((n.kind === 'call' || n.kind === 'callCmd') && n.name !== undefined)
+      calls[n.name] = (calls[n.name] ?? 0) + 1;
+    for (const v of Object.values(x)) if (typeof v === 'object' && v !== null) stack.push(v);
+  }
+  return { name: g.name, loops, loads, calls, assignments };
+}
 
 // ---- differential -------------------------------------------------------------------------------
 
