@@ -1139,50 +1139,86 @@ export function cpBinary(
   const rebuilt: Expr = { kind: 'binary', op, ty, left: l, right: r, lbl };
   if (lv.kind === 'const' && rv.kind === 'const')
     return finish(rebuilt, foldBinary(op, ty, lv.value, rv.value), ty);
-  if (ty === 'int') {
-    if (op === '*') {
-      if (isConstNum(rv, 1)) return [l, lv]; // x * 1 => x
-      if (isConstNum(lv, 1)) return [r, rv]; // 1 * x => x
-    }
-    if (op === '+') {
-      if (isConstNum(rv, 0)) return [l, lv]; // x + 0 => x
-      if (isConstNum(lv, 0)) return [r, rv]; // 0 + x => x
-    }
-    if (op === '-' && isConstNum(rv, 0)) return [l, lv]; // x - 0 => x
-    if (op === '/' && isConstNum(rv, 1)) return [l, lv]; // x / 1 => x
-    if (op === '|' || op === '^') {
-      if (isConstNum(rv, 0)) return [l, lv]; // x | 0 => x
-      if (isConstNum(lv, 0)) return [r, rv]; // 0 ^ x => x
-    }
-    if (op === '&') {
-      if (isConstNum(rv, -1)) return [l, lv]; // x & -1 => x
-      if (isConstNum(lv, -1)) return [r, rv]; // -1 & x => x
-    }
-    if ((op === '<<' || op === '>>') && isConstNum(rv, 0)) return [l, lv]; // x << 0 => x
-    // x - x => 0, x ^ x => 0 (one variable: reading it twice gives one value)
-    if ((op === '-' || op === '^') && sameVar(l, r)) return [literal(0, 'int', lbl), mkConst(0, 'int')];
-    if (op === '+' || op === '-') return reassociate(op, l, r, rebuilt);
+  // (the rules are in functions of their own, each a flat chain of returns, so that the Core of
+  // none holds a copy of what follows a rule per way that rule can fail)
+  if (ty === 'int') return cpIntBinary(op, l, lv, r, rv, rebuilt);
+  if (ty === 'float') return cpFloatBinary(op, l, lv, r, rv, rebuilt, env);
+  return [rebuilt, nonConst()];
+}
+
+/**
+ * Int identities: which operand `l op r` is, whatever the other holds — 1 for the left (`x * 1`,
+ * `x + 0`, `x - 0`, `x / 1`, `x | 0`, `x ^ 0`, `x & -1`, `x << 0`, `x >> 0`), 2 for the right
+ * (`1 * x`, `0 + x`, `0 | x`, `0 ^ x`, `-1 & x`), 0 for neither.
+ */
+function intIdentity(op: string, lv: LatticeVal, rv: LatticeVal): number {
+  switch (op) {
+    case '*':
+      return isConstNum(rv, 1) ? 1 : isConstNum(lv, 1) ? 2 : 0;
+    case '+':
+    case '|':
+    case '^':
+      return isConstNum(rv, 0) ? 1 : isConstNum(lv, 0) ? 2 : 0;
+    case '-':
+    case '<<':
+    case '>>':
+      return isConstNum(rv, 0) ? 1 : 0;
+    case '/':
+      return isConstNum(rv, 1) ? 1 : 0;
+    case '&':
+      return isConstNum(rv, -1) ? 1 : isConstNum(lv, -1) ? 2 : 0;
+    default:
+      return 0;
   }
-  if (ty === 'float') {
-    if (op === '*') {
-      if (isConstNum(rv, 1)) return [l, lv]; // x * 1.0f => x
-      if (isConstNum(lv, 1)) return [r, rv]; // 1.0f * x => x
-      // finite math: x * 0.0f => 0.0f, 0.0f * x => 0.0f (x calls nothing, so nothing is lost)
-      if (finiteMath(env) && isZero(rv) && !hasCall(l))
-        return [literal(0, 'float', lbl), mkConst(0, 'float')];
-      if (finiteMath(env) && isZero(lv) && !hasCall(r))
-        return [literal(0, 'float', lbl), mkConst(0, 'float')];
-    }
-    if (op === '+' && finiteMath(env)) {
-      if (isZero(rv)) return [l, lv]; // finite math: x + 0.0f => x
-      if (isZero(lv)) return [r, rv]; // finite math: 0.0f + x => x
-    }
-    if (op === '+') {
-      if (isConstNum(rv, -0)) return [l, lv]; // x + -0.0f => x
-      if (isConstNum(lv, -0)) return [r, rv]; // -0.0f + x => x
-    }
-    if (op === '-' && isConstNum(rv, 0)) return [l, lv]; // x - 0.0f => x
-  }
+}
+
+/** `l op r` at int, not both constant: an identity, `v - v` and `v ^ v` => 0, gathered offsets. */
+function cpIntBinary(
+  op: string,
+  l: Expr,
+  lv: LatticeVal,
+  r: Expr,
+  rv: LatticeVal,
+  rebuilt: Expr,
+): [Expr, LatticeVal] {
+  const which = intIdentity(op, lv, rv);
+  if (which === 1) return [l, lv];
+  if (which === 2) return [r, rv];
+  // x - x => 0, x ^ x => 0 (one variable: reading it twice gives one value)
+  const cancels = (op === '-' || op === '^') && sameVar(l, r);
+  if (cancels) return [literal(0, 'int', rebuilt.lbl), mkConst(0, 'int')];
+  const offsets = op === '+' || op === '-';
+  if (offsets) return reassociate(op, l, r, rebuilt);
+  return [rebuilt, nonConst()];
+}
+
+/**
+ * Float identities, exact in IEEE: `x * 1.0f`, `1.0f * x`, `x + -0.0f`, `-0.0f + x`, `x - 0.0f`
+ * => `x`; under finite math also `x * 0.0f`, `0.0f * x` => 0 when `x` calls nothing (nothing is
+ * lost), and `x + 0.0f`, `0.0f + x` => `x`.
+ */
+function cpFloatBinary(
+  op: string,
+  l: Expr,
+  lv: LatticeVal,
+  r: Expr,
+  rv: LatticeVal,
+  rebuilt: Expr,
+  env: Env,
+): [Expr, LatticeVal] {
+  const finite = finiteMath(env);
+  const times = op === '*';
+  const plus = op === '+';
+  if (times && isConstNum(rv, 1)) return [l, lv];
+  if (times && isConstNum(lv, 1)) return [r, rv];
+  const zeroed = times && finite && ((isZero(rv) && !hasCall(l)) || (isZero(lv) && !hasCall(r)));
+  if (zeroed) return [literal(0, 'float', rebuilt.lbl), mkConst(0, 'float')];
+  const keepsLeft = plus && (isConstNum(rv, -0) || (finite && isZero(rv)));
+  if (keepsLeft) return [l, lv];
+  const keepsRight = plus && (isConstNum(lv, -0) || (finite && isZero(lv)));
+  if (keepsRight) return [r, rv];
+  const minusZero = op === '-' && isConstNum(rv, 0);
+  if (minusZero) return [l, lv];
   return [rebuilt, nonConst()];
 }
 
