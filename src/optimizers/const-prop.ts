@@ -29,10 +29,15 @@
  *   -0+0 = +0). `x*0` is not folded: SCF §2.2.2 (Fig. 6) specifies a constant propagator that
  *   turns `x*a` into `x*i` for every constant i other than 1 (and for floats it would be wrong:
  *   NaN*0 = NaN);
- * - int constant offsets are gathered (`reassociate`): `x + 1 - 1` => `x`, `(k + 2) - 1` =>
- *   `k + 1`, `1 + x + 2` => `x + 3`, `2 - (x + 1)` => `1 - x`, `(x + 1) - (y + 1)` => `x - y`.
- *   Ints wrap, so the sums are exact modulo 2^32 and every operand is still evaluated, in the
- *   same order; floats round, so float arithmetic is never reassociated;
+ * - in a clone (below), int constant offsets are gathered (`reassociate`): `x + 1 - 1` => `x`,
+ *   `(k + 2) - 1` => `k + 1`, `1 + x + 2` => `x + 3`, `2 - (x + 1)` => `1 - x`, `(x + 1) - (y +
+ *   1)` => `x - y`. Ints wrap, so the sums are exact modulo 2^32 and every operand is still
+ *   evaluated, in the same order; floats round, so float arithmetic is never reassociated. The
+ *   function a pipeline optimizes keeps its offsets as written: there the output's shape would
+ *   depend on the late values folded into it (`x + 0` or `x + k`), which costs the staged passes
+ *   after constant propagation their precision (SCF Table 2's cache simulators then stage copy
+ *   propagation and DAE as their generic code); clones are where specialization exposes such
+ *   offsets (an unrolled stencil's `x + dx - r`, its `dx` and `r` known);
  * - `if` with a constant condition becomes its taken branch; a `while` whose condition is
  *   constant false is dropped;
  * - combinators (`soac`, `hfused` members in order): constants replace the variables among their
@@ -88,6 +93,7 @@ import {
   type Env,
   type EnvVal,
   FINITE_MATH,
+  IN_CLONE,
   isNaNNumber,
   type LatticeVal,
   lookup,
@@ -209,9 +215,17 @@ function withClones(f: Fun, body: Cmd, arrays: Env, n: number): Fun {
   return { ...f, body: specialized, fns };
 }
 
-/** Optimizes a clone in the mode `opts` (the known arrays' environment) carries. */
+/**
+ * Optimizes a clone in the mode `opts` (the known arrays' environment) carries, gathering int
+ * offsets (`IN_CLONE`). A clone is a program function, whose `fns` are empty: nothing to specialize
+ * in turn here (`cloneFor` clones its calls).
+ */
 function optimizeIn(f: Fun, formals: List<LatticeVal>, opts: Env): Fun {
-  return finiteMath(opts) ? optimizeFinite(f, formals) : optimize(f, formals);
+  const names = setToList(modifiedNames(f.body, declared(f.params, f.locals, setEmpty())));
+  const modes = mapInsert(optionsOf(opts), IN_CLONE, mkConst(1, 'int'));
+  const env = bindFormals(f.params, formals, undefAll(names, modes));
+  const [body] = cpCmd(f.body, reachable(env), maxLabelFun(f) + 1, 0, names, true);
+  return { ...f, body };
 }
 
 /** `acc` with the names of the formals and of the locals added (see `optimize` for the others). */
@@ -1141,7 +1155,7 @@ export function cpBinary(
     return finish(rebuilt, foldBinary(op, ty, lv.value, rv.value), ty);
   // (the rules are in functions of their own, each a flat chain of returns, so that the Core of
   // none holds a copy of what follows a rule per way that rule can fail)
-  if (ty === 'int') return cpIntBinary(op, l, lv, r, rv, rebuilt);
+  if (ty === 'int') return cpIntBinary(op, l, lv, r, rv, rebuilt, env);
   if (ty === 'float') return cpFloatBinary(op, l, lv, r, rv, rebuilt, env);
   return [rebuilt, nonConst()];
 }
@@ -1172,7 +1186,7 @@ function intIdentity(op: string, lv: LatticeVal, rv: LatticeVal): number {
   }
 }
 
-/** `l op r` at int, not both constant: an identity, `v - v` and `v ^ v` => 0, gathered offsets. */
+/** `l op r` at int, not both constant: an identity, `v - v` and `v ^ v` => 0, gathered offsets in a clone. */
 function cpIntBinary(
   op: string,
   l: Expr,
@@ -1180,6 +1194,7 @@ function cpIntBinary(
   r: Expr,
   rv: LatticeVal,
   rebuilt: Expr,
+  env: Env,
 ): [Expr, LatticeVal] {
   const which = intIdentity(op, lv, rv);
   if (which === 1) return [l, lv];
@@ -1187,7 +1202,7 @@ function cpIntBinary(
   // x - x => 0, x ^ x => 0 (one variable: reading it twice gives one value)
   const cancels = (op === '-' || op === '^') && sameVar(l, r);
   if (cancels) return [literal(0, 'int', rebuilt.lbl), mkConst(0, 'int')];
-  const offsets = op === '+' || op === '-';
+  const offsets = (op === '+' || op === '-') && lookup(env, IN_CLONE).kind === 'const';
   if (offsets) return reassociate(op, l, r, rebuilt);
   return [rebuilt, nonConst()];
 }

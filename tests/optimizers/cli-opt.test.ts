@@ -33,7 +33,7 @@ describe('scf opt', () => {
   it('binds arrays and floats', async () => {
     const r = await run(path.join(INPUTS, 'doconvol_1d.c'), '-b', 'coef=[0.25, 0.5f, 0.25]', '-b', 'ccols=3');
     expect(r.code).toBe(0);
-    expect(r.out).toContain('0.5f * (float)signal[col]');
+    expect(r.out).toContain('0.5f * (float)signal[col - 1 + 1]');
     expect(r.out.match(/for \(/g)?.length).toBe(1);
   });
   it('prints help', async () => {

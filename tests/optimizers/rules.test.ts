@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadKernelParser, printFun } from '../../src/kernel/index.js';
-import { countLoops, expectOpt, INPUTS, optimizeC } from './helpers.js';
+import { type Fun, listToArray, loadKernelParser, printFun } from '../../src/kernel/index.js';
+import { countLoops, expectOpt, INPUTS, optimizeC, parseC } from './helpers.js';
 
 beforeAll(async () => {
   await loadKernelParser();
@@ -33,30 +33,38 @@ describe('const-prop', () => {
     cp('int f(int x){ return (x&-1) + (-1&x) + (x<<0) + (x>>0); }', 'int f(int x){ return x + x + x + x; }');
     cp('int f(int x, int y){ return (y - y) + (x ^ x) + (x - y); }', 'int f(int x, int y){ return x - y; }');
   });
-  it('gathers int constant offsets: x + 1 - 1 => x, (k + 2) - 1 => k + 1, (x - 3) + 5 => x + 2', () => {
-    cp('int f(int x){ return x + 1 - 1; }', 'int f(int x){ return x; }');
-    cp('int f(int k){ return (k + 2) - 1; }', 'int f(int k){ return k + 1; }');
-    cp('int f(int x){ return (x - 3) + 5; }', 'int f(int x){ return x + 2; }');
-    cp('int f(int x){ return 1 + x + 2; }', 'int f(int x){ return x + 3; }');
-    cp('int f(int x){ return 1 + (x - 4); }', 'int f(int x){ return x - 3; }');
-    cp('int f(int x){ return 2 - (x + 1); }', 'int f(int x){ return 1 - x; }');
-    cp('int f(int x, int y){ return (x + 1) - (y + 1); }', 'int f(int x, int y){ return x - y; }');
-    cp('int f(int x, int y){ return (x + 1) + (y - 3); }', 'int f(int x, int y){ return x + y - 2; }');
+  /**
+   * Offsets are gathered in clones only: `body` as the function `g(x, y, k)` a host maps over `xs`
+   * with `k` known, printed as its clone (the host keeps its offsets as written).
+   */
+  const inClone = (body: string, expected: string, k = 7) => {
+    const src = `int g(int x, int y, int k){ ${body} }\nint* f(const int xs[], int y){ int ys[] = map(g, xs, y, ${k}); return ys; }`;
+    const clone = listToArray(optimizeC('const-prop', src).fun.fns).find((g) => g.name === 'g_1');
+    expect(clone && printFun(clone), body).toBe(printFun(listToArray(parseC(expected))[0] as Fun));
+  };
+  it('gathers int constant offsets in a clone: x + 1 - 1 => x, (k + 2) - 1 => k + 1, (x - 3) + 5 => x + 2', () => {
+    inClone('return x + 1 - 1;', 'int g_1(int x, int y){ return x; }');
+    inClone('return (x + 2) - 1;', 'int g_1(int x, int y){ return x + 1; }');
+    inClone('return (x - 3) + 5;', 'int g_1(int x, int y){ return x + 2; }');
+    inClone('return 1 + x + 2;', 'int g_1(int x, int y){ return x + 3; }');
+    inClone('return 1 + (x - 4);', 'int g_1(int x, int y){ return x - 3; }');
+    inClone('return 2 - (x + 1);', 'int g_1(int x, int y){ return 1 - x; }');
+    inClone('return (x + 1) - (y + 1);', 'int g_1(int x, int y){ return x - y; }');
+    inClone('return (x + 1) + (y - 3);', 'int g_1(int x, int y){ return x + y - 2; }');
     // only constants that meet are moved
-    cp('int f(int x){ return x + 1 + x; }', 'int f(int x){ return x + 1 + x; }');
-    // a known variable is a literal first: x + dx - r with dx = 2, r = 2
-    cp('int f(int x, int dx, int r){ return x + dx - r; }', 'int f(int x, int dx, int r){ return x; }', {
-      dx: 2,
-      r: 2,
-    });
+    inClone('return x + 1 + x;', 'int g_1(int x, int y){ return x + 1 + x; }');
+    // a known variable is a literal first: x + k - 2 with k = 2
+    inClone('return x + k - 2;', 'int g_1(int x, int y){ return x; }', 2);
+    // the function a pipeline optimizes keeps them as written
+    cp('int f(int x){ return x + 1 - 1; }', 'int f(int x){ return x + 1 - 1; }');
   });
   it('int offsets wrap as ints do; calls stay, in their order; floats are never reassociated', () => {
-    cp('int f(int x){ return x + 2147483647 + 2; }', 'int f(int x){ return x - 2147483647; }');
-    cp('int f(int x){ return x - 2147483647 - 2; }', 'int f(int x){ return x + 2147483647; }');
-    cp(
-      'int g(int a){ return a; } int f(int x, int y){ return (g(x) + 1) - (g(y) + 1); }',
-      'int g(int a){ return a; } int f(int x, int y){ return g(x) - g(y); }',
-    );
+    inClone('return x + 2147483647 + 2;', 'int g_1(int x, int y){ return x - 2147483647; }');
+    inClone('return x - 2147483647 - 2;', 'int g_1(int x, int y){ return x + 2147483647; }');
+    const src =
+      'int h(int a){ return a; }\nint g(int x, int y, int k){ return (h(x) + 1) - (h(y) + 1); }\nint* f(const int xs[], int y){ int ys[] = map(g, xs, y, 7); return ys; }';
+    const clone = listToArray(optimizeC('const-prop', src).fun.fns).find((g) => g.name === 'g_1');
+    expect(clone && printFun(clone)).toContain('return h(x) - h(y);');
     cp('float f(float x){ return x + 1.0f - 1.0f; }', 'float f(float x){ return x + 1.0f - 1.0f; }');
   });
   it("x*0 stays: SCF §2.2.2 folds x*a to x*i for every i other than 1 (Fig. 6: x | x * 'Int)", () => {
