@@ -1153,10 +1153,26 @@ export function cpBinary(
   const rebuilt: Expr = { kind: 'binary', op, ty, left: l, right: r, lbl };
   if (lv.kind === 'const' && rv.kind === 'const')
     return finish(rebuilt, foldBinary(op, ty, lv.value, rv.value), ty);
-  // (the rules are in functions of their own, each a flat chain of returns, so that the Core of
-  // none holds a copy of what follows a rule per way that rule can fail)
-  if (ty === 'int') return cpIntBinary(op, l, lv, r, rv, rebuilt, env);
-  if (ty === 'float') return cpFloatBinary(op, l, lv, r, rv, rebuilt, env);
+  // The rules are a flat chain of returns with their conditions computed first: the front end
+  // copies what follows an `if` per way it can fall through, so nested rule blocks multiplied
+  // this function's Core; and they stay in this function, where the partial evaluator sees the
+  // operands as they are (behind a call of their own, the call sites' operands met).
+  const which =
+    ty === 'int' ? intIdentity(op, lv, rv) : ty === 'float' ? floatIdentity(op, lv, rv, finiteMath(env)) : 0;
+  if (which === 1) return [l, lv];
+  if (which === 2) return [r, rv];
+  // finite math: x * 0.0f => 0.0f, 0.0f * x => 0.0f (x calls nothing, so nothing is lost)
+  const zeroed =
+    ty === 'float' &&
+    op === '*' &&
+    finiteMath(env) &&
+    ((isZero(rv) && !hasCall(l)) || (isZero(lv) && !hasCall(r)));
+  if (zeroed) return [literal(0, 'float', lbl), mkConst(0, 'float')];
+  // x - x => 0, x ^ x => 0 (one variable: reading it twice gives one value)
+  const cancels = ty === 'int' && (op === '-' || op === '^') && sameVar(l, r);
+  if (cancels) return [literal(0, 'int', lbl), mkConst(0, 'int')];
+  const offsets = ty === 'int' && (op === '+' || op === '-') && lookup(env, IN_CLONE).kind === 'const';
+  if (offsets) return reassociate(op, l, r, rebuilt);
   return [rebuilt, nonConst()];
 }
 
@@ -1186,55 +1202,25 @@ function intIdentity(op: string, lv: LatticeVal, rv: LatticeVal): number {
   }
 }
 
-/** `l op r` at int, not both constant: an identity, `v - v` and `v ^ v` => 0, gathered offsets in a clone. */
-function cpIntBinary(
-  op: string,
-  l: Expr,
-  lv: LatticeVal,
-  r: Expr,
-  rv: LatticeVal,
-  rebuilt: Expr,
-  env: Env,
-): [Expr, LatticeVal] {
-  const which = intIdentity(op, lv, rv);
-  if (which === 1) return [l, lv];
-  if (which === 2) return [r, rv];
-  // x - x => 0, x ^ x => 0 (one variable: reading it twice gives one value)
-  const cancels = (op === '-' || op === '^') && sameVar(l, r);
-  if (cancels) return [literal(0, 'int', rebuilt.lbl), mkConst(0, 'int')];
-  const offsets = (op === '+' || op === '-') && lookup(env, IN_CLONE).kind === 'const';
-  if (offsets) return reassociate(op, l, r, rebuilt);
-  return [rebuilt, nonConst()];
-}
-
 /**
- * Float identities, exact in IEEE: `x * 1.0f`, `1.0f * x`, `x + -0.0f`, `-0.0f + x`, `x - 0.0f`
- * => `x`; under finite math also `x * 0.0f`, `0.0f * x` => 0 when `x` calls nothing (nothing is
- * lost), and `x + 0.0f`, `0.0f + x` => `x`.
+ * Float identities, exact in IEEE, as `intIdentity` gives them: `x * 1.0f`, `1.0f * x`,
+ * `x + -0.0f`, `-0.0f + x`, `x - 0.0f` => `x`; under finite math also `x + 0.0f`, `0.0f + x`.
  */
-function cpFloatBinary(
-  op: string,
-  l: Expr,
-  lv: LatticeVal,
-  r: Expr,
-  rv: LatticeVal,
-  rebuilt: Expr,
-  env: Env,
-): [Expr, LatticeVal] {
-  const finite = finiteMath(env);
-  const times = op === '*';
-  const plus = op === '+';
-  if (times && isConstNum(rv, 1)) return [l, lv];
-  if (times && isConstNum(lv, 1)) return [r, rv];
-  const zeroed = times && finite && ((isZero(rv) && !hasCall(l)) || (isZero(lv) && !hasCall(r)));
-  if (zeroed) return [literal(0, 'float', rebuilt.lbl), mkConst(0, 'float')];
-  const keepsLeft = plus && (isConstNum(rv, -0) || (finite && isZero(rv)));
-  if (keepsLeft) return [l, lv];
-  const keepsRight = plus && (isConstNum(lv, -0) || (finite && isZero(lv)));
-  if (keepsRight) return [r, rv];
-  const minusZero = op === '-' && isConstNum(rv, 0);
-  if (minusZero) return [l, lv];
-  return [rebuilt, nonConst()];
+function floatIdentity(op: string, lv: LatticeVal, rv: LatticeVal, finite: boolean): number {
+  switch (op) {
+    case '*':
+      return isConstNum(rv, 1) ? 1 : isConstNum(lv, 1) ? 2 : 0;
+    case '+':
+      return isConstNum(rv, -0) || (finite && isZero(rv))
+        ? 1
+        : isConstNum(lv, -0) || (finite && isZero(lv))
+          ? 2
+          : 0;
+    case '-':
+      return isConstNum(rv, 0) ? 1 : 0;
+    default:
+      return 0;
+  }
 }
 
 /** Whether `a` and `b` are both the variable of one name. */
