@@ -12,7 +12,7 @@ export const BUILTIN_SOURCE_SHA256: Readonly<Record<string, string>> = {
   'kernel/ast.ts': '3e690393847f288c9234d4262a7771a460a7cc52a0f97b476d4c48ad84dcf383',
   'kernel/builtins.generated.ts': '7b2713e547f0e1d4681fda16b38c87dcdda709d3028620dde77c79061b57dd01',
   'kernel/expr-info.ts': 'e2ee8249df2998ea29ca267944d29353beb4c415acec85f4b0fe9e79fb922aba',
-  'optimizers/const-prop.ts': '6f837c9969a74f22c1527c7acbed52fc75f9a39ddfd0d287959c7bac7f3ee8d9',
+  'optimizers/const-prop.ts': '37738057be70f7a9a2c363c8411bb2f82cc20960ae814437b625754425adc02e',
   'optimizers/copy-prop.ts': 'a96d2dc7705461fb297ed0da99ecb7636413b2f621fe44fb38983e459f46a532',
   'optimizers/dae.ts': '5abd032506d7b9375dc35dfae1cb2cd0a68cc944a9235e6add57076088bd1aa9',
   'optimizers/fusion.ts': '85927e807b084949b279eb3bce87dbbed354a6dbfd53ef43c41fa24ad167bf11',

@@ -23,21 +23,21 @@
  *   evaluator's value (the prelude's `cmath`) when C specifies it to the bit (`foldsExactly`:
  *   `sqrtf`, `floorf`, `fminf`, `abs`, …), and under finite math every builtin (`expf`, `powf`:
  *   the evaluator's value, which a back end computing the call may differ from within its bound);
- * - algebraic identities: int `x*1`, `1*x`, `x+0`, `0+x`, `x-0`, `x/1`, `x|0`, `0|x`, `x^0`,
- *   `0^x`, `x&-1`, `-1&x`, `x<<0`, `x>>0` => `x`, and `v-v`, `v^v` => 0 for one variable `v`;
- *   float `x*1`, `1*x`, `x+(-0)`, `(-0)+x`, `x-0` => `x` (exact in IEEE: `x+0` is not, since
- *   -0+0 = +0). `x*0` is not folded: SCF §2.2.2 (Fig. 6) specifies a constant propagator that
- *   turns `x*a` into `x*i` for every constant i other than 1 (and for floats it would be wrong:
- *   NaN*0 = NaN);
- * - in a clone (below), int constant offsets are gathered (`reassociate`): `x + 1 - 1` => `x`,
- *   `(k + 2) - 1` => `k + 1`, `1 + x + 2` => `x + 3`, `2 - (x + 1)` => `1 - x`, `(x + 1) - (y +
- *   1)` => `x - y`. Ints wrap, so the sums are exact modulo 2^32 and every operand is still
- *   evaluated, in the same order; floats round, so float arithmetic is never reassociated. The
- *   function a pipeline optimizes keeps its offsets as written: there the output's shape would
- *   depend on the late values folded into it (`x + 0` or `x + k`), which costs the staged passes
- *   after constant propagation their precision (SCF Table 2's cache simulators then stage copy
- *   propagation and DAE as their generic code); clones are where specialization exposes such
- *   offsets (an unrolled stencil's `x + dx - r`, its `dx` and `r` known);
+ * - algebraic identities: int `x*1`, `1*x`, `x+0`, `0+x`, `x-0` => `x`; float `x*1`, `1*x`,
+ *   `x+(-0)`, `(-0)+x`, `x-0` => `x` (exact in IEEE: `x+0` is not, since -0+0 = +0). `x*0` is
+ *   not folded: SCF §2.2.2 (Fig. 6) specifies a constant propagator that turns `x*a` into
+ *   `x*i` for every constant i other than 1 (and for floats it would be wrong: NaN*0 = NaN);
+ * - in a clone (below) also (`cpCloneInt`): int `x/1`, `x|0`, `0|x`, `x^0`, `0^x`, `x&-1`,
+ *   `-1&x`, `x<<0`, `x>>0` => `x`, `v-v`, `v^v` => 0 for one variable `v`, and int constant
+ *   offsets gathered (`reassociate`): `x + 1 - 1` => `x`, `(k + 2) - 1` => `k + 1`, `1 + x + 2`
+ *   => `x + 3`, `2 - (x + 1)` => `1 - x`, `(x + 1) - (y + 1)` => `x - y`. Ints wrap, so the sums
+ *   are exact modulo 2^32 and every operand is still evaluated, in the same order; floats round,
+ *   so float arithmetic is never reassociated. The function a pipeline optimizes keeps these as
+ *   written: there the output's shape would depend on the late values folded into it (`x + 0`
+ *   or `x + k`), which costs the staged passes after constant propagation their precision (SCF
+ *   Table 2's cache simulators then stage copy propagation and DAE as their generic code);
+ *   clones are where specialization exposes them (an unrolled stencil's `x + dx - r`, its `dx`
+ *   and `r` known);
  * - `if` with a constant condition becomes its taken branch; a `while` whose condition is
  *   constant false is dropped;
  * - combinators (`soac`, `hfused` members in order): constants replace the variables among their
@@ -1153,43 +1153,79 @@ export function cpBinary(
   const rebuilt: Expr = { kind: 'binary', op, ty, left: l, right: r, lbl };
   if (lv.kind === 'const' && rv.kind === 'const')
     return finish(rebuilt, foldBinary(op, ty, lv.value, rv.value), ty);
-  // The rules are a flat chain of returns with their conditions computed first: the front end
-  // copies what follows an `if` per way it can fall through, so nested rule blocks multiplied
-  // this function's Core; and they stay in this function, where the partial evaluator sees the
-  // operands as they are (behind a call of their own, the call sites' operands met).
-  const which =
-    ty === 'int' ? intIdentity(op, lv, rv) : ty === 'float' ? floatIdentity(op, lv, rv, finiteMath(env)) : 0;
+  if (ty === 'int') {
+    if (op === '*') {
+      if (isConstNum(rv, 1)) return [l, lv]; // x * 1 => x
+      if (isConstNum(lv, 1)) return [r, rv]; // 1 * x => x
+    }
+    if (op === '+') {
+      if (isConstNum(rv, 0)) return [l, lv]; // x + 0 => x
+      if (isConstNum(lv, 0)) return [r, rv]; // 0 + x => x
+    }
+    if (op === '-' && isConstNum(rv, 0)) return [l, lv]; // x - 0 => x
+    // in a clone: more identities, and offsets gathered
+    if (lookup(env, IN_CLONE).kind === 'const') return cpCloneInt(op, l, lv, r, rv, rebuilt);
+  }
+  if (ty === 'float') {
+    if (op === '*') {
+      if (isConstNum(rv, 1)) return [l, lv]; // x * 1.0f => x
+      if (isConstNum(lv, 1)) return [r, rv]; // 1.0f * x => x
+      // finite math: x * 0.0f => 0.0f, 0.0f * x => 0.0f (x calls nothing, so nothing is lost)
+      if (finiteMath(env) && isZero(rv) && !hasCall(l))
+        return [literal(0, 'float', lbl), mkConst(0, 'float')];
+      if (finiteMath(env) && isZero(lv) && !hasCall(r))
+        return [literal(0, 'float', lbl), mkConst(0, 'float')];
+    }
+    if (op === '+' && finiteMath(env)) {
+      if (isZero(rv)) return [l, lv]; // finite math: x + 0.0f => x
+      if (isZero(lv)) return [r, rv]; // finite math: 0.0f + x => x
+    }
+    if (op === '+') {
+      if (isConstNum(rv, -0)) return [l, lv]; // x + -0.0f => x
+      if (isConstNum(lv, -0)) return [r, rv]; // -0.0f + x => x
+    }
+    if (op === '-' && isConstNum(rv, 0)) return [l, lv]; // x - 0.0f => x
+  }
+  return [rebuilt, nonConst()];
+}
+
+/**
+ * The int rules constant propagation adds in a clone (`IN_CLONE`) to those of every function:
+ * the identities `x / 1`, `x | 0`, `0 | x`, `x ^ 0`, `0 ^ x`, `x & -1`, `-1 & x`, `x << 0`,
+ * `x >> 0` => `x`, `v - v` and `v ^ v` => 0 for one variable `v`, and gathered offsets
+ * (`reassociate`). They are not applied in the function a pipeline optimizes: there the output's
+ * shape would depend on the late values folded into it, which costs the staged passes after
+ * constant propagation their precision (Table 3's cache simulators stage copy propagation and DAE
+ * as their generic code then).
+ */
+function cpCloneInt(
+  op: string,
+  l: Expr,
+  lv: LatticeVal,
+  r: Expr,
+  rv: LatticeVal,
+  rebuilt: Expr,
+): [Expr, LatticeVal] {
+  const which = intIdentity(op, lv, rv);
   if (which === 1) return [l, lv];
   if (which === 2) return [r, rv];
-  // finite math: x * 0.0f => 0.0f, 0.0f * x => 0.0f (x calls nothing, so nothing is lost)
-  const zeroed =
-    ty === 'float' &&
-    op === '*' &&
-    finiteMath(env) &&
-    ((isZero(rv) && !hasCall(l)) || (isZero(lv) && !hasCall(r)));
-  if (zeroed) return [literal(0, 'float', lbl), mkConst(0, 'float')];
   // x - x => 0, x ^ x => 0 (one variable: reading it twice gives one value)
-  const cancels = ty === 'int' && (op === '-' || op === '^') && sameVar(l, r);
-  if (cancels) return [literal(0, 'int', lbl), mkConst(0, 'int')];
-  const offsets = ty === 'int' && (op === '+' || op === '-') && lookup(env, IN_CLONE).kind === 'const';
+  const cancels = (op === '-' || op === '^') && sameVar(l, r);
+  if (cancels) return [literal(0, 'int', rebuilt.lbl), mkConst(0, 'int')];
+  const offsets = op === '+' || op === '-';
   if (offsets) return reassociate(op, l, r, rebuilt);
   return [rebuilt, nonConst()];
 }
 
 /**
- * Int identities: which operand `l op r` is, whatever the other holds — 1 for the left (`x * 1`,
- * `x + 0`, `x - 0`, `x / 1`, `x | 0`, `x ^ 0`, `x & -1`, `x << 0`, `x >> 0`), 2 for the right
- * (`1 * x`, `0 + x`, `0 | x`, `0 ^ x`, `-1 & x`), 0 for neither.
+ * The identities of `cpCloneInt`: which operand `l op r` is, whatever the other holds — 1 for the
+ * left, 2 for the right, 0 for neither.
  */
 function intIdentity(op: string, lv: LatticeVal, rv: LatticeVal): number {
   switch (op) {
-    case '*':
-      return isConstNum(rv, 1) ? 1 : isConstNum(lv, 1) ? 2 : 0;
-    case '+':
     case '|':
     case '^':
       return isConstNum(rv, 0) ? 1 : isConstNum(lv, 0) ? 2 : 0;
-    case '-':
     case '<<':
     case '>>':
       return isConstNum(rv, 0) ? 1 : 0;
@@ -1197,27 +1233,6 @@ function intIdentity(op: string, lv: LatticeVal, rv: LatticeVal): number {
       return isConstNum(rv, 1) ? 1 : 0;
     case '&':
       return isConstNum(rv, -1) ? 1 : isConstNum(lv, -1) ? 2 : 0;
-    default:
-      return 0;
-  }
-}
-
-/**
- * Float identities, exact in IEEE, as `intIdentity` gives them: `x * 1.0f`, `1.0f * x`,
- * `x + -0.0f`, `-0.0f + x`, `x - 0.0f` => `x`; under finite math also `x + 0.0f`, `0.0f + x`.
- */
-function floatIdentity(op: string, lv: LatticeVal, rv: LatticeVal, finite: boolean): number {
-  switch (op) {
-    case '*':
-      return isConstNum(rv, 1) ? 1 : isConstNum(lv, 1) ? 2 : 0;
-    case '+':
-      return isConstNum(rv, -0) || (finite && isZero(rv))
-        ? 1
-        : isConstNum(lv, -0) || (finite && isZero(lv))
-          ? 2
-          : 0;
-    case '-':
-      return isConstNum(rv, 0) ? 1 : 0;
     default:
       return 0;
   }
