@@ -27,17 +27,9 @@
  *   `x+(-0)`, `(-0)+x`, `x-0` => `x` (exact in IEEE: `x+0` is not, since -0+0 = +0). `x*0` is
  *   not folded: SCF §2.2.2 (Fig. 6) specifies a constant propagator that turns `x*a` into
  *   `x*i` for every constant i other than 1 (and for floats it would be wrong: NaN*0 = NaN);
- * - in a clone (below) also (`cpCloneInt`): int `x/1`, `x|0`, `0|x`, `x^0`, `0^x`, `x&-1`,
- *   `-1&x`, `x<<0`, `x>>0` => `x`, `v-v`, `v^v` => 0 for one variable `v`, and int constant
- *   offsets gathered (`reassociate`): `x + 1 - 1` => `x`, `(k + 2) - 1` => `k + 1`, `1 + x + 2`
- *   => `x + 3`, `2 - (x + 1)` => `1 - x`, `(x + 1) - (y + 1)` => `x - y`. Ints wrap, so the sums
- *   are exact modulo 2^32 and every operand is still evaluated, in the same order; floats round,
- *   so float arithmetic is never reassociated. The function a pipeline optimizes keeps these as
- *   written: there the output's shape would depend on the late values folded into it (`x + 0`
- *   or `x + k`), which costs the staged passes after constant propagation their precision (SCF
- *   Table 2's cache simulators then stage copy propagation and DAE as their generic code);
- *   clones are where specialization exposes them (an unrolled stencil's `x + dx - r`, its `dx`
- *   and `r` known);
+ * - a clone (below), once rewritten, has its int constant offsets gathered and more int identities
+ *   folded (int-offsets.ts: `x + 1 - 1` => `x`, `x | 0` => `x`, `v - v` => 0); the function a
+ *   pipeline optimizes keeps its offsets as written (int-offsets.ts says why);
  * - `if` with a constant condition becomes its taken branch; a `while` whose condition is
  *   constant false is dropped;
  * - combinators (`soac`, `hfused` members in order): constants replace the variables among their
@@ -93,7 +85,6 @@ import {
   type Env,
   type EnvVal,
   FINITE_MATH,
-  IN_CLONE,
   isNaNNumber,
   type LatticeVal,
   lookup,
@@ -138,6 +129,7 @@ import {
   relabelFun,
   reverseCmds,
 } from './kernel-walk.js';
+import { gatherCmd } from './int-offsets.js';
 import { type LeafCmd, leafEnds, leafExprs, leafWith } from './leaf.generated.js';
 
 /** Most iterations a loop is completely unrolled to (DyC's default). */
@@ -216,16 +208,15 @@ function withClones(f: Fun, body: Cmd, arrays: Env, n: number): Fun {
 }
 
 /**
- * Optimizes a clone in the mode `opts` (the known arrays' environment) carries, gathering int
- * offsets (`IN_CLONE`). A clone is a program function, whose `fns` are empty: nothing to specialize
- * in turn here (`cloneFor` clones its calls).
+ * Optimizes a clone in the mode `opts` (the known arrays' environment) carries, then gathers its
+ * int offsets and folds the int identities of int-offsets.ts (`gatherCmd`). A clone is a program
+ * function, whose `fns` are empty: nothing to specialize in turn here (`cloneFor` clones its calls).
  */
 function optimizeIn(f: Fun, formals: List<LatticeVal>, opts: Env): Fun {
   const names = setToList(modifiedNames(f.body, declared(f.params, f.locals, setEmpty())));
-  const modes = mapInsert(optionsOf(opts), IN_CLONE, mkConst(1, 'int'));
-  const env = bindFormals(f.params, formals, undefAll(names, modes));
+  const env = bindFormals(f.params, formals, undefAll(names, optionsOf(opts)));
   const [body] = cpCmd(f.body, reachable(env), maxLabelFun(f) + 1, 0, names, true);
-  return { ...f, body };
+  return { ...f, body: gatherCmd(body) };
 }
 
 /** `acc` with the names of the formals and of the locals added (see `optimize` for the others). */
@@ -1163,8 +1154,6 @@ export function cpBinary(
       if (isConstNum(lv, 0)) return [r, rv]; // 0 + x => x
     }
     if (op === '-' && isConstNum(rv, 0)) return [l, lv]; // x - 0 => x
-    // in a clone: more identities, and offsets gathered
-    if (lookup(env, IN_CLONE).kind === 'const') return cpCloneInt(op, l, lv, r, rv, rebuilt);
   }
   if (ty === 'float') {
     if (op === '*') {
@@ -1187,116 +1176,6 @@ export function cpBinary(
     if (op === '-' && isConstNum(rv, 0)) return [l, lv]; // x - 0.0f => x
   }
   return [rebuilt, nonConst()];
-}
-
-/**
- * The int rules constant propagation adds in a clone (`IN_CLONE`) to those of every function:
- * the identities `x / 1`, `x | 0`, `0 | x`, `x ^ 0`, `0 ^ x`, `x & -1`, `-1 & x`, `x << 0`,
- * `x >> 0` => `x`, `v - v` and `v ^ v` => 0 for one variable `v`, and gathered offsets
- * (`reassociate`). They are not applied in the function a pipeline optimizes: there the output's
- * shape would depend on the late values folded into it, which costs the staged passes after
- * constant propagation their precision (Table 3's cache simulators stage copy propagation and DAE
- * as their generic code then).
- */
-function cpCloneInt(
-  op: string,
-  l: Expr,
-  lv: LatticeVal,
-  r: Expr,
-  rv: LatticeVal,
-  rebuilt: Expr,
-): [Expr, LatticeVal] {
-  const which = intIdentity(op, lv, rv);
-  if (which === 1) return [l, lv];
-  if (which === 2) return [r, rv];
-  // x - x => 0, x ^ x => 0 (one variable: reading it twice gives one value)
-  const cancels = (op === '-' || op === '^') && sameVar(l, r);
-  if (cancels) return [literal(0, 'int', rebuilt.lbl), mkConst(0, 'int')];
-  const offsets = op === '+' || op === '-';
-  if (offsets) return reassociate(op, l, r, rebuilt);
-  return [rebuilt, nonConst()];
-}
-
-/**
- * The identities of `cpCloneInt`: which operand `l op r` is, whatever the other holds — 1 for the
- * left, 2 for the right, 0 for neither.
- */
-function intIdentity(op: string, lv: LatticeVal, rv: LatticeVal): number {
-  switch (op) {
-    case '|':
-    case '^':
-      return isConstNum(rv, 0) ? 1 : isConstNum(lv, 0) ? 2 : 0;
-    case '<<':
-    case '>>':
-      return isConstNum(rv, 0) ? 1 : 0;
-    case '/':
-      return isConstNum(rv, 1) ? 1 : 0;
-    case '&':
-      return isConstNum(rv, -1) ? 1 : isConstNum(lv, -1) ? 2 : 0;
-    default:
-      return 0;
-  }
-}
-
-/** Whether `a` and `b` are both the variable of one name. */
-function sameVar(a: Expr, b: Expr): boolean {
-  return a.kind === 'var' && b.kind === 'var' && a.name === b.name;
-}
-
-/**
- * Int constant offsets gathered into one (ints wrap, so `(a + k1) + k2` = `a + (k1 + k2)` exactly;
- * floats round, and are never reassociated): `l op r` where an operand is a literal and the other
- * an offset `a + k`, `k + a` or `a - k`, or both operands are offsets. The result is `a`, `a + k`
- * or `a - k` (`k - a` for a literal minus an offset), rebuilt only when two constants met;
- * otherwise `rebuilt` as it is. Its nodes take the labels of nodes it drops (the outer
- * operator's, the left offset's, one literal's).
- */
-function reassociate(op: string, l: Expr, r: Expr, rebuilt: Expr): [Expr, LatticeVal] {
-  const [lo, a, k1, lit1] = intOffset(l);
-  const [ro, b, k2, lit2] = intOffset(r);
-  const k = op === '+' ? (k1 + k2) | 0 : (k1 - k2) | 0;
-  // (x + 2) - 1 => x + 1;  (x - 3) + 5 => x + 2;  x + 1 - 1 => x
-  if (lo && r.kind === 'intLit') return [offsetBy(a, k, rebuilt.lbl, lit1), nonConst()];
-  // 1 + (x + 2) => x + 3
-  if (ro && op === '+' && l.kind === 'intLit') return [offsetBy(b, k, rebuilt.lbl, lit2), nonConst()];
-  // 2 - (x + 1) => 1 - x
-  if (ro && l.kind === 'intLit') {
-    const diff = literal(k, 'int', lit1);
-    return [{ kind: 'binary', op: '-', ty: 'int', left: diff, right: b, lbl: rebuilt.lbl }, nonConst()];
-  }
-  // (x + 1) - (y + 1) => x - y;  (x + 1) + (y - 3) => x + y - 2
-  if (lo && ro) {
-    const base: Expr = { kind: 'binary', op, ty: 'int', left: a, right: b, lbl: l.lbl };
-    return [offsetBy(base, k, rebuilt.lbl, lit1), nonConst()];
-  }
-  return [rebuilt, nonConst()];
-}
-
-/**
- * An int offset `a + k`, `k + a` or `a - k` (`k` a literal, `a` not) as [true, a, the constant
- * added (-k for `a - k`, wrapped), the literal's label]; [false, e, k, its label] for a literal
- * `k`, [false, e, 0, 0] for anything else.
- */
-function intOffset(e: Expr): [boolean, Expr, number, number] {
-  if (e.kind === 'intLit') return [false, e, e.value, e.lbl];
-  if (e.kind !== 'binary' || e.ty !== 'int') return [false, e, 0, 0];
-  const left = e.left;
-  const right = e.right;
-  if (right.kind === 'intLit' && left.kind !== 'intLit') {
-    if (e.op === '+') return [true, left, right.value, right.lbl];
-    if (e.op === '-') return [true, left, (0 - right.value) | 0, right.lbl];
-  }
-  if (e.op === '+' && left.kind === 'intLit' && right.kind !== 'intLit')
-    return [true, right, left.value, left.lbl];
-  return [false, e, 0, 0];
-}
-
-/** `a + k` as `a` (k = 0), `a + k` (k > 0, or the int minimum) or `a - (-k)`, labelled `lbl`, `litLbl`. */
-function offsetBy(a: Expr, k: number, lbl: number, litLbl: number): Expr {
-  if (k === 0) return a;
-  if (k > 0 || k === INT_MIN)
-    return { kind: 'binary', op: '+', ty: 'int', left: a, right: literal(k, 'int', litLbl), lbl };
-  return { kind: 'binary', op: '-', ty: 'int', left: a, right: literal(0 - k, 'int', litLbl), lbl };
 }
 
 /** `&&` / `||`: the right operand is only looked at when the left one does not decide. */

@@ -71,13 +71,6 @@ export type Env = PMap<string, EnvVal>;
  */
 export const FINITE_MATH = '#finite';
 
-/**
- * The name an environment binds (to const 1) while constant propagation rewrites a clone, where
- * it gathers int constant offsets (const-prop.ts, `reassociate`); like FINITE_MATH, no variable
- * has it.
- */
-export const IN_CLONE = '#clone';
-
 export function nonConst(): LatticeVal {
   return { kind: 'nonConst' };
 }
