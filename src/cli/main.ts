@@ -64,6 +64,13 @@ const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./stage.js')).stageCommand,
   },
   {
+    name: 'test',
+    usage: 'CONFIG.json [--runs N]',
+    description:
+      "check an entry config's staged function against the unstaged one on draws from its descriptions",
+    load: async () => (await import('./test.js')).testCommand,
+  },
+  {
     name: 'bench',
     usage: '[--json] [--config N]',
     description: "staged vs unstaged pipelines on SCF Table 2's configurations",

@@ -10,6 +10,7 @@
  * exit 2; never a stack trace. The folder is published atomically (pipeline/staged-folder.ts).
  */
 import { readFileSync } from 'node:fs';
+import { printAbs } from '../abstract-values/index.js';
 import { OptimizerError, PassError } from '../optimizers/index.js';
 import {
   ConfigError,
@@ -19,14 +20,19 @@ import {
   FolderBusy,
   LOCK_FILE,
   LOCK_WAIT_MS,
+  isEntryConfigText,
   loadConfig,
+  loadEntry,
+  loadEntryConfig,
   PRINT_ALTS,
   PRINT_LINE,
   stageConfig,
+  stageEntry,
   stageReport,
   writeStaged,
+  writeStagedEntry,
 } from '../pipeline/index.js';
-import { fileProblem } from '../common/index.js';
+import { fileProblem, readSourceFile } from '../common/index.js';
 import { type CliIo, type CommandArgs, type CommandSpec, defineCommand } from './io.js';
 import { UsageError } from './kernel-input.js';
 import { prepareOutDir } from './out-path.js';
@@ -43,7 +49,11 @@ the abstract programs I1, I2, ... (SCF Fig. 6 notation). The modules import only
 CONFIG is JSON: { "input": "file.c", "function": "mul_add", "pipeline": ["const-prop","copy-prop","dae"],
                   "bind": { "a": "'Int" }, "sample": { "a": 1 } }
   bind values: 'Int, 'Float, 'Bool, literals (3, 1.5), unions (0|1), arrays ([0,1,7]), 'Array, 'Array[3]
-  pipeline entries: built-in passes, or paths of your own SCF-lang optimizers ("./passes/mine.ts")`,
+  pipeline entries: built-in passes, or paths of your own SCF-lang optimizers ("./passes/mine.ts")
+
+An entry config stages one SCF-lang function of yours over your own types instead (docs/own-ir.md):
+  { "entry": "./interp.ts#run", "bind": { "program": [{ "kind": "push", "value": 1 }, ...] } }
+  writes EXPORT.staged.mjs and EXPORT.stub.mjs, which exports EXPORT with the entry's parameters`,
   notes: `The files are written into a temporary folder inside DIR and renamed into place under a lock
 (DIR/${LOCK_FILE}), the stub last, so that an interrupted or concurrent stage never leaves a stub
 that runs another stage's modules; the stub checks each staged module's SHA-256 before importing it.
@@ -94,7 +104,9 @@ async function run({ values, positionals }: CommandArgs<typeof STAGE.flags>, io:
   const k = values.k === undefined ? 2 : Number(values.k);
   if (!Number.isInteger(k) || k < 1)
     throw new UsageError(`--k must be a positive integer, got '${values.k}'`);
-  const config = loadConfig(positionals[0] as string);
+  const file = positionals[0] as string;
+  if (isEntryConfigFile(file)) return runEntry(file, values, k, io);
+  const config = loadConfig(file);
   // Staging takes seconds: a folder it could not write is found before, not after.
   const out = prepareOutDir(values.out, '--out');
   // Leave nothing behind but what was there: the folders made for --out, while still empty.
@@ -155,4 +167,102 @@ async function run({ values, positionals }: CommandArgs<typeof STAGE.flags>, io:
     `wrote ${[...files.modules, files.stub, files.types, files.manifest, files.descriptions].join(', ')}`,
   );
   return 0;
+}
+
+/** Whether `file` is an entry config (it is read again, with positions, by `loadEntryConfig`). */
+function isEntryConfigFile(file: string): boolean {
+  try {
+    return isEntryConfigText(readSourceFile(file));
+  } catch {
+    return false; // loadConfig reports why it cannot be read
+  }
+}
+
+/** `scf stage` on an entry config (pipeline/entry-config.ts): one staged function, no pipeline. */
+function runEntry(
+  file: string,
+  values: CommandArgs<typeof STAGE.flags>['values'],
+  k: number,
+  io: CliIo,
+): number {
+  const loaded = loadEntry(loadEntryConfig(file));
+  const out = prepareOutDir(values.out as string, '--out');
+  const name = loaded.config.export;
+  io.err(`staging ${loaded.config.entry} …`);
+  let staged: ReturnType<typeof stageEntry>;
+  try {
+    const progress = process.stderr.isTTY === true;
+    const started = Date.now();
+    let shown = started;
+    staged = stageEntry(loaded, {
+      k,
+      ...(progress
+        ? {
+            onWork: (stats) => {
+              const now = Date.now();
+              if (now - shown < 1000) return;
+              shown = now;
+              io.err(
+                `${name}: ${Math.round((now - started) / 1000)} s, ${stats.visits} visits, ${stats.specs} specializations …`,
+              );
+            },
+          }
+        : {}),
+    });
+  } catch (e) {
+    out.removeCreated();
+    throw e;
+  }
+  const r = staged.result;
+  io.err(
+    `${name}: ${(r.ms.pe + r.ms.dae).toFixed(0)} ms, ${r.peStats.residualFuns} residual functions, ${r.sizes.original} → ${r.sizes.residual} → ${r.sizes.staged} Core nodes (unstaged → residual → after DAE), stop: ${r.stop}`,
+  );
+  let written: string[];
+  try {
+    written = writeStagedEntry(staged, values.out as string);
+  } catch (e) {
+    out.removeCreated();
+    if (e instanceof FolderBusy) throw new UsageError(`--out '${values.out}': ${e.message}`);
+    if (typeof (e as { syscall?: unknown } | null)?.syscall !== 'string') throw e;
+    throw new UsageError(`cannot write into --out '${values.out}': ${fileProblem(e)}`);
+  }
+  if (values.json) {
+    const manifest = JSON.parse(readFileSync(written[1] as string, 'utf8')) as unknown;
+    io.out(
+      JSON.stringify(
+        {
+          config: file,
+          manifest,
+          stop: r.stop,
+          reason: r.reason,
+          stats: r.peStats,
+          sizes: r.sizes,
+          events: r.events,
+        },
+        null,
+        2,
+      ),
+    );
+  } else if (!values.quiet) {
+    loaded.signature.params.forEach((p, i) => {
+      const d = loaded.inputs[i];
+      io.out(
+        Object.hasOwn(loaded.bindText, p.name) && d
+          ? `${p.name} = ${printAbs(d)}`
+          : `${p.name}: unknown early`,
+      );
+    });
+  }
+  if (values.explain) io.out(explainEntry(r.events));
+  io.err(`wrote ${written.join(', ')}`);
+  return 0;
+}
+
+/** `--explain` for an entry: each loss of precision the partial evaluator reported. */
+function explainEntry(events: ReturnType<typeof stageEntry>['result']['events']): string {
+  if (events.length === 0) return 'no loss of precision: every specialization kept its parameters';
+  return [
+    `${events.length} loss(es) of precision (specialization, what it handled, what was cut: why -> what it became):`,
+    ...events.map((e) => `  ${e.spec}  ${e.key}  ${e.what}: ${e.reason} -> ${e.to}`),
+  ].join('\n');
 }

@@ -16,7 +16,7 @@ export const BUILTIN_SOURCE_SHA256: Readonly<Record<string, string>> = {
   'optimizers/copy-prop.ts': 'a96d2dc7705461fb297ed0da99ecb7636413b2f621fe44fb38983e459f46a532',
   'optimizers/dae.ts': '5abd032506d7b9375dc35dfae1cb2cd0a68cc944a9235e6add57076088bd1aa9',
   'optimizers/fusion.ts': '85927e807b084949b279eb3bce87dbbed354a6dbfd53ef43c41fa24ad167bf11',
-  'optimizers/index.ts': 'c86635034aa7c09905289640b30907266efba42362b6a077009a2218497cd3c1',
+  'optimizers/index.ts': '9acdb0a6f8cec675e16ca9c03cea299f2ab11a922e6a67bc33982179d43940d9',
   'optimizers/int-offsets.ts': '5b32d78c269c98431b77b6e9be13272ef82a73ab580331114ba84d9fcaef7039',
   'optimizers/kernel-walk.ts': '69d835f26ce811de5a575a72c0ebaf884e8354e756226cbef03683cc6b8f67c5',
   'optimizers/lattice.ts': 'a49ccfb0a664d5a44259bd9ed757dbfb5e47c4fe37a3014b16091494f6dcbe83',
@@ -25,7 +25,7 @@ export const BUILTIN_SOURCE_SHA256: Readonly<Record<string, string>> = {
   'optimizers/pass-io.ts': 'b53e0277a162816867de7ed61312357e2f5bd601a75e1adb5dbf5376fc559b33',
   'optimizers/programs.browser.ts': '7535d5feb8abd1cae03e20eed151f58dbaf63d1da4399baeabba592496ba2265',
   'optimizers/programs.ts': '57bbff7089c9bc3975913f0e8cee401d3d8cb1c6623df58d771d37f21d18ce2e',
-  'optimizers/user.browser.ts': '4dea393b863ddc515a5df65aa5fea47bbf81cd3797033664ea333ffe4b80112c',
-  'optimizers/user.ts': '49c241bedb82622caf2e7f8595433c9f2bfbc05b6cc0ce16d48c23fdf7c35dc6',
+  'optimizers/user.browser.ts': '24b8f6aeb7b595f119c25333476a98d4fa4c6183ee345b333c941552e0b3fe30',
+  'optimizers/user.ts': '2e5b01faadad42436dfc7dd88994f03582b196d0fdabde46ebf7b9b9d57a611e',
   'scf-lang/prelude.ts': 'ba34c74a7992cd33c5ef4fced96329766186e38fde640566561662146dc96109',
 };

@@ -45,6 +45,7 @@ import { isPassPath, loadUserPass, PassError } from './user.js';
 export {
   DEFAULT_PASS_FUEL,
   isPassPath,
+  loadUserFunction,
   loadUserPass,
   PassError,
   userPassProgram,

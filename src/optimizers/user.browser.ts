@@ -32,3 +32,14 @@ export function loadUserPass(file: string, _cwd?: string): Pass {
     `${file}: a user's optimizer is compiled from its SCF-lang source, which needs node: its unstaged pipeline does not run in a browser`,
   );
 }
+
+/** Refuses: compiling a user's SCF-lang function needs node (see the header). */
+export function loadUserFunction(
+  _file: string,
+  _exportName: string,
+  shown: string,
+): (args: readonly unknown[]) => unknown {
+  throw new PassError(
+    `${shown}: a user's SCF-lang function is compiled from its source, which needs node: its unstaged run does not happen in a browser`,
+  );
+}

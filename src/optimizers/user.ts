@@ -115,10 +115,10 @@ const FUNCTION_LINE = /^function [A-Za-z_$][\w$]*\(.*\) \{$/;
  * The counter is a variable of the closure around the emitted functions, named apart from every
  * name in their text.
  */
-function compileCounted(program: CoreProgram, entry: string): CountedEntry {
+function compileCounted(program: CoreProgram, entry: string, exportName = 'optimize'): CountedEntry {
   const body = emitModule(program, {
     entry,
-    exportName: 'optimize',
+    exportName,
     imports: { prelude: 'scf/runtime', runtime: 'scf/runtime' },
     form: 'function',
   });
@@ -156,6 +156,56 @@ function compileCounted(program: CoreProgram, entry: string): CountedEntry {
     OUT_OF_FUEL,
   ) as CountedEntry;
 }
+
+/**
+ * A user's SCF-lang function: export `exportName` of the module at `file` (absolute), compiled
+ * (once per process) to JavaScript with the fuel counter a user's pass has, and run within its
+ * fuel and the stack: what an entry config's stub runs for arguments outside its description.
+ * `shown` names it in messages. Throws `PassError` when the module does not check or has no such
+ * function, and from a run that runs out of fuel or stack.
+ */
+export function loadUserFunction(
+  file: string,
+  exportName: string,
+  shown: string,
+): (args: readonly unknown[]) => unknown {
+  const key = `${file}#${exportName}`;
+  const known = functions.get(key);
+  if (known) return known;
+  try {
+    readSourceFile(file);
+  } catch (e) {
+    throw new PassError(`${shown}: ${readFailure(e)}`);
+  }
+  const r = compileFile(file, { cwd: process.cwd() });
+  if (!r.program)
+    throw new PassError(
+      `${shown}: not valid SCF-lang\n${r.diagnostics.map((d) => formatDiagnostic(d, r.sources)).join('\n')}`,
+    );
+  const entry = r.entries.get(exportName);
+  if (entry === undefined) throw new PassError(`${shown}: exports no function '${exportName}'`);
+  const native = compileCounted(r.program, entry, exportName);
+  const run = (args: readonly unknown[]): unknown => {
+    const fuel = passFuel();
+    try {
+      return native(fuel, args);
+    } catch (e) {
+      if (e === OUT_OF_FUEL)
+        throw new PassError(
+          `'${shown}' did not terminate within ${fuel} calls of fuel (SCF_PASS_FUEL, default ${DEFAULT_PASS_FUEL}, sets how many a run may make)`,
+        );
+      if (e instanceof RangeError && /call stack/i.test(e.message))
+        throw new PassError(
+          `'${shown}' recursed deeper than the JavaScript stack allows (some thousands of nested calls): a recursion without end, or one call deep per step of a long count or list`,
+        );
+      throw e;
+    }
+  };
+  functions.set(key, run);
+  return run;
+}
+
+const functions = new Map<string, (args: readonly unknown[]) => unknown>();
 
 /**
  * One run of a user's pass (`shown`: its path as the user named it) within its fuel; running out

@@ -149,6 +149,8 @@ export const CONFIG_CODES = {
   C1011: 'args',
   /** 'math': how float arithmetic may be folded. */
   C1012: 'math',
+  /** 'entry': an entry config's SCF-lang function (entry-config.ts). */
+  C1013: 'entry',
 } as const;
 
 export type ConfigCode = keyof typeof CONFIG_CODES;
@@ -311,8 +313,11 @@ export function readConfig(text: string, file: string, files: ConfigFiles): Stag
   };
 }
 
-/** Reads one config's text: its JSON tree, each key checked, and where every value is. */
-class ConfigReader {
+/**
+ * Reads one config's text: its JSON tree, each key checked, and where every value is. Shared
+ * with entry configs (entry-config.ts), which have keys of their own.
+ */
+export class ConfigReader {
   /** Where each key's value is (`bind.x`, `pipeline[0]`; `''` for the file's object). */
   readonly positions = new Map<string, Position>();
 
@@ -331,7 +336,7 @@ class ConfigReader {
     throw this.errAt(node.offset, code, reason);
   }
 
-  private at(where: string, node: Node): void {
+  at(where: string, node: Node): void {
     this.positions.set(where, lineCol(this.text, node.offset));
   }
 

@@ -71,3 +71,15 @@ export {
   stagedText,
 } from './staged-text.js';
 export { stageManifest, type WriteOptions, type WrittenFiles, writeStaged } from './write.js';
+export { EntryValueError, EntryValues, anyOfType } from './entry-describe.js';
+export {
+  ENTRY_CONFIG_KEYS,
+  type EntryConfig,
+  isEntryConfigText,
+  type LoadedEntry,
+  loadEntry,
+  loadEntryConfig,
+  readEntryConfig,
+} from './entry-config.js';
+export { entryFolderText, type StagedEntry, stageEntry, writeStagedEntry } from './stage-entry.js';
+export { type EntryTestOptions, type EntryTestResult, testEntry } from './test-entry.js';

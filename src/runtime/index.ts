@@ -28,6 +28,7 @@ export {
   shortValue,
   tupleWith,
 } from '../stager/staged-helpers.js';
+export { type EntryManifest, type EntryStub, loadEntryStub } from './entry-stub.js';
 export { registerScfResolver } from './resolver.js';
 export {
   checkManifest,

@@ -10,10 +10,11 @@ import path from 'node:path';
 import type { CtorDecl, FunDef, Program } from './core.js';
 import { forEachExpr, tupleCtor } from './core.js';
 import { checkPassContract, type PassCheck } from './contract.js';
-import { Declarations, type SourceReader } from './declarations.js';
+import { type CtorInfo, Declarations, type SourceReader } from './declarations.js';
 import { type Diagnostic, DiagnosticLog } from './diagnostics.js';
 import { FunctionElaborator } from './elaborate.js';
 import { isPreludeFunction } from './prelude-sigs.js';
+import type { Type } from './types.js';
 import { validateProgram } from './validate.js';
 
 export interface CompileOptions {
@@ -37,6 +38,17 @@ export interface CompileResult {
   readonly sources: ReadonlyMap<string, string>;
   /** Core names of the entry module's exported functions, by source name. */
   readonly entries: ReadonlyMap<string, string>;
+  /** The entry module's exported functions' signatures, by source name (what an entry config binds). */
+  readonly signatures: ReadonlyMap<string, EntrySignature>;
+  /** Every constructor the program declares (the prelude's too), with its field types. */
+  readonly ctorTypes: ReadonlyMap<string, CtorInfo>;
+}
+
+/** An exported function's parameters and result, as the checker typed them. */
+export interface EntrySignature {
+  readonly coreName: string;
+  readonly params: readonly { readonly name: string; readonly type: Type }[];
+  readonly ret: Type;
 }
 
 /** Largest tuple arity given a Core constructor up front. */
@@ -64,12 +76,22 @@ export function compileFile(entry: string, options: CompileOptions = {}): Compil
     }
   }
   const entries = new Map<string, string>();
+  const signatures = new Map<string, EntrySignature>();
   if (entryModule) {
     for (const [name, sig] of decls.sigs.get(entryModule) ?? [])
-      if (sig.exported) entries.set(name, sig.coreName);
+      if (sig.exported) {
+        entries.set(name, sig.coreName);
+        signatures.set(name, {
+          coreName: sig.coreName,
+          params: sig.params.map((p) => ({ name: p.name, type: p.type })),
+          ret: sig.ret,
+        });
+      }
   }
   const sources = decls.sources;
-  if (log.hasErrors) return { program: null, diagnostics: log.sorted(), sources, entries };
+  const ctorTypes: ReadonlyMap<string, CtorInfo> = decls.ctors;
+  const found = { sources, entries, signatures, ctorTypes };
+  if (log.hasErrors) return { program: null, diagnostics: log.sorted(), ...found };
 
   const ctors = new Map<string, CtorDecl>();
   for (const c of decls.ctors.values()) {
@@ -83,7 +105,7 @@ export function compileFile(entry: string, options: CompileOptions = {}): Compil
   if (problems.length > 0) {
     throw new Error(`internal error: the front end produced invalid Core:\n${problems.join('\n')}`);
   }
-  return { program, diagnostics: [], sources, entries };
+  return { program, diagnostics: [], ...found };
 }
 
 function addWideTuples(f: FunDef, ctors: Map<string, CtorDecl>): void {

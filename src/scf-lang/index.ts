@@ -26,7 +26,9 @@ export {
   tupleCtor,
   tupleCtorName,
 } from './core.js';
-export { type CompileOptions, type CompileResult, compileFile } from './frontend.js';
+export { type CompileOptions, type CompileResult, compileFile, type EntrySignature } from './frontend.js';
+export { type CtorInfo, type FieldInfo, fieldType } from './declarations.js';
+export { type DataType, showType, type Type } from './types.js';
 export { type CoreData, decodeProgram, type Encoded as EncodedCore, encodePrograms } from './core-data.js';
 export type { PassCheck } from './contract.js';
 export {

@@ -57,6 +57,11 @@ const EXCEPTIONS: ReadonlyMap<string, string> = new Map([
     "a stub takes the formals from the late values and checks a pass's output from pass-io.ts alone, not through optimizers/index.ts, which imports the built-in passes' native code: a page loads that only when it runs the unstaged pipeline (runtime/fallback.browser.ts), and through the index it would be in every page's up-front chunks",
   ],
   ['runtime/stub.ts -> optimizers/user.ts', "as above: loading a user's pass for the unstaged pipeline"],
+  [
+    'runtime/entry-stub.ts -> optimizers/user.ts',
+    "an entry's stub compiles the entry's source for its unstaged run as a user's pass is compiled, without the built-in passes optimizers/index.ts imports",
+  ],
+  ['runtime/entry-stub.ts -> stager/staged-helpers.ts', 'as runtime/stub.ts: the admission helpers alone'],
 ]);
 
 interface Import {

@@ -161,6 +161,10 @@ function guideFiles(): Map<string, string> {
 
 /** Files a document takes as the reader's own, written into its app before its blocks run. */
 const FIXTURES: Readonly<Record<string, (app: string) => void>> = {
+  // "interp.ts from examples/own-ir in your folder"
+  'docs/own-ir.md': (app) => {
+    copyFileSync(path.join(ROOT, 'examples/own-ir/interp.ts'), path.join(app, 'interp.ts'));
+  },
   // "your config": the demo's, beside its kernel; kernel.c and the pass of the optimizer guide
   'docs/api.md': (app) => {
     mkdirSync(path.join(app, 'optimizer'), { recursive: true });

@@ -1,0 +1,237 @@
+/**
+ * The run-time side of an entry config's staged stub: `EXPORT.stub.mjs`, written by `scf stage`
+ * for a config naming `"entry": "./file.ts#EXPORT"`, exports a function named like the entry, with
+ * its parameters and its result, built here (`loadEntryStub`) from the staged module beside it and
+ * the manifest of what it was staged from.
+ *
+ * Invariants. A call returns exactly what the entry returns natively on the same arguments:
+ * - the staged code runs only for admitted arguments: each parameter described early (`bind`) is
+ *   checked against its description by the staged module's checker for it (`admit_I` for the
+ *   I-th parameter); staging is exact for those;
+ * - a checked argument that is an object is then frozen, deeply, and remembered: SCF-lang values
+ *   are immutable, so a later call with the same object skips its check (an argument the caller
+ *   froze before stays as it was; one not frozen cannot change after it was admitted);
+ * - the staged code runs only while the stub is current: the manifest records the scf version and
+ *   a SHA-256 of every source of the entry (its module first); the first call checks them, and a
+ *   changed source warns once and runs the entry's current source;
+ * - the staged module is read and checked against its recorded SHA-256 before it is imported (and
+ *   by its `STAGE_HASH` once imported), so a module edited or of another stage never runs;
+ * - every other argument runs the unstaged function: the entry's source compiled by scf's front
+ *   end (optimizers/user.ts, `loadUserFunction`, with a user pass's fuel), after a warning through
+ *   the hook `SCF.onFallback` sets (console.warn by default). The unstaged function needs node and
+ *   the entry's source; in a page only admitted arguments run.
+ */
+import { clip, scfVersion } from '../common/index.js';
+import { loadUserFunction, PassError } from '../optimizers/user.js';
+import { InputNotAdmitted } from '../stager/staged-helpers.js';
+import {
+  type ManifestFile,
+  readStaged,
+  sha256,
+  sourceHash,
+  sourcePath,
+  sourcePlaces,
+  stubFolder,
+} from './files.js';
+import { stageHashLine } from './stub.js';
+
+/** What an entry's staged folder was staged from (`EXPORT.manifest.json`, also in the stub). */
+export interface EntryManifest {
+  readonly scf: string;
+  /** The entry as the config names it (`./interp.ts#run`), and its export. */
+  readonly entry: string;
+  readonly export: string;
+  /** The config file, relative to the stub's folder. */
+  readonly config?: string;
+  /** The entry's parameters, in order. */
+  readonly params: readonly string[];
+  /** The parameters described early, with their descriptions as the config writes them (JSON). */
+  readonly bind: Readonly<Record<string, string>>;
+  /** The entry's sources, its own module first, relative to the stub's folder. */
+  readonly sources: readonly ManifestFile[];
+  /** The staged module, with the SHA-256 of its text before its last line. */
+  readonly module: ManifestFile;
+}
+
+/** What the staged module exports. */
+interface EntryModule {
+  readonly run?: unknown;
+  readonly STAGE_HASH?: unknown;
+  readonly [admit: string]: unknown;
+}
+
+/** The stub's interface beside the entry itself (exported as `SCF`). */
+export interface EntryStub {
+  /** The entry: staged for admitted arguments, else unstaged (with a warning). */
+  readonly call: (...args: unknown[]) => unknown;
+  /** The staged code alone; throws `InputNotAdmitted` for arguments outside the description. */
+  readonly staged: (...args: unknown[]) => unknown;
+  /** The unstaged function (the entry's current source). */
+  readonly unstaged: (...args: unknown[]) => unknown;
+  /** Why the staged code may not run (it was staged from other sources), or undefined. */
+  readonly staleness: () => string | undefined;
+  /** Sets where the fallback's warnings go (console.warn by default); returns the previous hook. */
+  readonly onFallback: (warn: (message: string) => void) => (message: string) => void;
+}
+
+/** `x` and everything reachable from it frozen. */
+function deepFreeze(x: unknown, seen: WeakSet<object>): void {
+  const stack = [x];
+  while (stack.length > 0) {
+    const y = stack.pop();
+    if (typeof y !== 'object' || y === null || seen.has(y)) continue;
+    seen.add(y);
+    Object.freeze(y);
+    for (const v of Object.values(y)) stack.push(v);
+  }
+}
+
+/** Loads and checks the staged module; the problem when it cannot run. */
+async function loadModule(
+  manifest: EntryManifest,
+  url: string,
+  importer: () => Promise<EntryModule>,
+): Promise<EntryModule | string> {
+  const f = manifest.module;
+  const text = readStaged(stubFolder(url), f.path);
+  if (text !== undefined) {
+    if (typeof text !== 'string') return `the staged module ${f.path} cannot be read (${text.bad})`;
+    const line = stageHashLine(f.sha256);
+    if (!text.endsWith(line) || sha256(text.slice(0, -line.length)) !== f.sha256)
+      return `the staged module ${f.path} is not the one staged with this stub`;
+  }
+  let m: EntryModule;
+  try {
+    m = await importer();
+  } catch (e) {
+    return text === undefined
+      ? `the staged module ${f.path} is missing`
+      : `the staged module ${f.path} failed to load: ${e instanceof Error ? e.message : String(e)}`;
+  }
+  if (m.STAGE_HASH !== f.sha256) return `the staged module ${f.path} is not the one staged with this stub`;
+  if (typeof m.run !== 'function') return `the staged module ${f.path} exports no run function`;
+  return m;
+}
+
+/** What differs between the manifest and the entry's sources now, or undefined. */
+function checkSources(m: EntryManifest, stubDir: string | undefined): string | undefined {
+  const version = scfVersion();
+  if (m.scf !== version) return `staged by scf ${m.scf}, running scf ${version}`;
+  for (const f of m.sources) {
+    const now = sourceHash(false, f, stubDir);
+    if (now === undefined) continue; // deployed without its sources: the module checks itself
+    if ('bad' in now) return `the source ${now.file} cannot be read (${now.bad})`;
+    if (now.sha !== f.sha256) return `the source ${now.file} changed`;
+  }
+  return undefined;
+}
+
+/** Why `e` refused argument `name`, in the user's terms. */
+function refusal(e: InputNotAdmitted, name: string, desc: string): string {
+  return `argument '${clip(name)}' is outside its early description ${clip(desc.replace(/\s+/g, ' '), 120)} (${e.message})`;
+}
+
+/** The stub of an entry's staged folder (see the header). */
+export async function loadEntryStub(
+  manifest: EntryManifest,
+  url: string,
+  importer: () => Promise<EntryModule>,
+): Promise<EntryStub> {
+  const loaded = await loadModule(manifest, url, importer);
+  const stubDir = stubFolder(url);
+  const shown = manifest.entry;
+  const bound = manifest.params
+    .map((name, i) => ({ name, i }))
+    .filter((p) => Object.hasOwn(manifest.bind, p.name))
+    .map((p) => {
+      const admit = typeof loaded === 'string' ? undefined : loaded[`admit_${p.i}`];
+      return { ...p, admit: admit as ((args: unknown[]) => void) | undefined, seen: new WeakSet<object>() };
+    });
+  const frozen = new WeakSet<object>();
+  let warn: (message: string) => void = (m) => console.warn(m);
+  let stale: string | undefined | null = null;
+  let warnedStale = false;
+  const staleness = (): string | undefined => {
+    if (stale === null) stale = typeof loaded === 'string' ? loaded : checkSources(manifest, stubDir);
+    return stale;
+  };
+  let unstagedFn: ((args: readonly unknown[]) => unknown) | undefined;
+  const unstaged = (...args: unknown[]): unknown => {
+    if (unstagedFn === undefined) {
+      const f = manifest.sources[0] as ManifestFile;
+      const file = sourcePath(false, f, stubDir);
+      if (file === undefined)
+        throw new PassError(
+          `${shown}: its source is ${sourcePlaces(f, stubDir)}, where it was staged from; the unstaged run (for arguments outside the early description) needs it`,
+        );
+      unstagedFn = loadUserFunction(file, manifest.export, shown);
+    }
+    return unstagedFn(args);
+  };
+  const arity = (args: readonly unknown[]): void => {
+    if (args.length !== manifest.params.length)
+      throw new TypeError(
+        `scf: ${shown} takes ${manifest.params.length} argument(s) (${manifest.params.join(', ')}), not ${args.length}`,
+      );
+  };
+  // the parameter whose check threw last, for the warning
+  let refusedAt: (typeof bound)[number] | undefined;
+  const staged = (...args: unknown[]): unknown => {
+    if (typeof loaded === 'string') throw new Error(`scf: ${shown}: ${loaded}`);
+    arity(args);
+    for (const p of bound) {
+      const a = args[p.i];
+      const isObject = typeof a === 'object' && a !== null;
+      if (isObject && p.seen.has(a)) continue;
+      if (p.admit === undefined)
+        throw new Error(`scf: ${shown}: the staged module has no check for '${p.name}'`);
+      refusedAt = p;
+      p.admit([a]);
+      refusedAt = undefined;
+      if (isObject) {
+        deepFreeze(a, frozen);
+        p.seen.add(a);
+      }
+    }
+    try {
+      return (loaded.run as (...a: unknown[]) => unknown)(...args);
+    } catch (e) {
+      if (!(e instanceof RangeError) || !/call stack/i.test(e.message)) throw e;
+      throw new PassError(
+        `${shown} (staged) recursed deeper than the JavaScript stack allows: a recursion without end, or one call deep per step of a long count or list`,
+      );
+    }
+  };
+  const call = (...args: unknown[]): unknown => {
+    arity(args);
+    const why = staleness();
+    if (why !== undefined) {
+      if (!warnedStale) {
+        warnedStale = true;
+        warn(`scf: ${shown}: ${why}; re-stage with 'scf stage'; running the unstaged function`);
+      }
+      return unstaged(...args);
+    }
+    try {
+      return staged(...args);
+    } catch (e) {
+      if (!(e instanceof InputNotAdmitted)) throw e;
+      const p = refusedAt;
+      refusedAt = undefined;
+      const message = p ? refusal(e, p.name, manifest.bind[p.name] ?? '') : e.message;
+      warn(`scf: ${shown}: ${message}; running the unstaged function`);
+      return unstaged(...args);
+    }
+  };
+  return {
+    call,
+    staged,
+    unstaged,
+    staleness,
+    onFallback: (w) => {
+      const before = warn;
+      warn = w;
+      return before;
+    },
+  };
+}
