@@ -22,7 +22,13 @@
  *   shape (objects `kind` first, fields in declaration order; maps and sets in their iteration
  *   order), so every run shares it as the interpreter shares the literal; parts nested deeper
  *   than 48 levels become constants of their own (JavaScript parsers limit nesting);
- * - `not` of a kind test or (in)equality ⇒ `x.kind !== 'c'`, `a !== b`, `a === b` (exact).
+ * - `not` of a kind test or (in)equality ⇒ `x.kind !== 'c'`, `a !== b`, `a === b` (exact);
+ * - a function that calls itself in tail position (`callsSelfInTail`: through `if` branches and
+ *   `let` bodies, as `stmts` walks them) ⇒ its body inside `for (;;) { … }`, each such call ⇒ the
+ *   parameters rebound to the arguments' values and `continue` (`rebind`), so the recursion runs
+ *   in constant stack as in the interpreter; no boolean shortcut (`c || f(…)`) is taken around
+ *   one. Every other function, and every other call, is emitted as it would be without this:
+ *   calls to other functions stay calls (mutual tail recursion takes a frame per call).
  *
  * With `admission`, the module also exports the input checker `admit-emit.ts` emits for it.
  *
