@@ -26,6 +26,6 @@ export const BUILTIN_SOURCE_SHA256: Readonly<Record<string, string>> = {
   'optimizers/programs.browser.ts': '7535d5feb8abd1cae03e20eed151f58dbaf63d1da4399baeabba592496ba2265',
   'optimizers/programs.ts': '57bbff7089c9bc3975913f0e8cee401d3d8cb1c6623df58d771d37f21d18ce2e',
   'optimizers/user.browser.ts': '24b8f6aeb7b595f119c25333476a98d4fa4c6183ee345b333c941552e0b3fe30',
-  'optimizers/user.ts': '2e5b01faadad42436dfc7dd88994f03582b196d0fdabde46ebf7b9b9d57a611e',
+  'optimizers/user.ts': '5f035acd966db954399631b6e1a9d62f593638cc7456924f934c800af5dfb648',
   'scf-lang/prelude.ts': 'ba34c74a7992cd33c5ef4fced96329766186e38fde640566561662146dc96109',
 };

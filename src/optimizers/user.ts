@@ -17,7 +17,7 @@
  *   that never ends either recurses without bound (and meets the stack) or spends calls without
  *   end (and meets the fuel); work, not time, so the same run stops at the same place everywhere.
  *   The counter is one decrement and test per call, added here to the emitted text (a line after
- *   each `function NAME(…) {`), so the built-in passes and the staged modules carry none;
+ *   each `function NAME(…) {`, or after its `for (;;) {` when the emitter made it a loop), so the built-in passes and the staged modules carry none;
  * - stack: a RangeError for an exhausted JavaScript stack, caught at the pass boundary;
  * - result: what `optimize` returns must be a `Fun` (its kind is checked, not the whole tree).
  */
@@ -108,10 +108,13 @@ const OUT_OF_FUEL: unique symbol = Symbol('out of fuel');
 
 /** A function of the emitted code, as `emitModule` writes it: its own line, at column 0. */
 const FUNCTION_LINE = /^function [A-Za-z_$][\w$]*\(.*\) \{$/;
+/** The first line of a function the emitter writes as a loop (its self tail calls `continue` it). */
+const LOOP_LINE = '  for (;;) {';
 
 /**
  * The entry of `program` compiled to JavaScript (the emitter's function form) with a fuel counter:
- * the first statement of every function takes one unit and throws OUT_OF_FUEL past the last.
+ * the first statement of every function — of its loop, for one emitted as a loop — takes one unit
+ * and throws OUT_OF_FUEL past the last, so a self tail call costs one unit as any call does.
  * The counter is a variable of the closure around the emitted functions, named apart from every
  * name in their text.
  */
@@ -135,12 +138,18 @@ function compileCounted(program: CoreProgram, entry: string, exportName = 'optim
   const instrumented: string[] = [];
   let counted = 0;
   let misplaced = false;
-  for (const line of lines) {
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
     instrumented.push(line);
     if (!line.startsWith('function ')) continue;
     misplaced ||= !FUNCTION_LINE.test(line);
     counted++;
-    instrumented.push(`  if (--${left} < 0) ${spent}();`);
+    // a function that calls itself in tail position is a loop: each round is a call
+    if (lines[i + 1] === LOOP_LINE) {
+      instrumented.push(LOOP_LINE);
+      i++;
+      instrumented.push(`    if (--${left} < 0) ${spent}();`);
+    } else instrumented.push(`  if (--${left} < 0) ${spent}();`);
   }
   if (counted === 0 || misplaced) {
     throw new Error("internal error: the emitter's functions are not where the fuel counter expects them");

@@ -7,12 +7,27 @@
  * counted on their own. These counts are the machine-independent cost measure of the staged
  * vs unstaged benchmarks.
  *
+ * Tail calls run in constant stack. A call in tail position — the function's result is the call's
+ * result: the body itself, a branch of an `if` or the body of a `let` in tail position (Core's
+ * form of `return f(…)` inside `if`/`switch`/`const`) — does not call its callee: it stores the
+ * callee and its new frame in the run's state and returns the `TAIL` token. The nearest call not in
+ * tail position (or `run`) below it on the JavaScript stack is the trampoline: while its callee
+ * returns `TAIL` it runs the stored function on the stored frame. So a loop written as tail
+ * recursion (`run(pc + 1, push(stack, v), fuel - 1)`) takes one JavaScript frame however long it
+ * runs, and only calls not in tail position nest (`f(x) + 1`), bounded by the call depth limit.
+ * A tail call counts exactly as any call (the call node, then its arguments; `calls`): the counts
+ * do not depend on where a call is.
+ *
  * Invariants
  * - Values are the native representation (`values.ts`): a Core run and a native run of the same
  *   optimizer return values that `equal` compares directly.
  * - Errors in the interpreted program (projection on the wrong constructor, call depth or step
  *   budget exceeded) raise `ScfRuntimeError` with the Core node's source span; nothing else
- *   escapes.
+ *   escapes. The call depth is the nesting of calls not in tail position (a tail call replaces
+ *   its caller's frame); a JavaScript stack exhausted before the depth limit is reported the same
+ *   way, at the last call made.
+ * - `TAIL` never escapes a call or `run`: code in tail position may return it, and only to the
+ *   trampoline of the call it is compiled under.
  */
 import { assertNever, type CtorDecl, type Expr, type FunDef, type Program, type Span } from './core.js';
 import { formatLocation } from './diagnostics.js';
@@ -55,6 +70,11 @@ export class ScfRuntimeError extends Error {
 
 type Code = (frame: unknown[]) => unknown;
 
+/** What code in tail position returns for a tail call; the call itself is in `State.tailFun`/`tailFrame`. */
+const TAIL: unique symbol = Symbol('tail call');
+/** `State.tailFrame` when no tail call is pending. */
+const NO_FRAME: unknown[] = [];
+
 /** The frame slot of each variable in scope. */
 type Scope = ReadonlyMap<string, number>;
 
@@ -69,6 +89,9 @@ interface State {
   maxDepth: number;
   maxSteps: number;
   lastCall: Span | null;
+  /** The callee and frame of the tail call that returned `TAIL`, for the trampoline to run. */
+  tailFun: CompiledFun | null;
+  tailFrame: unknown[];
 }
 
 interface CompiledFun {
@@ -104,7 +127,7 @@ export class Interpreter {
     const frame: unknown[] = new Array(f.nslots);
     for (let i = 0; i < args.length; i++) frame[i] = args[i];
     try {
-      const value = f.code(frame);
+      const value = this.settle(f.code(frame));
       return { value, counts: this.state.counts };
     } catch (e) {
       if (e instanceof RangeError) {
@@ -117,6 +140,20 @@ export class Interpreter {
       }
       throw e;
     }
+  }
+
+  /** The trampoline: runs the pending tail calls of a callee's result `r` until one returns a value. */
+  private settle(r0: unknown): unknown {
+    let r = r0;
+    const s = this.state;
+    while (r === TAIL) {
+      const f = s.tailFun as CompiledFun;
+      const frame = s.tailFrame;
+      s.tailFun = null;
+      s.tailFrame = NO_FRAME;
+      r = f.code(frame);
+    }
+    return r;
   }
 
   /** Core nodes the last `run` evaluated, also when it failed (its work, for callers' budgets). */
@@ -138,7 +175,7 @@ export class Interpreter {
       scope.set(p, i);
     });
     const alloc = { next: f.def.params.length };
-    f.code = this.compile(f.def.body, scope, alloc);
+    f.code = this.compile(f.def.body, scope, alloc, true);
     f.nslots = alloc.next;
   }
 
@@ -148,7 +185,8 @@ export class Interpreter {
     if (++s.counts.total > s.maxSteps) this.fail(`step budget of ${s.maxSteps} exhausted`, span);
   };
 
-  private compile(e: Expr, scope: Scope, alloc: Alloc): Code {
+  /** The code of `e`; `tail`: `e` is in tail position (its value is the function's result). */
+  private compile(e: Expr, scope: Scope, alloc: Alloc, tail = false): Code {
     const tick = this.tick;
     switch (e.kind) {
       case 'var': {
@@ -205,8 +243,8 @@ export class Interpreter {
         return this.compileProj(e, scope, alloc);
       case 'if': {
         const c = this.compile(e.cond, scope, alloc);
-        const t = this.compile(e.then, scope, alloc);
-        const f = this.compile(e.else, scope, alloc);
+        const t = this.compile(e.then, scope, alloc, tail);
+        const f = this.compile(e.else, scope, alloc, tail);
         return (frame) => {
           tick(e.span);
           return c(frame) === true ? t(frame) : f(frame);
@@ -217,7 +255,7 @@ export class Interpreter {
         const slot = alloc.next++;
         const inner = new Map(scope);
         inner.set(e.name, slot);
-        const body = this.compile(e.body, inner, alloc);
+        const body = this.compile(e.body, inner, alloc, tail);
         return (frame) => {
           tick(e.span);
           frame[slot] = value(frame);
@@ -225,7 +263,7 @@ export class Interpreter {
         };
       }
       case 'call':
-        return this.compileCall(e, scope, alloc);
+        return tail ? this.compileTailCall(e, scope, alloc) : this.compileCall(e, scope, alloc);
       case 'prim':
         return this.compilePrim(e, scope, alloc);
       default:
@@ -260,7 +298,10 @@ export class Interpreter {
     };
   }
 
-  /** A call: a fresh frame for the callee, the depth bounded, the call counted. */
+  /**
+   * A call not in tail position: a fresh frame for the callee, the depth bounded, the call
+   * counted; the trampoline of the tail calls its callee makes.
+   */
   private compileCall(e: Extract<Expr, { kind: 'call' }>, scope: Scope, alloc: Alloc): Code {
     const tick = this.tick;
     const callee = this.funs.get(e.fn);
@@ -274,9 +315,31 @@ export class Interpreter {
       for (let i = 0; i < args.length; i++) inner[i] = (args[i] as Code)(frame);
       if (++s.depth > s.maxDepth) this.fail(`call depth exceeded ${s.maxDepth} calling '${e.fn}'`, e.span);
       s.lastCall = e.span;
-      const r = callee.code(inner);
+      const r = this.settle(callee.code(inner));
       s.depth--;
       return r;
+    };
+  }
+
+  /**
+   * A call in tail position: counted as any call, its frame built, then left to the trampoline
+   * below (`settle`) instead of called — the depth stays, as the caller's frame is done with.
+   */
+  private compileTailCall(e: Extract<Expr, { kind: 'call' }>, scope: Scope, alloc: Alloc): Code {
+    const tick = this.tick;
+    const callee = this.funs.get(e.fn);
+    if (callee === undefined) return this.fail(`unknown function '${e.fn}'`, e.span);
+    const args = e.args.map((a) => this.compile(a, scope, alloc));
+    return (frame) => {
+      tick(e.span);
+      const s = this.state;
+      s.counts.calls++;
+      const inner: unknown[] = new Array(callee.nslots);
+      for (let i = 0; i < args.length; i++) inner[i] = (args[i] as Code)(frame);
+      s.lastCall = e.span;
+      s.tailFun = callee;
+      s.tailFrame = inner;
+      return TAIL;
     };
   }
 
@@ -337,6 +400,8 @@ function freshState(o: RunOptions): State {
     maxDepth: o.maxDepth ?? 20_000,
     maxSteps: o.maxSteps ?? 1e9,
     lastCall: null,
+    tailFun: null,
+    tailFrame: NO_FRAME,
   };
 }
 

@@ -22,7 +22,13 @@
  *   shape (objects `kind` first, fields in declaration order; maps and sets in their iteration
  *   order), so every run shares it as the interpreter shares the literal; parts nested deeper
  *   than 48 levels become constants of their own (JavaScript parsers limit nesting);
- * - `not` of a kind test or (in)equality ⇒ `x.kind !== 'c'`, `a !== b`, `a === b` (exact).
+ * - `not` of a kind test or (in)equality ⇒ `x.kind !== 'c'`, `a !== b`, `a === b` (exact);
+ * - a function that calls itself in tail position (`callsSelfInTail`: through `if` branches and
+ *   `let` bodies, as `stmts` walks them) ⇒ its body inside `for (;;) { … }`, each such call ⇒ the
+ *   parameters rebound to the arguments' values and `continue` (`rebind`), so the recursion runs
+ *   in constant stack as in the interpreter; no boolean shortcut (`c || f(…)`) is taken around
+ *   one. Every other function, and every other call, is emitted as it would be without this:
+ *   calls to other functions stay calls (mutual tail recursion takes a frame per call).
  *
  * With `admission`, the module also exports the input checker `admit-emit.ts` emits for it.
  *
@@ -58,6 +64,7 @@ import {
 import { BOOL_PRIMS, type PrimOp } from '../scf-lang/index.js';
 import { showValue } from '../scf-lang/index.js';
 import { ADMISSION_RUNTIME_IMPORTS, emitAdmission } from './admit-emit.js';
+import { freeVars } from './outline.js';
 
 export interface EmitOptions {
   /** Core name of the entry function (`dae.optimize`). */
@@ -491,14 +498,23 @@ class ModuleEmitter {
   // -- functions
 
   private emitFun(f: FunDef): string {
-    const scope = new FunScope(this);
+    const loops = callsSelfInTail(f.name, f.body);
+    const scope = new FunScope(this, loops ? f.name : undefined);
     const params = f.params.map((p) => scope.declare(p));
+    scope.params = params;
     const out: string[] = [];
     let env = new Map<string, Local>();
     f.params.forEach((p, i) => {
       env = new Map(env).set(p, { js: params[i] as string, bool: false });
     });
-    this.stmts(f.body, env, scope, out, '  ', RETURN);
+    if (loops) {
+      // a self tail call rebinds the parameters and goes round again: constant stack
+      out.push('  for (;;) {');
+      this.stmts(f.body, env, scope, out, '    ', RETURN);
+      out.push('  }');
+    } else {
+      this.stmts(f.body, env, scope, out, '  ', RETURN);
+    }
     const name = this.fnName.get(f.name) as string;
     const doc: string[] = [`// ${commentText(f.name)}`];
     const comment = this.opts.comments?.get(f.name);
@@ -533,14 +549,21 @@ class ModuleEmitter {
         e = e.cond.value === true ? e.then : e.else; // if true then a else b  =>  a
       } else break;
     }
+    const loopsHere = sink.k === 'return' && scope.loop !== undefined;
     if (e.kind !== 'if') {
+      if (loopsHere && e.kind === 'call' && e.fn === scope.loop) {
+        this.rebind(e, env, scope, out, ind);
+        return;
+      }
       out.push(finish(ind, sink, this.expr(e, env, scope, out, ind)));
       return;
     }
     // `return c && e` reads well; `return c || (if …)` does not: keep if/else chains as statements
+    // (and an `if` whose branches loop, as `continue` is a statement)
     const shape = this.boolFormShape(e);
     const chain = (shape === 'and' && e.then.kind === 'if') || (shape === 'or' && e.else.kind === 'if');
-    const bool = chain ? undefined : this.boolForm(e, env, scope, out, ind);
+    const loopsIn = loopsHere && callsSelfInTail(scope.loop as string, e);
+    const bool = chain || loopsIn ? undefined : this.boolForm(e, env, scope, out, ind);
     if (bool !== undefined) {
       out.push(finish(ind, sink, bool));
       return;
@@ -554,7 +577,7 @@ class ModuleEmitter {
       rest.kind === 'if' &&
       rest.cond.kind !== 'lit' &&
       !this.hasLet(rest.cond) &&
-      !this.isBoolForm(rest)
+      (!this.isBoolForm(rest) || (loopsHere && callsSelfInTail(scope.loop as string, rest)))
     ) {
       c = cond(this.expr(rest.cond, env, scope, out, ind));
       out.push(`${ind}} else if (${c.code}) {`);
@@ -564,6 +587,54 @@ class ModuleEmitter {
     out.push(`${ind}} else {`);
     this.stmts(rest, env, scope, out, `${ind}  `, sink);
     out.push(`${ind}}`);
+  }
+
+  /**
+   * A self tail call in a function emitted as a loop: the parameters take the arguments' values,
+   * then `continue`. An argument that reads another parameter being rebound, or whose parameter
+   * another argument reads, goes through a `const` first, so all of them read the old values:
+   * `count(n - step, step, acc + n % 7)` ⇒ `const n_2 = n - step; const acc_2 = acc + n % 7;
+   * n = n_2; acc = acc_2; continue;` (`step` unchanged), `run(pc + 1, fuel - 1)` ⇒ `pc = pc + 1;
+   * fuel = fuel - 1; continue;`.
+   */
+  private rebind(
+    e: Extract<CoreExpr, { kind: 'call' }>,
+    env: Env,
+    scope: FunScope,
+    out: string[],
+    ind: string,
+  ): void {
+    const params = scope.params;
+    const args = e.args.map((a) => this.expr(a, env, scope, out, ind).code);
+    const changed = params.flatMap((p, i) => (args[i] === p ? [] : [i]));
+    // the parameters (by their JavaScript names) each changed argument reads
+    const reads = new Map<number, Set<string>>();
+    for (const i of changed) {
+      const names = new Set<string>();
+      for (const x of freeVars(e.args[i] as CoreExpr)) {
+        const local = env.get(x);
+        if (local !== undefined) names.add(local.js);
+      }
+      reads.set(i, names);
+    }
+    const direct = (i: number) =>
+      changed.every(
+        (j) =>
+          j === i ||
+          (!(reads.get(i) as Set<string>).has(params[j] as string) &&
+            !(reads.get(j) as Set<string>).has(params[i] as string)),
+      );
+    const value = new Map<number, string>();
+    for (const i of changed) {
+      if (direct(i)) value.set(i, args[i] as string);
+      else {
+        const t = scope.declare(params[i] as string);
+        out.push(`${ind}const ${t} = ${args[i]};`);
+        value.set(i, t);
+      }
+    }
+    for (const i of changed) out.push(`${ind}${params[i]} = ${value.get(i)};`);
+    out.push(`${ind}continue;`);
   }
 
   /** `let name = value`: a `const`, or a `let` assigned in the branches of an `if` that needs statements. */
@@ -835,6 +906,19 @@ function callsIn(e: CoreExpr): Set<string> {
   return out;
 }
 
+/**
+ * Whether `e` calls `fn` in tail position: as itself, in a branch of an `if` or the body of a `let`
+ * in tail position (Core's form of `return fn(…)` inside `if`, `switch` and `const`). Let chains
+ * are walked iteratively (residual code has long ones), branches recursively (as `stmts` does).
+ */
+function callsSelfInTail(fn: string, e0: CoreExpr): boolean {
+  let e = e0;
+  while (e.kind === 'let') e = e.body;
+  if (e.kind === 'call') return e.fn === fn;
+  if (e.kind !== 'if') return false;
+  return callsSelfInTail(fn, e.then) || callsSelfInTail(fn, e.else);
+}
+
 /** A short one-line rendering of a constant, for the comment beside it. */
 function oneLine(v: unknown): string {
   return commentText(showValue(v), 80);
@@ -853,8 +937,14 @@ function finish(ind: string, sink: Sink, v: Js): string {
 class FunScope {
   private readonly used = new Set<string>();
   private temps = 0;
+  /** The function's parameters, by their JavaScript names. */
+  params: readonly string[] = [];
 
-  constructor(private readonly module: ModuleEmitter) {}
+  /** `loop`: the Core name of the function when it is emitted as a loop (it calls itself in tail position). */
+  constructor(
+    private readonly module: ModuleEmitter,
+    readonly loop?: string,
+  ) {}
 
   declare(coreName: string): string {
     const base = sanitize(coreName);

@@ -3,8 +3,10 @@
  * user's to hear — exit 2 and a message naming the pass, never an internal error (exit 3).
  *
  * - Bounds (src/optimizers/user.ts): a recursion without end, and a recursion 100,000 calls deep
- *   (a `while` loop written as recursion), exhaust the JavaScript stack; an exponential one spends
- *   its fuel (SCF_PASS_FUEL, made small here so that it stops at once). Through `scf opt`,
+ *   (a count written as recursion, its call not in tail position), exhaust the JavaScript stack; an
+ *   exponential one, and a loop without end written as a tail call (which the emitter makes a loop),
+ *   spend their fuel (SCF_PASS_FUEL, made small here so that they stop at once); a tail-recursive
+ *   count 100,000 deep runs. Through `scf opt`,
  *   `scf kernel`, the staged pipeline's `scf opt --staged`, and staging itself (run in a process
  *   with a small stack, so that the partial evaluator is the one to exhaust it).
  * - The pass contract (src/scf-lang/contract.ts): an `optimize` whose signature is not
@@ -62,13 +64,25 @@ export function optimize(f: Fun): Fun {
 
 const FOREVER = pass(
   'forever.ts',
-  'function spin(n: number): number {\n  return spin(n + 1);\n}',
+  'function spin(n: number): number {\n  return 1 + spin(n + 1);\n}',
   'spin(f.lbl)',
 );
 const DEEP = pass(
   'deep.ts',
+  'function count(n: number): number {\n  if (n === 0) return 0;\n  return 1 + count(n - 1);\n}',
+  'count(100000 + f.lbl)',
+);
+/** DEEP with its call in tail position: a loop, in constant stack. */
+const DEEP_TAIL = pass(
+  'deep-tail.ts',
   'function count(n: number, acc: number): number {\n  if (n === 0) return acc;\n  return count(n - 1, acc + 1);\n}',
-  'count(100000 + f.lbl, 0)',
+  '(count(100000 + f.lbl, 0) - 100000 - f.lbl)',
+);
+/** A loop without end as a tail call: it spends its fuel rather than the stack. */
+const SPIN_TAIL = pass(
+  'spin-tail.ts',
+  'function spin(n: number): number {\n  return spin(n + 1);\n}',
+  'spin(f.lbl)',
 );
 /**
  * DEEP once a formal is known: with nothing known (the run before staging, without a sample) it
@@ -79,9 +93,9 @@ const DEEP_LATE = file(
   `import type { Fun, LatticeVal } from 'scf/kernel';
 import type { List } from 'scf/prelude';
 
-function count(n: number, acc: number): number {
-  if (n === 0) return acc;
-  return count(n - 1, acc + 1);
+function count(n: number): number {
+  if (n === 0) return 0;
+  return 1 + count(n - 1);
 }
 
 function known(fs: List<LatticeVal>): boolean {
@@ -89,7 +103,7 @@ function known(fs: List<LatticeVal>): boolean {
 }
 
 export function optimize(f: Fun, formals: List<LatticeVal>): Fun {
-  if (!known(formals) || count(100000 + f.lbl, 0) === 0) return f;
+  if (!known(formals) || count(100000 + f.lbl) === 0) return f;
   return { ...f, lbl: f.lbl + 1 };
 }
 `,
@@ -153,6 +167,27 @@ describe("a user's pass runs with bounds", () => {
         2,
         "scf opt: SCF_PASS_FUEL must be a positive integer (calls a pass may make), not 'lots'",
       ]);
+    } finally {
+      if (saved === undefined) delete process.env.SCF_PASS_FUEL;
+      else process.env.SCF_PASS_FUEL = saved;
+    }
+  });
+
+  it('a tail-recursive count 100,000 deep runs as a loop; one without end spends its fuel', async () => {
+    const r = clean(await cli('opt', KERNEL, '--passes', `${DEEP_TAIL},dae`));
+    expect([r.code, r.out]).toEqual([0, 'int f(int x, int a) {\n  int y;\n  y = x + a;\n  return y;\n}']);
+    const saved = process.env.SCF_PASS_FUEL;
+    try {
+      process.env.SCF_PASS_FUEL = '100000';
+      const spin = clean(await cli('opt', KERNEL, '--passes', SPIN_TAIL));
+      expect([spin.code, spin.err]).toEqual([
+        2,
+        `scf opt: pass '${rel(SPIN_TAIL)}' did not terminate within 100000 calls of fuel (SCF_PASS_FUEL, default ${DEFAULT_PASS_FUEL}, sets how many a run may make)`,
+      ]);
+      // each round of the loop is a call of fuel: the count's 100,001 rounds do not fit in 100,000
+      const short = clean(await cli('opt', KERNEL, '--passes', `${DEEP_TAIL},dae`));
+      expect(short.code).toBe(2);
+      expect(short.err).toMatch(/did not terminate within 100000 calls of fuel/);
     } finally {
       if (saved === undefined) delete process.env.SCF_PASS_FUEL;
       else process.env.SCF_PASS_FUEL = saved;
