@@ -27,5 +27,5 @@ export const BUILTIN_SOURCE_SHA256: Readonly<Record<string, string>> = {
   'optimizers/programs.ts': '57bbff7089c9bc3975913f0e8cee401d3d8cb1c6623df58d771d37f21d18ce2e',
   'optimizers/user.browser.ts': '4dea393b863ddc515a5df65aa5fea47bbf81cd3797033664ea333ffe4b80112c',
   'optimizers/user.ts': '49c241bedb82622caf2e7f8595433c9f2bfbc05b6cc0ce16d48c23fdf7c35dc6',
-  'scf-lang/prelude.ts': 'ba34c74a7992cd33c5ef4fced96329766186e38fde640566561662146dc96109',
+  'scf-lang/prelude.ts': '71ed5f257c997875ce06d7eedeaffda08cfdd39b9e24975a9fa95d65d2054596',
 };
