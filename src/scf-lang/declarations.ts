@@ -15,7 +15,9 @@
  *    constructor. Constructors are registered by kind, which must be unique program-wide.
  *    Data types are resolved by name first (only constructor sets are needed), field types
  *    afterwards, so recursive types need no fixpoint.
- * 4. Resolve function signatures (every parameter and the result annotated).
+ * 4. Resolve function signatures (every parameter and the result annotated). A generic
+ *    function's type parameters are type variables in its signature (no bounds, no defaults),
+ *    instantiated at each call by the elaborator.
  *
  * Invariant: nothing here throws on bad input; every problem becomes a diagnostic and
  * resolution continues with `unknown` so later errors are still found.
@@ -129,6 +131,8 @@ export interface FunSig {
   readonly exported: boolean;
   /** A parameter was rejected (default, rest, destructured): calls are not held to the arity. */
   readonly paramsRejected: boolean;
+  /** The type parameters (`function nth<T>(…)`): type variables in `params` and `ret`, instantiated per call. */
+  readonly typeParams: readonly string[];
 }
 
 // ---- prelude types ------------------------------------------------------------------------
@@ -177,7 +181,7 @@ export class Declarations {
   private readonly named = new Map<string, Type | 'resolving'>();
   /** Modules too deeply nested to parse (SCF1006, reported once). */
   private readonly tooDeep = new Set<string>();
-  /** Type parameters of a (rejected) generic function being resolved: read as `unknown`. */
+  /** Type parameters of the generic function whose signature is being resolved: type variables. */
   private typeParamsInScope: ReadonlySet<string> = new Set();
   /** Modules being loaded inside one another (`load`). */
   private importDepth = 0;
@@ -635,6 +639,17 @@ export class Declarations {
     }
   }
 
+  /** `resolveType` where the type parameters `typeParams` (of a generic function's body) are in scope. */
+  resolveTypeIn(m: Module, t: TSType, typeParams: readonly string[]): Type {
+    const outer = this.typeParamsInScope;
+    this.typeParamsInScope = new Set(typeParams);
+    try {
+      return this.resolveType(m, t);
+    } finally {
+      this.typeParamsInScope = outer;
+    }
+  }
+
   /** TS type syntax → `Type`, with diagnostics for what the subset does not have. */
   resolveType(m: Module, t: TSType): Type {
     const sp = this.span(m, t);
@@ -703,7 +718,10 @@ export class Declarations {
           return this.unknownType(diag('SCF2015', sp, 'a qualified type name'));
         }
         const name = t.typeName.name;
-        if (this.typeParamsInScope.has(name)) return UNKNOWN;
+        if (this.typeParamsInScope.has(name)) {
+          if (t.typeArguments) this.log.add(diag('SCF2015', sp, 'type arguments on a type parameter'));
+          return { tag: 'var', name };
+        }
         const args = (t.typeArguments?.params ?? []).map((a) => this.resolveType(m, a));
         if (name === 'Array' || name === 'ReadonlyArray') {
           return this.unknownType(diag('SCF2015', sp, 'arrays (use List<T> from the prelude, or a tuple)'));
@@ -745,8 +763,18 @@ export class Declarations {
       this.sigs.set(m, sigs);
       for (const [name, node] of m.funs) {
         const sp = this.span(m, node.id ?? node);
-        if (node.typeParameters) this.log.add(diag('SCF2016', this.span(m, node.typeParameters)));
-        this.typeParamsInScope = new Set(node.typeParameters?.params.map((p) => p.name.name) ?? []);
+        const typeParams: string[] = [];
+        for (const tp of node.typeParameters?.params ?? []) {
+          // a bound or a default would need subtyping the checker does not have
+          if (tp.constraint || tp.default)
+            this.log.add(
+              diag('SCF2016', this.span(m, tp), tp.name.name, tp.constraint ? 'a bound' : 'a default'),
+            );
+          if (typeParams.includes(tp.name.name))
+            this.log.add(diag('SCF3008', this.span(m, tp.name), tp.name.name));
+          else typeParams.push(tp.name.name);
+        }
+        this.typeParamsInScope = new Set(typeParams);
         if (node.async || node.generator) this.log.add(diag('SCF2024', sp, 'async functions and generators'));
         const params: { name: string; type: Type; span: Span }[] = [];
         let paramsRejected = false;
@@ -779,6 +807,7 @@ export class Declarations {
           ret,
           exported: m.exports.has(name),
           paramsRejected,
+          typeParams,
         });
       }
     }

@@ -43,7 +43,8 @@ export const MESSAGES = {
   SCF2013: (what: string) => `${what} is not supported in SCF-lang`,
   SCF2014: (what: string) => `statement '${what}' is not supported in SCF-lang`,
   SCF2015: (what: string) => `type syntax '${what}' is not supported in SCF-lang`,
-  SCF2016: () => 'generic functions are not supported: write one function per type',
+  SCF2016: (name: string, what: string) =>
+    `type parameter '${name}' has ${what}: type parameters of SCF-lang functions are plain (<T>), with no bound or default`,
   SCF2017: (what: string) => `${what} parameters are not supported`,
   SCF2018: (what: string) => `${what} needs a type annotation`,
   SCF2019: () => 'unreachable code',
@@ -84,6 +85,8 @@ export const MESSAGES = {
     `'optimize' does not have the signature of a pass: ${what} (a pass is optimize(f: Fun): Fun, or optimize(f: Fun, formals: List<LatticeVal>): Fun)`,
   SCF3018: (name: string) =>
     `constant '${name}' is defined in terms of itself: a constant may read only other constants`,
+  SCF3019: (param: string, fn: string) =>
+    `cannot infer type parameter '${param}' of '${fn}': no argument's type fixes it and no type is expected here (annotate the binding, or write ${fn}<…>(…))`,
 } as const;
 
 export type DiagCode = keyof typeof MESSAGES;

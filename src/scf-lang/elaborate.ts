@@ -48,9 +48,11 @@ import {
   patternNames,
 } from './declarations.js';
 import { type DiagnosticLog, diag } from './diagnostics.js';
+import { type Facts, mergeAnd, mergeOr, NO_FACTS } from './facts.js';
 import { fieldHint, methodHint } from './hints.js';
 import { PRELUDE_FUNS } from './prelude-sigs.js';
 import type { PrimOp } from './prims.js';
+import { type SwitchGroup, switchGroups } from './switch-groups.js';
 import type { Value } from './values.js';
 import {
   assignable,
@@ -58,6 +60,7 @@ import {
   type DataType,
   isPrimType,
   join,
+  mentionsVar,
   NUM,
   narrow,
   STR,
@@ -74,9 +77,6 @@ interface Binding {
   readonly id: number;
 }
 type Env = ReadonlyMap<string, Binding>;
-/** Constructors a variable is known to have on one side of a test. */
-type Facts = ReadonlyMap<string, ReadonlySet<string>>;
-const NO_FACTS: Facts = new Map();
 
 interface Typed {
   readonly e: Core.Expr;
@@ -467,7 +467,7 @@ export class FunctionElaborator {
       id.type === 'Identifier' || id.type === 'ArrayPattern' || id.type === 'ObjectPattern'
         ? id.typeAnnotation?.typeAnnotation
         : undefined;
-    const declared = ann ? this.decls.resolveType(this.m, ann) : undefined;
+    const declared = ann ? this.decls.resolveTypeIn(this.m, ann, this.sig?.typeParams ?? []) : undefined;
     // `const [a, b] = [x, y]`: the pattern makes the literal a tuple, as in TypeScript
     const fromPattern: Type | undefined =
       id.type === 'ArrayPattern' ? { tag: 'tuple', elems: id.elements.map(() => UNKNOWN) } : undefined;
@@ -776,7 +776,7 @@ export class FunctionElaborator {
   }
 
   private joinArms(at: AnyNode, a: Type, b: Type, expected: Type | undefined): Type {
-    if (expected) return joinOr(a, b) ?? expected;
+    if (expected) return join(a, b) ?? expected;
     const j = join(a, b);
     if (j === null) {
       this.log.add(diag('SCF3001', this.span(at), showType(a), showType(b)));
@@ -1359,6 +1359,8 @@ export class FunctionElaborator {
     if (sig) {
       if (args.length !== sig.params.length && !sig.paramsRejected)
         this.log.add(diag('SCF3005', sp, name, sig.params.length, args.length));
+      if (sig.typeParams.length > 0 || e.typeArguments)
+        return this.genericCall(e, name, sig, args, env, expected);
       const core = args.map((a, i) => {
         const want = sig.params[i]?.type;
         const v = this.expr(a, env, want);
@@ -1375,6 +1377,54 @@ export class FunctionElaborator {
     if (!this.m.brokenImports.has(name)) this.log.add(diag('SCF3002', this.span(callee), name));
     for (const a of args) this.expr(a, env);
     return { e: this.placeholder(e), t: UNKNOWN };
+  }
+
+  /**
+   * A call of a generic function, its type parameters instantiated for this call: from explicit
+   * type arguments (`nth<number>(…)`), then the expected type, then each argument's type in turn
+   * (each argument is checked against its parameter's type as instantiated so far, as a prelude
+   * call's are). A type parameter that no parameter's type mentions and nothing else fixes
+   * cannot be inferred (SCF3019); one left `unknown` by its arguments' types is the wildcard.
+   */
+  private genericCall(
+    e: Expression & { type: 'CallExpression' },
+    name: string,
+    sig: FunSig,
+    args: readonly Expression[],
+    env: Env,
+    expected: Type | undefined,
+  ): Typed {
+    const subst = new Map<string, Type>();
+    const targs = e.typeArguments?.params ?? [];
+    if (targs.length > 0 && targs.length !== sig.typeParams.length)
+      this.log.add(
+        diag('SCF3005', this.span(e.typeArguments ?? e), `${name}<…>`, sig.typeParams.length, targs.length),
+      );
+    targs.forEach((ta, i) => {
+      const resolved = this.decls.resolveTypeIn(this.m, ta, this.sig?.typeParams ?? []);
+      if (i < sig.typeParams.length) subst.set(sig.typeParams[i] as string, resolved);
+    });
+    if (expected) unify(sig.ret, expected, subst);
+    const core = args.map((a, i) => {
+      const p = sig.params[i]?.type;
+      if (p === undefined) return this.expr(a, env).e;
+      const v = this.expr(a, env, substitute(p, subst));
+      if (!unify(p, v.t, subst))
+        this.log.add(diag('SCF3001', this.span(a), showType(substitute(p, subst)), showType(v.t)));
+      return v.e;
+    });
+    for (const tp of sig.typeParams) {
+      const fixed = subst.get(tp);
+      if (
+        (fixed === undefined || fixed.tag === 'unknown') &&
+        !sig.params.some((p) => mentionsVar(p.type, tp))
+      )
+        this.log.add(diag('SCF3019', this.span(e.callee), tp, name));
+    }
+    return {
+      e: this.mk<Core.Call>(e, { kind: 'call', fn: sig.coreName, args: core }),
+      t: substitute(sig.ret, subst),
+    };
   }
 
   private preludeCall(
@@ -1433,53 +1483,4 @@ export class FunctionElaborator {
   }
 }
 
-function mergeAnd(a: Facts | undefined, b: Facts | undefined): Facts {
-  // Both hold: intersect constructor sets per variable.
-  const out = new Map<string, ReadonlySet<string>>(a ?? NO_FACTS);
-  for (const [k, s] of b ?? NO_FACTS) {
-    const prev = out.get(k);
-    out.set(k, prev ? new Set([...prev].filter((c) => s.has(c))) : s);
-  }
-  return out;
-}
-
-function mergeOr(a: Facts | undefined, b: Facts | undefined): Facts {
-  // One of them holds: only variables constrained by both, with the union of their sets.
-  const out = new Map<string, ReadonlySet<string>>();
-  for (const [k, s] of a ?? NO_FACTS) {
-    const t = (b ?? NO_FACTS).get(k);
-    if (t) out.set(k, new Set([...s, ...t]));
-  }
-  return out;
-}
-
-function joinOr(a: Type, b: Type): Type | null {
-  return join(a, b);
-}
-
 export type { FunctionNode };
-
-/** A switch's cases grouped: empty bodies share the next body; the default group goes last. */
-interface SwitchGroup {
-  labels: Expression[];
-  body: Statement[];
-  isDefault: boolean;
-  at: AnyNode;
-}
-
-function switchGroups(s: SwitchStatement): SwitchGroup[] {
-  const groups: SwitchGroup[] = [];
-  let pending: Expression[] = [];
-  let pendingDefault = false;
-  s.cases.forEach((c, idx) => {
-    if (c.test === null) pendingDefault = true;
-    else pending.push(c.test);
-    if (c.consequent.length > 0 || idx === s.cases.length - 1) {
-      groups.push({ labels: pending, body: c.consequent, isDefault: pendingDefault, at: c });
-      pending = [];
-      pendingDefault = false;
-    }
-  });
-  const def = groups.find((g) => g.isDefault);
-  return [...groups.filter((g) => !g.isDefault), ...(def ? [def] : [])];
-}
