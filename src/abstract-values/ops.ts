@@ -442,6 +442,12 @@ export const ABS_PRIMS: { readonly [K in PrimOp]: AbsPrim } = {
   concat: withExact('concat', (a, b) => (isString(a) && isString(b) ? base('Str') : top())),
   num_to_string: withExact('num_to_string', () => base('Str')),
   str_length: withExact('str_length', (s) => (isString(s) ? int() : top())),
+  // NaN outside the string: a Float, not an Int
+  char_code_at: withExact('char_code_at', (s, i) => (isString(s) && isNumeric(i) ? float() : top())),
+  char_at: withExact('char_at', (s, i) => (isString(s) && isNumeric(i) ? base('Str') : top())),
+  substring: withExact('substring', (s, a, b) =>
+    isString(s) && isNumeric(a) && isNumeric(b) ? base('Str') : top(),
+  ),
   equal: (a, b) => absEqual(a, b),
   tuple_with: (t, i, x) => tupleWithAbs(t, i, x),
 

@@ -27,5 +27,5 @@ export const BUILTIN_SOURCE_SHA256: Readonly<Record<string, string>> = {
   'optimizers/programs.ts': '57bbff7089c9bc3975913f0e8cee401d3d8cb1c6623df58d771d37f21d18ce2e',
   'optimizers/user.browser.ts': '24b8f6aeb7b595f119c25333476a98d4fa4c6183ee345b333c941552e0b3fe30',
   'optimizers/user.ts': '5f035acd966db954399631b6e1a9d62f593638cc7456924f934c800af5dfb648',
-  'scf-lang/prelude.ts': 'ba34c74a7992cd33c5ef4fced96329766186e38fde640566561662146dc96109',
+  'scf-lang/prelude.ts': '71ed5f257c997875ce06d7eedeaffda08cfdd39b9e24975a9fa95d65d2054596',
 };

@@ -7,19 +7,24 @@
  *    prelude names; `scf/kernel` names the kernel AST and the built-in optimizers' shared helpers
  *    (for a user's optimizer outside this package); any other import is rejected.
  * 2. Collect each module's top-level declarations: functions, type aliases, interfaces,
- *    literal constants, imports. Everything else at the top level is a diagnostic.
+ *    constants, imports. Everything else at the top level is a diagnostic. A constant whose
+ *    value is not a plain literal is kept pending and evaluated on its first read (the front
+ *    end's `ConstEvaluator`, constants.ts), so constants may read one another in any order.
  * 3. Resolve type syntax to `Type`s. A type naming an interface with a `kind: 'lit'` field is
  *    a one-constructor data type; a union of such members is a data type with every
  *    constructor. Constructors are registered by kind, which must be unique program-wide.
  *    Data types are resolved by name first (only constructor sets are needed), field types
  *    afterwards, so recursive types need no fixpoint.
- * 4. Resolve function signatures (every parameter and the result annotated).
+ * 4. Resolve function signatures (every parameter and the result annotated). A generic
+ *    function's type parameters are type variables in its signature (no bounds, no defaults),
+ *    instantiated at each call by the elaborator.
  *
  * Invariant: nothing here throws on bad input; every problem becomes a diagnostic and
  * resolution continues with `unknown` so later errors are still found.
  */
 import path from 'node:path';
 import {
+  type Expression,
   type Function as FunctionNode,
   type ImportDeclaration,
   parseSync,
@@ -35,6 +40,7 @@ import type { Span } from './core.js';
 import { type Diagnostic, type DiagnosticLog, diag } from './diagnostics.js';
 import { firstTooDeepOffset, MAX_SCF_NESTING } from './nesting.js';
 import { BOOL, listType, NUM, optionType, STR, substitute, type Type, UNKNOWN } from './types.js';
+import type { Value } from './values.js';
 
 export const PRELUDE_SPECIFIER = 'scf/prelude';
 
@@ -54,10 +60,23 @@ export const PRELUDE_PATH = path.join(SOURCE_ROOT, 'scf-lang/prelude.ts');
 /** Most modules imported inside one another (a longer chain is SCF1007). */
 export const MAX_IMPORT_DEPTH = 200;
 
+/** A top-level constant: its value, known when the module is compiled, and its type. */
 export interface ConstDecl {
-  readonly value: number | string | boolean;
+  readonly value: Value;
   readonly type: Type;
 }
+
+/** A top-level constant whose value is not a literal: evaluated when first read (`constants.ts`). */
+export interface PendingConst {
+  readonly name: string;
+  readonly init: Expression;
+  readonly annotation: TSType | undefined;
+  /** The declared name, where diagnostics about the constant point. */
+  readonly at: { readonly type: string; readonly start: number; readonly end: number };
+}
+
+/** Evaluates a pending constant of module `m` (set by the front end, `constants.ts`). */
+export type ConstEvaluator = (m: Module, c: PendingConst) => ConstDecl;
 
 export interface ImportBinding {
   readonly from: Module | 'prelude';
@@ -77,6 +96,8 @@ export interface Module {
   readonly typeDecls: Map<string, TSTypeAliasDeclaration | TSInterfaceDeclaration>;
   readonly funs: Map<string, FunctionNode>;
   readonly consts: Map<string, ConstDecl>;
+  /** Constants not yet evaluated (their value is data, not a literal). */
+  readonly pendingConsts: Map<string, PendingConst>;
   readonly imports: Map<string, ImportBinding>;
   readonly exports: Set<string>;
   /** Names imported from a module that could not be loaded: their uses are not reported again. */
@@ -108,6 +129,10 @@ export interface FunSig {
   readonly params: readonly { readonly name: string; readonly type: Type; readonly span: Span }[];
   readonly ret: Type;
   readonly exported: boolean;
+  /** A parameter was rejected (default, rest, destructured): calls are not held to the arity. */
+  readonly paramsRejected: boolean;
+  /** The type parameters (`function nth<T>(…)`): type variables in `params` and `ret`, instantiated per call. */
+  readonly typeParams: readonly string[];
 }
 
 // ---- prelude types ------------------------------------------------------------------------
@@ -156,7 +181,7 @@ export class Declarations {
   private readonly named = new Map<string, Type | 'resolving'>();
   /** Modules too deeply nested to parse (SCF1006, reported once). */
   private readonly tooDeep = new Set<string>();
-  /** Type parameters of a (rejected) generic function being resolved: read as `unknown`. */
+  /** Type parameters of the generic function whose signature is being resolved: type variables. */
   private typeParamsInScope: ReadonlySet<string> = new Set();
   /** Modules being loaded inside one another (`load`). */
   private importDepth = 0;
@@ -231,6 +256,7 @@ export class Declarations {
       typeDecls: new Map(),
       funs: new Map(),
       consts: new Map(),
+      pendingConsts: new Map(),
       imports: new Map(),
       exports: new Set(),
       brokenImports: new Set(),
@@ -265,7 +291,7 @@ export class Declarations {
   }
 
   private declare(m: Module, name: string, node: { start: number; end: number }): boolean {
-    if (m.funs.has(name) || m.consts.has(name) || m.imports.has(name)) {
+    if (m.funs.has(name) || m.consts.has(name) || m.pendingConsts.has(name) || m.imports.has(name)) {
       this.log.add(diag('SCF3008', this.span(m, node), name));
       return false;
     }
@@ -331,21 +357,29 @@ export class Declarations {
     exported: boolean,
   ): void {
     if (stmt.kind !== 'const') {
-      this.log.add(diag('SCF2001', this.span(m, stmt), stmt.kind));
+      this.log.add(
+        diag('SCF2032', this.span(m, { start: stmt.start, end: stmt.start + stmt.kind.length }), stmt.kind),
+      );
     }
     for (const d of stmt.declarations) {
       if (d.id.type !== 'Identifier') {
         this.log.add(diag('SCF1004', this.span(m, d), 'a destructuring declaration'));
         continue;
       }
-      const lit = literalValue(d.init);
-      if (lit === null) {
-        this.log.add(diag('SCF1004', this.span(m, d.init ?? d), 'a constant whose value is not a literal'));
+      if (d.init === null) {
+        this.log.add(diag('SCF2018', this.span(m, d), 'a declaration without a value'));
         continue;
       }
       if (!this.declare(m, d.id.name, d.id)) continue;
-      const type = typeof lit === 'number' ? NUM : typeof lit === 'string' ? STR : BOOL;
-      m.consts.set(d.id.name, { value: lit, type });
+      const lit = literalValue(d.init);
+      const annotation = d.id.typeAnnotation?.typeAnnotation;
+      if (lit !== null && annotation === undefined) {
+        const type = typeof lit === 'number' ? NUM : typeof lit === 'string' ? STR : BOOL;
+        m.consts.set(d.id.name, { value: lit, type });
+      } else {
+        const at = { type: 'Identifier', start: d.id.start, end: d.id.start + d.id.name.length };
+        m.pendingConsts.set(d.id.name, { name: d.id.name, init: d.init, annotation, at });
+      }
       if (exported) m.exports.add(d.id.name);
     }
   }
@@ -605,6 +639,17 @@ export class Declarations {
     }
   }
 
+  /** `resolveType` where the type parameters `typeParams` (of a generic function's body) are in scope. */
+  resolveTypeIn(m: Module, t: TSType, typeParams: readonly string[]): Type {
+    const outer = this.typeParamsInScope;
+    this.typeParamsInScope = new Set(typeParams);
+    try {
+      return this.resolveType(m, t);
+    } finally {
+      this.typeParamsInScope = outer;
+    }
+  }
+
   /** TS type syntax → `Type`, with diagnostics for what the subset does not have. */
   resolveType(m: Module, t: TSType): Type {
     const sp = this.span(m, t);
@@ -673,7 +718,10 @@ export class Declarations {
           return this.unknownType(diag('SCF2015', sp, 'a qualified type name'));
         }
         const name = t.typeName.name;
-        if (this.typeParamsInScope.has(name)) return UNKNOWN;
+        if (this.typeParamsInScope.has(name)) {
+          if (t.typeArguments) this.log.add(diag('SCF2015', sp, 'type arguments on a type parameter'));
+          return { tag: 'var', name };
+        }
         const args = (t.typeArguments?.params ?? []).map((a) => this.resolveType(m, a));
         if (name === 'Array' || name === 'ReadonlyArray') {
           return this.unknownType(diag('SCF2015', sp, 'arrays (use List<T> from the prelude, or a tuple)'));
@@ -715,10 +763,21 @@ export class Declarations {
       this.sigs.set(m, sigs);
       for (const [name, node] of m.funs) {
         const sp = this.span(m, node.id ?? node);
-        if (node.typeParameters) this.log.add(diag('SCF2016', this.span(m, node.typeParameters)));
-        this.typeParamsInScope = new Set(node.typeParameters?.params.map((p) => p.name.name) ?? []);
+        const typeParams: string[] = [];
+        for (const tp of node.typeParameters?.params ?? []) {
+          // a bound or a default would need subtyping the checker does not have
+          if (tp.constraint || tp.default)
+            this.log.add(
+              diag('SCF2016', this.span(m, tp), tp.name.name, tp.constraint ? 'a bound' : 'a default'),
+            );
+          if (typeParams.includes(tp.name.name))
+            this.log.add(diag('SCF3008', this.span(m, tp.name), tp.name.name));
+          else typeParams.push(tp.name.name);
+        }
+        this.typeParamsInScope = new Set(typeParams);
         if (node.async || node.generator) this.log.add(diag('SCF2024', sp, 'async functions and generators'));
         const params: { name: string; type: Type; span: Span }[] = [];
+        let paramsRejected = false;
         for (const p of node.params) {
           const psp = this.span(m, p);
           if (p.type === 'Identifier') {
@@ -726,12 +785,13 @@ export class Declarations {
             const ann = p.typeAnnotation?.typeAnnotation;
             if (!ann) this.log.add(diag('SCF2018', psp, `parameter '${p.name}'`));
             params.push({ name: p.name, type: ann ? this.resolveType(m, ann) : UNKNOWN, span: psp });
-          } else if (p.type === 'AssignmentPattern') {
-            this.log.add(diag('SCF2017', psp, 'default'));
-          } else if (p.type === 'RestElement') {
-            this.log.add(diag('SCF2017', psp, 'rest'));
           } else {
-            this.log.add(diag('SCF2017', psp, 'destructured'));
+            const what =
+              p.type === 'AssignmentPattern' ? 'default' : p.type === 'RestElement' ? 'rest' : 'destructured';
+            this.log.add(diag('SCF2017', psp, what));
+            // the names it binds stand as `unknown` in the body, so their uses add no errors
+            for (const name of patternNames(p)) params.push({ name, type: UNKNOWN, span: psp });
+            paramsRejected = true;
           }
         }
         const retAnn = node.returnType?.typeAnnotation;
@@ -746,6 +806,8 @@ export class Declarations {
           params,
           ret,
           exported: m.exports.has(name),
+          paramsRejected,
+          typeParams,
         });
       }
     }
@@ -769,19 +831,44 @@ export class Declarations {
     return null;
   }
 
-  /** The constant `name` in module `m` is, following exported imports (null on a cycle too). */
+  /** Evaluates the constants whose value is data (set by the front end). */
+  constEvaluator: ConstEvaluator | null = null;
+  /** Constants being evaluated (`module path#name`): reading one again is a cycle. */
+  private readonly evaluating = new Set<string>();
+
+  /**
+   * The constant `name` in module `m` is, following exported imports (null on a cycle of imports
+   * too). A constant whose value is data is evaluated on its first read; one whose value reads
+   * itself, directly or through other constants, is SCF3018 and stands as `unknown`.
+   */
   lookupConst(m: Module, name: string): ConstDecl | null {
     const seen = new Set<string>();
     for (let at = m, n = name; !seen.has(`${at.file}\u0000${n}`); ) {
       seen.add(`${at.file}\u0000${n}`);
       const local = at.consts.get(n);
       if (local) return local;
+      const pending = at.pendingConsts.get(n);
+      if (pending && this.constEvaluator) return this.evaluateConst(at, pending, this.constEvaluator);
       const imp = at.imports.get(n);
       if (!imp || imp.from === 'prelude' || !imp.from.exports.has(imp.name)) return null;
       at = imp.from;
       n = imp.name;
     }
     return null;
+  }
+
+  private evaluateConst(m: Module, c: PendingConst, evaluate: ConstEvaluator): ConstDecl {
+    const key = `${m.path}#${c.name}`;
+    if (this.evaluating.has(key)) {
+      this.log.add(diag('SCF3018', this.span(m, c.at), c.name));
+      return { value: 0, type: UNKNOWN };
+    }
+    this.evaluating.add(key);
+    const done = evaluate(m, c);
+    this.evaluating.delete(key);
+    m.pendingConsts.delete(c.name);
+    m.consts.set(c.name, done);
+    return done;
   }
 }
 
@@ -824,6 +911,29 @@ export function literalValue(e: unknown): number | string | boolean | null {
   if (node.type === 'ParenthesizedExpression')
     return literalValue((node as { expression?: unknown }).expression);
   return null;
+}
+
+/** The names a binding pattern binds (an identifier, or those inside a destructuring, rest or default). */
+export function patternNames(p: unknown): string[] {
+  const n = p as { type?: string; name?: string; left?: unknown; argument?: unknown; value?: unknown } | null;
+  switch (n?.type) {
+    case 'Identifier':
+      return [n.name as string];
+    case 'AssignmentPattern':
+      return patternNames(n.left);
+    case 'RestElement':
+      return patternNames(n.argument);
+    case 'ArrayPattern':
+      return (p as { elements: unknown[] }).elements.flatMap(patternNames);
+    case 'ObjectPattern':
+      return (p as { properties: unknown[] }).properties.flatMap((q) =>
+        (q as { type: string }).type === 'RestElement'
+          ? patternNames(q)
+          : patternNames((q as { value: unknown }).value),
+      );
+    default:
+      return [];
+  }
 }
 
 function sourceText(m: Module, node: { start: number; end: number }): string {

@@ -19,12 +19,14 @@ export const MESSAGES = {
   SCF1003: (spec: string) =>
     `import of '${spec}' is not allowed: SCF-lang modules import only other SCF-lang modules (relative paths), the prelude ('scf/prelude') and the kernel AST ('scf/kernel')`,
   SCF1004: (what: string) =>
-    `${what} is not allowed at the top level of an SCF-lang module (only functions, types, interfaces, imports and literal constants)`,
+    `${what} is not allowed at the top level of an SCF-lang module (only functions, types, interfaces, imports and constants)`,
   SCF1005: (name: string) => `'${name}' is not exported by that module`,
   SCF1006: (limit: number) =>
     `nesting too deep (limit ${limit}): brackets, operator chains and the statements of blocks nest deeper than the front end can parse here (a block's statements nest: 'const x = e; rest' is 'let x = e in rest')`,
   SCF1007: (limit: number) =>
     `imports nest more than ${limit} modules deep (a module imports one that imports another, …): import the modules you use from fewer levels`,
+  SCF1008: (what: string) =>
+    `a top-level constant's value is data known when the module is compiled (literals, object literals, tuples, prelude calls and other constants), not ${what}`,
   SCF2001: (kw: string) => `'${kw}' declarations are not allowed: bindings are immutable, use 'const'`,
   SCF2002: () => 'assignment is not allowed: SCF-lang has no mutable variables; bind a new name with const',
   SCF2003: (loop: string) => `'${loop}' loops are not allowed: use recursion`,
@@ -41,14 +43,14 @@ export const MESSAGES = {
   SCF2013: (what: string) => `${what} is not supported in SCF-lang`,
   SCF2014: (what: string) => `statement '${what}' is not supported in SCF-lang`,
   SCF2015: (what: string) => `type syntax '${what}' is not supported in SCF-lang`,
-  SCF2016: () => 'generic functions are not supported: write one function per type',
+  SCF2016: (name: string, what: string) =>
+    `type parameter '${name}' has ${what}: type parameters of SCF-lang functions are plain (<T>), with no bound or default`,
   SCF2017: (what: string) => `${what} parameters are not supported`,
   SCF2018: (what: string) => `${what} needs a type annotation`,
   SCF2019: () => 'unreachable code',
   SCF2020: (fn: string) => `not all paths of '${fn}' return a value`,
   SCF2021: () => 'expression statement has no effect: SCF-lang is pure',
-  SCF2022: (method: string) =>
-    `method call '.${method}(…)' is not allowed: use the prelude's functions on maps and sets`,
+  SCF2022: (method: string, hint: string) => `method call '.${method}(…)' is not allowed: ${hint}`,
   SCF2023: () => "'new' is not allowed: build values with object literals and the prelude",
   SCF2024: (what: string) => `${what} are not allowed`,
   SCF2025: (name: string) => `nested function '${name}' is not allowed: declare it at the top level`,
@@ -57,6 +59,10 @@ export const MESSAGES = {
   SCF2028: () => "'break' is allowed only to leave a switch case",
   SCF2029: () => 'a case body may not fall through into the next case: end it with return or break',
   SCF2030: (why: string) => `object spread ${why}`,
+  SCF2031: () =>
+    "arrays are not allowed: a '[…]' literal is a tuple only where a tuple type is expected (annotate it); for a sequence use a List<T>, built with the prelude's cons and nil",
+  SCF2032: (kw: string) =>
+    `'${kw}' at the top level would be mutable module state, which SCF-lang does not have: declare a constant with 'const'`,
   SCF3001: (expected: string, actual: string) => `type mismatch: expected ${expected}, got ${actual}`,
   SCF3002: (name: string) => `unknown name '${name}'`,
   SCF3003: (name: string) => `unknown type '${name}'`,
@@ -77,6 +83,10 @@ export const MESSAGES = {
   SCF3016: () => "'return' needs a value: every SCF-lang function returns one",
   SCF3017: (what: string) =>
     `'optimize' does not have the signature of a pass: ${what} (a pass is optimize(f: Fun): Fun, or optimize(f: Fun, formals: List<LatticeVal>): Fun)`,
+  SCF3018: (name: string) =>
+    `constant '${name}' is defined in terms of itself: a constant may read only other constants`,
+  SCF3019: (param: string, fn: string) =>
+    `cannot infer type parameter '${param}' of '${fn}': no argument's type fixes it and no type is expected here (annotate the binding, or write ${fn}<…>(…))`,
 } as const;
 
 export type DiagCode = keyof typeof MESSAGES;

@@ -39,16 +39,28 @@ import type {
 import { didYouMean } from '../common/index.js';
 import type * as Core from './core.js';
 import { tupleCtorName } from './core.js';
-import { type FunSig, fieldType, type Declarations, literalValue, type Module } from './declarations.js';
+import {
+  type Declarations,
+  type FunSig,
+  fieldType,
+  literalValue,
+  type Module,
+  patternNames,
+} from './declarations.js';
 import { type DiagnosticLog, diag } from './diagnostics.js';
+import { type Facts, mergeAnd, mergeOr, NO_FACTS } from './facts.js';
+import { fieldHint, methodHint } from './hints.js';
 import { PRELUDE_FUNS } from './prelude-sigs.js';
 import type { PrimOp } from './prims.js';
+import { type SwitchGroup, switchGroups } from './switch-groups.js';
+import type { Value } from './values.js';
 import {
   assignable,
   BOOL,
   type DataType,
   isPrimType,
   join,
+  mentionsVar,
   NUM,
   narrow,
   STR,
@@ -65,9 +77,6 @@ interface Binding {
   readonly id: number;
 }
 type Env = ReadonlyMap<string, Binding>;
-/** Constructors a variable is known to have on one side of a test. */
-type Facts = ReadonlyMap<string, ReadonlySet<string>>;
-const NO_FACTS: Facts = new Map();
 
 interface Typed {
   readonly e: Core.Expr;
@@ -89,37 +98,51 @@ const MAX_FUNCTION_NODES = 200_000;
 
 export class FunctionElaborator {
   private readonly usedNames = new Set<string>();
+  /** Names of the (rejected, SCF2025) functions declared inside this one. */
+  private readonly nestedFuns = new Set<string>();
   private nextTemp = 0;
   private nextBinding = 0;
   private nodes = 0;
   private tooBig = false;
 
+  /** Where the code elaborated is declared (a function's name, a constant's): too big a body is reported there. */
+  private readonly at: AnyNode;
+
+  /** `sig`: the function whose body is elaborated; null for a top-level constant's value (`at`, constants.ts). */
   constructor(
     private readonly decls: Declarations,
     private readonly m: Module,
-    private readonly sig: FunSig,
+    private readonly sig: FunSig | null,
     private readonly labels: { next: number },
     private readonly log: DiagnosticLog,
-  ) {}
+    at?: AnyNode,
+  ) {
+    this.at = at ?? (sig === null ? { type: 'Program', start: 0, end: 0 } : (sig.node.id ?? sig.node));
+  }
 
   elaborate(): Core.FunDef {
+    if (this.sig === null) throw new Error('internal error: a constant has no body to elaborate');
+    return this.functionBody(this.sig);
+  }
+
+  private functionBody(sig: FunSig): Core.FunDef {
     const env = new Map<string, Binding>();
-    for (const p of this.sig.params) env.set(p.name, this.bind(p.name, p.type));
-    const node = this.sig.node;
+    for (const p of sig.params) env.set(p.name, this.bind(p.name, p.type));
+    const node = sig.node;
     const stmts = (node.body?.body ?? []) as Statement[];
     const body = this.stmts(stmts, 0, env, {
       fallthrough: () => {
-        this.log.add(diag('SCF2020', this.span(node.id ?? node), this.sig.name));
+        this.log.add(diag('SCF2020', this.span(node.id ?? node), sig.name));
         return this.placeholder(node);
       },
       brk: null,
     });
     return {
-      name: this.sig.coreName,
-      params: this.sig.params.map((p) => p.name),
+      name: sig.coreName,
+      params: sig.params.map((p) => p.name),
       body,
       span: this.span(node.id ?? node),
-      exported: this.sig.exported,
+      exported: sig.exported,
     };
   }
 
@@ -135,7 +158,7 @@ export class FunctionElaborator {
       this.log.add(
         diag(
           'SCF2013',
-          this.span(this.sig.node.id ?? this.sig.node),
+          this.span(this.at),
           'a function this large after desugaring (code after if statements that fall through is copied into each path)',
         ),
       );
@@ -143,7 +166,7 @@ export class FunctionElaborator {
     return { ...fields, label: this.labels.next++, span: this.span(at) } as E;
   }
 
-  private lit(at: AnyNode, value: number | string | boolean): Core.Lit {
+  private lit(at: AnyNode, value: Value): Core.Lit {
     return this.mk<Core.Lit>(at, { kind: 'lit', value });
   }
 
@@ -190,6 +213,11 @@ export class FunctionElaborator {
       e,
       body(() => this.varE(at, t)),
     );
+  }
+
+  /** Reports `actual` where `expected` is required, unless it fits (for a constant's value, constants.ts). */
+  expectType(at: AnyNode, actual: Type, expected: Type | undefined): void {
+    this.expect(at, actual, expected);
   }
 
   private expect(at: AnyNode, actual: Type, expected: Type | undefined): void {
@@ -244,6 +272,9 @@ export class FunctionElaborator {
   // ---- statements ----
 
   private stmts(list: readonly Statement[], i: number, env: Env, ctx: Ctx): Core.Expr {
+    // a nested function is hoisted, as in TypeScript: calls before it know it too
+    if (i === 0)
+      for (const s of list) if (s.type === 'FunctionDeclaration' && s.id) this.nestedFuns.add(s.id.name);
     if (i >= list.length) return ctx.fallthrough(env);
     const s = list[i] as Statement;
     let reached = false;
@@ -280,8 +311,9 @@ export class FunctionElaborator {
           this.log.add(diag('SCF3016', sp));
           return this.placeholder(s);
         }
-        const r = this.expr(s.argument, env, this.sig.ret);
-        this.expect(s.argument, r.t, this.sig.ret);
+        const ret = this.sig?.ret;
+        const r = this.expr(s.argument, env, ret);
+        this.expect(s.argument, r.t, ret);
         return r.e;
       }
       case 'VariableDeclaration':
@@ -344,8 +376,14 @@ export class FunctionElaborator {
             word,
           ),
         );
+        this.discard(() => this.rejectedLoop(s, env));
         return ctx.fallthrough(env);
       }
+      case 'ContinueStatement':
+        // inside a rejected loop, part of that loop (reported once, as the loop)
+        if (this.rejectedLoops > 0 && s.label === null) return this.placeholder(s);
+        this.log.add(diag('SCF2014', sp, 'continue'));
+        return ctx.fallthrough(env);
       case 'ThrowStatement':
         this.log.add(diag('SCF2009', this.span({ start: s.start, end: s.start + 5 })));
         return this.placeholder(s);
@@ -363,6 +401,36 @@ export class FunctionElaborator {
         return ctx.fallthrough(env);
     }
   }
+
+  /**
+   * Checks a rejected loop's parts, so the errors inside it are reported with the loop's: the
+   * iterated value or condition, and the body, where the names the loop binds stand as
+   * `unknown` and `break`/`continue` end the path (the loop's own syntax is not reported again).
+   */
+  private rejectedLoop(
+    s: Statement & {
+      type: 'ForStatement' | 'ForInStatement' | 'ForOfStatement' | 'WhileStatement' | 'DoWhileStatement';
+    },
+    env: Env,
+  ): void {
+    let inner = env;
+    if (s.type === 'ForOfStatement' || s.type === 'ForInStatement') {
+      this.expr(s.right, env);
+      if (s.left.type === 'VariableDeclaration')
+        for (const d of s.left.declarations) inner = this.bindUnknown(d.id, inner);
+    } else if (s.type === 'ForStatement') {
+      if (s.init?.type === 'VariableDeclaration')
+        for (const d of s.init.declarations) inner = this.bindUnknown(d.id, inner);
+      if (s.test) this.cond(s.test, inner);
+    } else this.cond(s.test, env);
+    this.rejectedLoops++;
+    const end = () => this.placeholder(s);
+    this.stmt(s.body, inner, { fallthrough: end, brk: end });
+    this.rejectedLoops--;
+  }
+
+  /** How many rejected loops the statement being elaborated is inside. */
+  private rejectedLoops = 0;
 
   /** Elaborates for diagnostics only; the code is thrown away (a branch the types prove dead). */
   private discard(f: () => unknown): void {
@@ -392,17 +460,27 @@ export class FunctionElaborator {
     if (d === undefined) return ctx.fallthrough(env);
     if (d.init === null) {
       this.log.add(diag('SCF2018', this.span(d), 'a declaration without a value'));
-      return this.constDecl(s, i + 1, env, ctx);
+      return this.constDecl(s, i + 1, this.bindUnknown(d.id, env), ctx);
     }
     const id = d.id;
     const ann =
       id.type === 'Identifier' || id.type === 'ArrayPattern' || id.type === 'ObjectPattern'
         ? id.typeAnnotation?.typeAnnotation
         : undefined;
-    const declared = ann ? this.decls.resolveType(this.m, ann) : undefined;
-    const v = this.expr(d.init, env, declared);
+    const declared = ann ? this.decls.resolveTypeIn(this.m, ann, this.sig?.typeParams ?? []) : undefined;
+    // `const [a, b] = [x, y]`: the pattern makes the literal a tuple, as in TypeScript
+    const fromPattern: Type | undefined =
+      id.type === 'ArrayPattern' ? { tag: 'tuple', elems: id.elements.map(() => UNKNOWN) } : undefined;
+    const v = this.expr(d.init, env, declared ?? fromPattern);
     this.expect(d.init, v.t, declared);
     return this.bindPattern(id, v.e, declared ?? v.t, env, (env2) => this.constDecl(s, i + 1, env2, ctx));
+  }
+
+  /** `env` with the names `pat` binds standing as `unknown` (after an error: their uses add none). */
+  private bindUnknown(pat: AnyNode, env: Env): Env {
+    const out = new Map(env);
+    for (const name of patternNames(pat)) out.set(name, this.bind(name, UNKNOWN));
+    return out;
   }
 
   /** Binds a const pattern (identifier, tuple or object destructuring) to `value`. */
@@ -462,7 +540,7 @@ export class FunctionElaborator {
       });
     }
     this.log.add(diag('SCF2013', this.span(pat), 'this binding pattern'));
-    return k(env);
+    return k(this.bindUnknown(pat, env));
   }
 
   private switchStmt(s: SwitchStatement, env: Env, ctx: Ctx): Core.Expr {
@@ -679,7 +757,9 @@ export class FunctionElaborator {
       case 'TSTypeAssertion':
       case 'TSNonNullExpression':
         this.log.add(diag('SCF2013', sp, 'a type assertion'));
-        return this.expr(e.expression, env, expected);
+        // what the assertion claims is not checked: the value stands as `unknown`
+        this.expr(e.expression, env);
+        return { e: this.placeholder(e), t: UNKNOWN };
       default:
         this.log.add(
           diag(
@@ -696,7 +776,7 @@ export class FunctionElaborator {
   }
 
   private joinArms(at: AnyNode, a: Type, b: Type, expected: Type | undefined): Type {
-    if (expected) return joinOr(a, b) ?? expected;
+    if (expected) return join(a, b) ?? expected;
     const j = join(a, b);
     if (j === null) {
       this.log.add(diag('SCF3001', this.span(at), showType(a), showType(b)));
@@ -707,6 +787,16 @@ export class FunctionElaborator {
 
   private numeric(at: AnyNode, op: string, t: Type): void {
     if (t.tag !== 'num' && t.tag !== 'unknown') this.log.add(diag('SCF3014', this.span(at), op, showType(t)));
+  }
+
+  /** Whether `name` names nothing in scope here (a global of TypeScript's, such as `Math`). */
+  private unbound(name: string, env: Env): boolean {
+    return (
+      !env.has(name) &&
+      this.decls.lookupConst(this.m, name) === null &&
+      this.decls.lookupFun(this.m, name) === null &&
+      !this.m.imports.has(name)
+    );
   }
 
   private identifier(at: AnyNode, name: string, env: Env): Typed {
@@ -727,9 +817,18 @@ export class FunctionElaborator {
     return { e: this.placeholder(at), t: UNKNOWN };
   }
 
-  /** `[a, b, …]`: a tuple (the expected tuple type guides its elements). */
+  /**
+   * `[a, b, …]`: a tuple where one is expected (the expected tuple type guides its elements), as
+   * TypeScript reads it; anywhere else TypeScript makes it an array, which SCF-lang does not have
+   * (refused up front, its elements still checked).
+   */
   private arrayLit(e: Expression & { type: 'ArrayExpression' }, env: Env, expected: Type | undefined): Typed {
-    const exp = expected?.tag === 'tuple' ? expected : undefined;
+    if (expected?.tag !== 'tuple' && expected?.tag !== 'unknown') {
+      this.log.add(diag('SCF2031', this.span(e)));
+      for (const el of e.elements) if (el !== null && el.type !== 'SpreadElement') this.expr(el, env);
+      return { e: this.placeholder(e), t: UNKNOWN };
+    }
+    const exp = expected.tag === 'tuple' ? expected : undefined;
     const parts: Typed[] = [];
     for (const [i, el] of e.elements.entries()) {
       if (el === null || el.type === 'SpreadElement') {
@@ -988,7 +1087,11 @@ export class FunctionElaborator {
 
   private member(e: Expression & { type: 'MemberExpression' }, env: Env): Typed {
     const sp = this.span(e);
-    if (e.optional) this.log.add(diag('SCF2013', sp, "optional chaining '?.'"));
+    if (e.optional) {
+      this.log.add(diag('SCF2013', sp, "optional chaining '?.'"));
+      this.expr(e.object, env);
+      return { e: this.placeholder(e), t: UNKNOWN };
+    }
     if (e.property.type === 'PrivateIdentifier') {
       this.log.add(diag('SCF2006', sp));
       return { e: this.placeholder(e), t: UNKNOWN };
@@ -1045,8 +1148,7 @@ export class FunctionElaborator {
   private field(at: AnyNode, obj: Core.Expr, t: Type, name: string, nameAt: AnyNode): Typed {
     if (t.tag === 'unknown') return { e: this.placeholder(at), t: UNKNOWN };
     if (t.tag !== 'data') {
-      const hint = t.tag === 'map' || t.tag === 'set' ? ' (use the prelude functions)' : '';
-      this.log.add(diag('SCF3004', this.span(nameAt), name, showType(t), hint));
+      this.log.add(diag('SCF3004', this.span(nameAt), name, showType(t), fieldHint(name, t)));
       return { e: this.placeholder(at), t: UNKNOWN };
     }
     const hits: { kind: string; index: number; type: Type }[] = [];
@@ -1169,7 +1271,9 @@ export class FunctionElaborator {
     }
     this.numeric(e.left, op, a.t);
     this.numeric(e.right, op, b.t);
-    return { e: this.prim(e, aop, [a.e, b.e]), t: NUM };
+    // `+` of values whose types an error left unknown may be a concatenation: unknown too
+    const t = op === '+' && a.t.tag !== 'num' && b.t.tag !== 'num' ? UNKNOWN : NUM;
+    return { e: this.prim(e, aop, [a.e, b.e]), t };
   }
 
   /**
@@ -1222,7 +1326,11 @@ export class FunctionElaborator {
     const callee = e.callee;
     if (callee.type === 'MemberExpression') {
       const method = callee.property.type === 'Identifier' ? callee.property.name : '…';
-      this.log.add(diag('SCF2022', this.span(callee.property), method));
+      const o = callee.object;
+      const isMath = o.type === 'Identifier' && o.name === 'Math' && this.unbound('Math', env);
+      // the receiver is checked too (its errors are its own); its type picks the hint
+      const receiver = isMath ? undefined : this.expr(o, env).t;
+      this.log.add(diag('SCF2022', this.span(callee.property), method, methodHint(method, isMath, receiver)));
       for (const a of e.arguments) if (a.type !== 'SpreadElement') this.expr(a, env);
       return { e: this.placeholder(e), t: UNKNOWN };
     }
@@ -1242,10 +1350,17 @@ export class FunctionElaborator {
       this.log.add(diag('SCF3009', this.span(callee), name));
       return { e: this.placeholder(e), t: UNKNOWN };
     }
+    if (this.nestedFuns.has(name)) {
+      // a nested function, reported where it is declared: its calls add nothing
+      for (const a of args) this.expr(a, env);
+      return { e: this.placeholder(e), t: UNKNOWN };
+    }
     const sig = this.decls.lookupFun(this.m, name);
     if (sig) {
-      if (args.length !== sig.params.length)
+      if (args.length !== sig.params.length && !sig.paramsRejected)
         this.log.add(diag('SCF3005', sp, name, sig.params.length, args.length));
+      if (sig.typeParams.length > 0 || e.typeArguments)
+        return this.genericCall(e, name, sig, args, env, expected);
       const core = args.map((a, i) => {
         const want = sig.params[i]?.type;
         const v = this.expr(a, env, want);
@@ -1262,6 +1377,54 @@ export class FunctionElaborator {
     if (!this.m.brokenImports.has(name)) this.log.add(diag('SCF3002', this.span(callee), name));
     for (const a of args) this.expr(a, env);
     return { e: this.placeholder(e), t: UNKNOWN };
+  }
+
+  /**
+   * A call of a generic function, its type parameters instantiated for this call: from explicit
+   * type arguments (`nth<number>(…)`), then the expected type, then each argument's type in turn
+   * (each argument is checked against its parameter's type as instantiated so far, as a prelude
+   * call's are). A type parameter that no parameter's type mentions and nothing else fixes
+   * cannot be inferred (SCF3019); one left `unknown` by its arguments' types is the wildcard.
+   */
+  private genericCall(
+    e: Expression & { type: 'CallExpression' },
+    name: string,
+    sig: FunSig,
+    args: readonly Expression[],
+    env: Env,
+    expected: Type | undefined,
+  ): Typed {
+    const subst = new Map<string, Type>();
+    const targs = e.typeArguments?.params ?? [];
+    if (targs.length > 0 && targs.length !== sig.typeParams.length)
+      this.log.add(
+        diag('SCF3005', this.span(e.typeArguments ?? e), `${name}<…>`, sig.typeParams.length, targs.length),
+      );
+    targs.forEach((ta, i) => {
+      const resolved = this.decls.resolveTypeIn(this.m, ta, this.sig?.typeParams ?? []);
+      if (i < sig.typeParams.length) subst.set(sig.typeParams[i] as string, resolved);
+    });
+    if (expected) unify(sig.ret, expected, subst);
+    const core = args.map((a, i) => {
+      const p = sig.params[i]?.type;
+      if (p === undefined) return this.expr(a, env).e;
+      const v = this.expr(a, env, substitute(p, subst));
+      if (!unify(p, v.t, subst))
+        this.log.add(diag('SCF3001', this.span(a), showType(substitute(p, subst)), showType(v.t)));
+      return v.e;
+    });
+    for (const tp of sig.typeParams) {
+      const fixed = subst.get(tp);
+      if (
+        (fixed === undefined || fixed.tag === 'unknown') &&
+        !sig.params.some((p) => mentionsVar(p.type, tp))
+      )
+        this.log.add(diag('SCF3019', this.span(e.callee), tp, name));
+    }
+    return {
+      e: this.mk<Core.Call>(e, { kind: 'call', fn: sig.coreName, args: core }),
+      t: substitute(sig.ret, subst),
+    };
   }
 
   private preludeCall(
@@ -1320,53 +1483,4 @@ export class FunctionElaborator {
   }
 }
 
-function mergeAnd(a: Facts | undefined, b: Facts | undefined): Facts {
-  // Both hold: intersect constructor sets per variable.
-  const out = new Map<string, ReadonlySet<string>>(a ?? NO_FACTS);
-  for (const [k, s] of b ?? NO_FACTS) {
-    const prev = out.get(k);
-    out.set(k, prev ? new Set([...prev].filter((c) => s.has(c))) : s);
-  }
-  return out;
-}
-
-function mergeOr(a: Facts | undefined, b: Facts | undefined): Facts {
-  // One of them holds: only variables constrained by both, with the union of their sets.
-  const out = new Map<string, ReadonlySet<string>>();
-  for (const [k, s] of a ?? NO_FACTS) {
-    const t = (b ?? NO_FACTS).get(k);
-    if (t) out.set(k, new Set([...s, ...t]));
-  }
-  return out;
-}
-
-function joinOr(a: Type, b: Type): Type | null {
-  return join(a, b);
-}
-
 export type { FunctionNode };
-
-/** A switch's cases grouped: empty bodies share the next body; the default group goes last. */
-interface SwitchGroup {
-  labels: Expression[];
-  body: Statement[];
-  isDefault: boolean;
-  at: AnyNode;
-}
-
-function switchGroups(s: SwitchStatement): SwitchGroup[] {
-  const groups: SwitchGroup[] = [];
-  let pending: Expression[] = [];
-  let pendingDefault = false;
-  s.cases.forEach((c, idx) => {
-    if (c.test === null) pendingDefault = true;
-    else pending.push(c.test);
-    if (c.consequent.length > 0 || idx === s.cases.length - 1) {
-      groups.push({ labels: pending, body: c.consequent, isDefault: pendingDefault, at: c });
-      pending = [];
-      pendingDefault = false;
-    }
-  });
-  const def = groups.find((g) => g.isDefault);
-  return [...groups.filter((g) => !g.isDefault), ...(def ? [def] : [])];
-}

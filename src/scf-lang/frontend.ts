@@ -1,6 +1,7 @@
 /**
  * The SCF-lang front end's entry: load an optimizer's modules, check them against the subset
  * and desugar them to a Core program (`declarations.ts`, then `elaborate.ts` per function).
+ * Constants whose value is data are evaluated before the functions (`constants.ts`).
  * The entry module's `optimize`, when it is a pass's, is checked against the pass contract
  * (`contract.ts`). A program is returned only when there were no diagnostics; the Core validator
  * runs on it before it is handed out, so a front-end bug surfaces as an internal error, not as a
@@ -9,6 +10,7 @@
 import path from 'node:path';
 import type { CtorDecl, FunDef, Program } from './core.js';
 import { forEachExpr, tupleCtor } from './core.js';
+import { constantEvaluator } from './constants.js';
 import { checkPassContract, type PassCheck } from './contract.js';
 import { type CtorInfo, Declarations, type SourceReader } from './declarations.js';
 import { type Diagnostic, DiagnosticLog } from './diagnostics.js';
@@ -69,6 +71,11 @@ export function compileFile(entry: string, options: CompileOptions = {}): Compil
   if (entryModule) checkPassContract(decls, entryModule, options.passCheck ?? 'auto', log);
 
   const labels = { next: 0 };
+  // constants of data are evaluated on their first read; each is read here once, so an unused one
+  // is checked too
+  decls.constEvaluator = constantEvaluator(decls, labels, log);
+  for (const m of decls.modules.values())
+    for (const name of [...m.pendingConsts.keys()]) decls.lookupConst(m, name);
   const funs = new Map<string, FunDef>();
   for (const [m, sigs] of decls.sigs) {
     for (const sig of sigs.values()) {

@@ -8,7 +8,7 @@ import { BOOL, listType, NUM, optionType, STR, type Type } from './types.js';
 
 export type Lowering =
   | { readonly kind: 'prim'; readonly op: PrimOp }
-  | { readonly kind: 'ctor'; readonly ctor: 'none' | 'some' }
+  | { readonly kind: 'ctor'; readonly ctor: 'none' | 'some' | 'nil' | 'cons' }
   | { readonly kind: 'getOr' }
   | { readonly kind: 'absurd' };
 
@@ -37,7 +37,10 @@ const prim = (op: PrimOp, params: Type[], ret: Type, primVars?: string[]): Prelu
 export const PRELUDE_FUNS: Readonly<Record<string, PreludeFn>> = {
   abs: prim('abs', [NUM], NUM),
   absurd: { params: [NEVER], ret: NEVER, lower: { kind: 'absurd' } },
+  charAt: prim('char_at', [STR, NUM], STR),
+  charCodeAt: prim('char_code_at', [STR, NUM], NUM),
   cmath: prim('cmath', [STR, NUM, NUM], NUM),
+  cons: { params: [T, listType(T)], ret: listType(T), lower: { kind: 'ctor', ctor: 'cons' } },
   equal: prim('equal', [T, T], BOOL),
   floor: prim('floor', [NUM], NUM),
   fround: prim('fround', [NUM], NUM),
@@ -52,6 +55,7 @@ export const PRELUDE_FUNS: Readonly<Record<string, PreludeFn>> = {
   mapSize: prim('map_size', [map], NUM, ['K']),
   max: prim('max', [NUM, NUM], NUM),
   min: prim('min', [NUM, NUM], NUM),
+  nil: { params: [], ret: listType(T), lower: { kind: 'ctor', ctor: 'nil' } },
   none: { params: [], ret: optionType(T), lower: { kind: 'ctor', ctor: 'none' } },
   numToString: prim('num_to_string', [NUM], STR),
   setAdd: prim('set_add', [set, T], set, ['T']),
@@ -68,6 +72,7 @@ export const PRELUDE_FUNS: Readonly<Record<string, PreludeFn>> = {
   some: { params: [T], ret: optionType(T), lower: { kind: 'ctor', ctor: 'some' } },
   sqrt: prim('sqrt', [NUM], NUM),
   strLength: prim('str_length', [STR], NUM),
+  substring: prim('substring', [STR, NUM, NUM], STR),
   trunc: prim('trunc', [NUM], NUM),
 };
 

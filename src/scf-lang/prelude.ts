@@ -1,5 +1,6 @@
 /**
- * The SCF-lang prelude: persistent maps and sets, structural equality, options and lists.
+ * The SCF-lang prelude: persistent maps and sets, structural equality, options and lists,
+ * numbers and strings.
  *
  * Optimizers import from here (`import { mapInsert } from 'scf/prelude'`). Run natively, these
  * are ordinary functions over Immutable.js collections. For the stager, every function here is
@@ -46,6 +47,18 @@ export function some<T>(value: T): Option<T> {
 /** The option's value, or `otherwise` when it is `none`. */
 export function getOr<T>(o: Option<T>, otherwise: T): T {
   return o.kind === 'some' ? o.value : otherwise;
+}
+
+// ---- lists ------------------------------------------------------------------------------
+
+/** The empty list (`{ kind: 'nil' }`). */
+export function nil<T>(): List<T> {
+  return { kind: 'nil' };
+}
+
+/** The list `head` then `tail` (`{ kind: 'cons', head, tail }`). */
+export function cons<T>(head: T, tail: List<T>): List<T> {
+  return { kind: 'cons', head, tail };
 }
 
 // ---- maps -------------------------------------------------------------------------------
@@ -264,8 +277,28 @@ export function numToString(n: number): string {
   return String(n);
 }
 
+/** The number of UTF-16 code units of `s` (JavaScript's `s.length`). */
 export function strLength(s: string): number {
   return s.length;
+}
+
+/** The UTF-16 code unit at index `i` of `s` (JavaScript's `s.charCodeAt(i)`): NaN outside `s`. */
+export function charCodeAt(s: string, i: number): number {
+  return s.charCodeAt(i);
+}
+
+/** The one-code-unit string at index `i` of `s` (JavaScript's `s.charAt(i)`): '' outside `s`. */
+export function charAt(s: string, i: number): string {
+  return s.charAt(i);
+}
+
+/**
+ * The code units of `s` from `start` up to, not including, `end` (JavaScript's
+ * `s.substring(start, end)`): each bound is clamped to `0 … strLength(s)` (NaN as 0) and
+ * truncated, and the smaller one starts.
+ */
+export function substring(s: string, start: number, end: number): string {
+  return s.substring(start, end);
 }
 
 // ---- structural equality ------------------------------------------------------------------

@@ -65,6 +65,9 @@ export const PRIMS = {
   concat: prim(2, 'string', (a: string, b: string) => a + b),
   num_to_string: prim(1, 'string', P.numToString),
   str_length: prim(1, 'string', P.strLength),
+  char_code_at: prim(2, 'string', P.charCodeAt),
+  char_at: prim(2, 'string', P.charAt),
+  substring: prim(3, 'string', P.substring),
   // structural equality on any values
   equal: prim(2, 'struct', P.equal<Value>),
   // a tuple with one element replaced (never written in SCF-lang: the partial evaluator's

@@ -5,7 +5,8 @@
  * constructors, possibly narrowed by `kind` tests); tuples; the prelude's maps and sets.
  * `unknown` is the checker's wildcard: the element type of an empty collection before
  * anything fixes it, and the type given to erroneous expressions so one error does not
- * cascade. Type variables appear only in the prelude's generic signatures.
+ * cascade. Type variables appear in the prelude's generic signatures and in those of generic
+ * functions (`function nth<T>(…)`), whose bodies treat them as opaque types.
  *
  * This checker is not a replacement for `tsc` (which checks the same files in full); it
  * infers what desugaring needs — which constructors a value may have — and rejects what
@@ -167,6 +168,24 @@ export function unify(pattern: Type, actual: Type, subst: Map<string, Type>): bo
       return pattern.args.every((p, i) => unify(p, actual.args[i] ?? UNKNOWN, subst));
     default:
       return sameShape(pattern, actual, (p, a) => unify(p, a, subst));
+  }
+}
+
+/** Whether type variable `name` occurs in `t`. */
+export function mentionsVar(t: Type, name: string): boolean {
+  switch (t.tag) {
+    case 'var':
+      return t.name === name;
+    case 'tuple':
+      return t.elems.some((e) => mentionsVar(e, name));
+    case 'map':
+      return mentionsVar(t.key, name) || mentionsVar(t.val, name);
+    case 'set':
+      return mentionsVar(t.elem, name);
+    case 'data':
+      return t.args.some((a) => mentionsVar(a, name));
+    default:
+      return false;
   }
 }
 

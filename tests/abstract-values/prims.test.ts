@@ -58,6 +58,9 @@ const SIG: { readonly [K in PrimOp]: readonly A[] } = {
   concat: [strAbs, strAbs],
   num_to_string: [numAbs],
   str_length: [strAbs],
+  char_code_at: [strAbs, numAbs],
+  char_at: [strAbs, numAbs],
+  substring: [strAbs, numAbs, numAbs],
   equal: [anyAbs, anyAbs],
   tuple_with: [
     fc.tuple(anyAbs, anyAbs, anyAbs).map(([a, b, c]) => union([con('#3', [a, b, c]), con('#3', [c, a, b])])),

@@ -11,6 +11,7 @@ import {
   printCoreProgram,
   ScfRuntimeError,
 } from '../../src/scf-lang/index.js';
+import { HINTED_PRELUDE_FUNCTIONS } from '../../src/scf-lang/hints.js';
 import * as prelude from '../../src/scf-lang/prelude.js';
 
 const HEADER = `import { equal, getOr, mapEmpty, mapFind, mapInsert, none, type Option, type PMap, setAdd, setEmpty, setHas, some } from 'scf/prelude';
@@ -184,6 +185,31 @@ describe('prelude', () => {
     const known = Object.keys(PRELUDE_FUNS);
     expect(known.filter((k) => !native.includes(k))).toEqual([]);
     expect(native.filter((k) => !known.includes(k))).toEqual(['comparePrim']);
+  });
+  it('the prelude functions the messages name as a fix exist', () => {
+    expect(HINTED_PRELUDE_FUNCTIONS.filter((f) => !Object.hasOwn(PRELUDE_FUNS, f))).toEqual([]);
+  });
+  it('a generic function is instantiated at each call; a type parameter nothing fixes is an error', () => {
+    const src = `import { type List } from 'scf/prelude';
+export function len<T>(xs: List<T>): number { return xs.kind === 'nil' ? 0 : 1 + len(xs.tail); }
+export function one<T>(x: T): List<T> { return { kind: 'cons', head: x, tail: { kind: 'nil' } }; }
+export function f(s: string): number { return len(one(s)) + len(one(1)); }`;
+    expect(run(src, 'f', 'a')).toBe(2);
+    expect(
+      codes(`import { type List, nil } from 'scf/prelude';
+export function e<T>(): List<T> { return nil(); }
+export function g(): number { const x = e(); return 0; }`),
+    ).toEqual(['SCF3019']);
+    expect(
+      codes(`export function id<T>(x: T): T { return x; }
+export function g(): string { return id(1); }`),
+    ).toEqual(['SCF3001']);
+  });
+  it('a top-level constant of data is a known value in Core', () => {
+    const src = `const E: Expr = { kind: 'add', l: { kind: 'num', n: 2 }, r: { kind: 'num', n: 3 } };
+export function f(): Expr { return E; }`;
+    expect(run(src, 'f')).toEqual(add(num(2), num(3)));
+    expect(printCoreProgram(compile(src).program as never)).toContain('add(num(2), num(3))');
   });
   it('setToList is sorted, equal is structural', () => {
     const s = prelude.setAdd(prelude.setAdd(prelude.setAdd(prelude.setEmpty<number>(), 3), 1), 2);

@@ -281,6 +281,18 @@ function samples(op: PrimOp): unknown[][] {
     case 'string':
       if (op === 'num_to_string') return NUMS.map((x) => [x]);
       if (op === 'str_length') return STRS.map((x) => [x]);
+      if (op === 'char_code_at' || op === 'char_at')
+        return STRS.flatMap((x) => [-1, 0, 1, 2, 0.5, Number.NaN].map((i) => [x, i]));
+      if (op === 'substring')
+        return STRS.flatMap((x) =>
+          [
+            [0, 1],
+            [1, 0],
+            [-1, 5],
+            [1, Number.NaN],
+            [0.5, 2.5],
+          ].map(([a, b]) => [x, a, b]),
+        );
       return pairs(STRS);
     case 'struct':
       if (op === 'tuple_with')
