@@ -27,3 +27,4 @@ export {
   sideBySide,
   TABLE2_DIR,
 } from './table3.js';
+export { benchEntryConfig, type EntryBenchRow, entryConfigsIn, formatEntryTable } from './entry.js';

@@ -17,6 +17,10 @@ import path from 'node:path';
 import cliProgress from 'cli-progress';
 import {
   type BenchProgress,
+  benchEntryConfig,
+  type EntryBenchRow,
+  entryConfigsIn,
+  formatEntryTable,
   formatKernelConfigReport,
   formatTable,
   KernelBenchError,
@@ -131,8 +135,10 @@ async function run(args: CommandArgs<typeof BENCH.flags>, io: CliIo): Promise<nu
       `--dir ${args.values.dir}: ${existsSync(dir) ? 'not a directory' : 'no such folder'}`,
     );
   const configs = listConfigs(dir);
-  if (configs.length === 0)
+  const entries = dir === undefined ? [] : entryConfigsIn(dir);
+  if (configs.length === 0 && entries.length === 0)
     throw new UsageError(`${args.values.dir ?? 'configs/table2'} has no configuration (*.json)`);
+  if (configs.length === 0) return runEntries(args, io, entries);
   const ids: (number | string)[] = [];
   for (const c of args.values.config ?? []) {
     const found = configs.find((k) => String(k.id) === c);
@@ -151,6 +157,32 @@ async function run(args: CommandArgs<typeof BENCH.flags>, io: CliIo): Promise<nu
   ]);
   try {
     return await runTable(args, io, { dir, ids, configs, budget });
+  } catch (e) {
+    out.removeCreated();
+    throw e;
+  }
+}
+
+/** `scf bench --dir DIR` on a folder of entry configs (docs/own-ir.md): one row each. */
+async function runEntries(
+  args: CommandArgs<typeof BENCH.flags>,
+  io: CliIo,
+  files: readonly string[],
+): Promise<number> {
+  for (const flag of ['config', 'chart'] as const)
+    if (args.values[flag] !== undefined)
+      throw new UsageError(`--${flag} does not go with a folder of entry configs`);
+  const budget = budgetOf(args.values.budget);
+  const out = prepareOutFiles([['--save', args.values.save]]);
+  try {
+    const rows: EntryBenchRow[] = [];
+    for (const [i, file] of files.entries()) {
+      io.err(`[${i + 1}/${files.length}] ${file} …`);
+      rows.push(await benchEntryConfig(file, budget));
+    }
+    if (args.values.save) writeOutFile(args.values.save, `${JSON.stringify(rows, null, 2)}\n`, '--save');
+    io.out(args.values.json ? JSON.stringify(rows, null, 2) : formatEntryTable(rows));
+    return rows.every((r) => r.equal) ? 0 : 1;
   } catch (e) {
     out.removeCreated();
     throw e;

@@ -38,7 +38,7 @@ export function loadUserFunction(
   _file: string,
   _exportName: string,
   shown: string,
-): (args: readonly unknown[]) => unknown {
+): (args: readonly unknown[], fuel?: number) => unknown {
   throw new PassError(
     `${shown}: a user's SCF-lang function is compiled from its source, which needs node: its unstaged run does not happen in a browser`,
   );

@@ -169,7 +169,8 @@ function compileCounted(program: CoreProgram, entry: string, exportName = 'optim
 /**
  * A user's SCF-lang function: export `exportName` of the module at `file` (absolute), compiled
  * (once per process) to JavaScript with the fuel counter a user's pass has, and run within its
- * fuel and the stack: what an entry config's stub runs for arguments outside its description.
+ * fuel (`fuel`, by default `passFuel()`'s) and the stack: what an entry config's stub runs for
+ * arguments outside its description.
  * `shown` names it in messages. Throws `PassError` when the module does not check or has no such
  * function, and from a run that runs out of fuel or stack.
  */
@@ -177,7 +178,7 @@ export function loadUserFunction(
   file: string,
   exportName: string,
   shown: string,
-): (args: readonly unknown[]) => unknown {
+): (args: readonly unknown[], fuel?: number) => unknown {
   const key = `${file}#${exportName}`;
   const known = functions.get(key);
   if (known) return known;
@@ -194,8 +195,7 @@ export function loadUserFunction(
   const entry = r.entries.get(exportName);
   if (entry === undefined) throw new PassError(`${shown}: exports no function '${exportName}'`);
   const native = compileCounted(r.program, entry, exportName);
-  const run = (args: readonly unknown[]): unknown => {
-    const fuel = passFuel();
+  const run = (args: readonly unknown[], fuel = passFuel()): unknown => {
     try {
       return native(fuel, args);
     } catch (e) {
@@ -214,7 +214,7 @@ export function loadUserFunction(
   return run;
 }
 
-const functions = new Map<string, (args: readonly unknown[]) => unknown>();
+const functions = new Map<string, (args: readonly unknown[], fuel?: number) => unknown>();
 
 /**
  * One run of a user's pass (`shown`: its path as the user named it) within its fuel; running out

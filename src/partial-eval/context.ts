@@ -14,7 +14,9 @@
  * non-finite parameters could make every key new (a counter passed down), so one is used only
  * while it shrinks: the value must be strictly smaller (in abstract-value nodes) than the same
  * parameter's key value at the nearest earlier call of the same function in the chain (a
- * well-founded order, so such chains are finite); otherwise that parameter is `_`.
+ * well-founded order, so such chains are finite); otherwise that parameter is `_`. With
+ * `keyEqualArgs` (PeOptions, on for entry configs) a value equal to that earlier one is kept as
+ * well: it repeats a key, which the bound k folds back, so it makes no new one.
  *
  * A second bound, `maxDepth`, keeps only the most recent keys of a chain (call strings of
  * bounded length, as in k-CFA): a small helper reached along many call paths would otherwise get

@@ -93,6 +93,7 @@ import {
   join,
   leq,
   project,
+  equals,
   size,
   shapeJoin,
   TagCeilingReached,
@@ -183,6 +184,8 @@ class PartialEvaluator extends Specializations {
   private readonly litValues = new WeakMap<CoreExpr, AbsValue>();
   private readonly staticSteps: number;
   private readonly unfoldDepth: number;
+  /** Whether a singleton argument equal to the earlier call's keys its call (PeOptions). */
+  private readonly keyEqualArgs: boolean;
   /** Calls being unfolded, one inside the other (in the current analysis). */
   private unfolding = 0;
   /** Analyses and unfoldings open, one inside the other (all analyses; NEST_LIMIT). */
@@ -206,6 +209,7 @@ class PartialEvaluator extends Specializations {
 
     this.staticSteps = opts.staticCallSteps ?? 2_000_000;
     this.unfoldDepth = opts.unfoldDepth ?? UNFOLD_DEPTH;
+    this.keyEqualArgs = opts.keyEqualArgs ?? false;
   }
 
   run(root: FunDef, input: readonly AbsValue[]): PeResult {
@@ -685,7 +689,10 @@ class PartialEvaluator extends Specializations {
       if (a.r.kind !== 'lit') return undefined;
       if (!earlier) return a.v;
       const before = earlier.values[i];
-      return before !== undefined && size(a.v) < size(before) ? a.v : undefined;
+      // smaller than at the earlier call; with `keyEqualArgs`, or equal to it: an equal value
+      // repeats that key (which the chain's bound k folds back), so neither makes ever new keys
+      if (before === undefined) return undefined;
+      return size(a.v) < size(before) || (this.keyEqualArgs && equals(a.v, before)) ? a.v : undefined;
     });
     // arguments represented differently (a raised map here, a plain one there) get different
     // specializations, so one plain caller does not make the parameter plain for every caller

@@ -58,6 +58,13 @@ export interface PeOptions {
    * every call that is not static is specialized (SCF §3.4 alone).
    */
   readonly unfoldDepth?: number;
+  /**
+   * A singleton argument of a parameter that is not finite keys its call while it shrinks
+   * (context.ts); with this, also while it stays equal to the earlier call's (a pattern passed
+   * unchanged down a matcher's recursion), which repeats a key the bound k folds back (default
+   * false: the kernel passes stage as they were tuned; entry configs turn it on).
+   */
+  readonly keyEqualArgs?: boolean;
 }
 
 /** Abstract nodes one partial evaluation may build (`PeOptions.maxNodes`): twice the most a shipped config's whole pipeline builds. */

@@ -47,6 +47,9 @@ export function stageEntry(
   const result = stage(loaded.program, loaded.signature.coreName, loaded.inputs, {
     pe: {
       k: opts.k ?? 2,
+      // the writer's recursion passes parts of what is known early down unchanged (a pattern, a
+      // program): keep them in the keys
+      keyEqualArgs: true,
       ...loaded.config.pe,
       ...(opts.onWork ? { onProgress: opts.onWork } : {}),
     },
@@ -80,7 +83,60 @@ function moduleCode(s: StagedEntry, origin: string): string {
   const more = rest.map((p) =>
     emitAdmission([loaded.inputs[p.i] as never], { name: `admit_${p.i}`, ctors, exported: true }),
   );
-  return more.length === 0 ? code : `${code}\n${more.join('\n\n')}\n`;
+  return withFuel(more.length === 0 ? code : `${code}\n${more.join('\n\n')}\n`);
+}
+
+/** A function of the emitted module, at column 0 (the admission checks excepted: they end). */
+const FUNCTION_LINE = /^(export )?function (?!admit_\d+[_(])[A-Za-z_$][\w$]*\(.*\) \{$/;
+/** The first line of a function the emitter writes as a loop (its self tail calls `continue` it). */
+const LOOP_LINE = '  for (;;) {';
+
+/**
+ * The staged module with a fuel counter, as a user's pass has: the first statement of every
+ * function of the staged code (of its loop, for one emitted as a loop) takes one unit and throws
+ * the module's `OUT_OF_FUEL` past the last, so a run that does not end (an interpreter given a
+ * program that loops) stops; the stub sets the units before each run (`fuel(n)`). The counter's
+ * names are fresh in the module's text.
+ */
+function withFuel(code: string): string {
+  const fresh = (base: string): string => {
+    let n = base;
+    while (code.includes(n)) n = `${n}_`;
+    return n;
+  };
+  const left = fresh('fuel$left');
+  const out = fresh('fuel$out');
+  const token = fresh('fuel$token');
+  const lines = code.split('\n');
+  const done: string[] = [];
+  let counted = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    done.push(line);
+    if (!FUNCTION_LINE.test(line)) continue;
+    counted++;
+    if (lines[i + 1] === LOOP_LINE) {
+      done.push(LOOP_LINE);
+      i++;
+      done.push(`    if (--${left} < 0) ${out}();`);
+    } else done.push(`  if (--${left} < 0) ${out}();`);
+  }
+  if (counted === 0)
+    throw new Error("internal error: the emitter's functions are not where the fuel counter expects them");
+  return [
+    ...done,
+    '/** Calls the next run may make (the stub sets them: SCF_PASS_FUEL, as for a pass). */',
+    `let ${left} = 0;`,
+    `const ${token} = Symbol('out of fuel');`,
+    `function ${out}() {`,
+    `  throw ${token};`,
+    '}',
+    `export function fuel(n) {`,
+    `  ${left} = n;`,
+    '}',
+    `export { ${token} as OUT_OF_FUEL };`,
+    '',
+  ].join('\n');
 }
 
 function posixRelative(fromDir: string, file: string): string {

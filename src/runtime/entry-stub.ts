@@ -16,13 +16,15 @@
  *   changed source warns once and runs the entry's current source;
  * - the staged module is read and checked against its recorded SHA-256 before it is imported (and
  *   by its `STAGE_HASH` once imported), so a module edited or of another stage never runs;
+ * - a staged run counts its calls as a user's pass does (SCF_PASS_FUEL, read when the stub is
+ *   loaded): one that does not end is a `PassError` naming the entry, as the unstaged run's is;
  * - every other argument runs the unstaged function: the entry's source compiled by scf's front
  *   end (optimizers/user.ts, `loadUserFunction`, with a user pass's fuel), after a warning through
  *   the hook `SCF.onFallback` sets (console.warn by default). The unstaged function needs node and
  *   the entry's source; in a page only admitted arguments run.
  */
 import { clip, scfVersion } from '../common/index.js';
-import { loadUserFunction, PassError } from '../optimizers/user.js';
+import { DEFAULT_PASS_FUEL, loadUserFunction, PassError, passFuel } from '../optimizers/user.js';
 import { InputNotAdmitted } from '../stager/staged-helpers.js';
 import {
   type ManifestFile,
@@ -56,6 +58,9 @@ export interface EntryManifest {
 /** What the staged module exports. */
 interface EntryModule {
   readonly run?: unknown;
+  /** Sets the calls the next run may make; `OUT_OF_FUEL` is what a run throws past them. */
+  readonly fuel?: unknown;
+  readonly OUT_OF_FUEL?: unknown;
   readonly STAGE_HASH?: unknown;
   readonly [admit: string]: unknown;
 }
@@ -109,7 +114,8 @@ async function loadModule(
       : `the staged module ${f.path} failed to load: ${e instanceof Error ? e.message : String(e)}`;
   }
   if (m.STAGE_HASH !== f.sha256) return `the staged module ${f.path} is not the one staged with this stub`;
-  if (typeof m.run !== 'function') return `the staged module ${f.path} exports no run function`;
+  if (typeof m.run !== 'function' || typeof m.fuel !== 'function')
+    return `the staged module ${f.path} exports no run and fuel functions`;
   return m;
 }
 
@@ -155,7 +161,9 @@ export async function loadEntryStub(
     if (stale === null) stale = typeof loaded === 'string' ? loaded : checkSources(manifest, stubDir);
     return stale;
   };
-  let unstagedFn: ((args: readonly unknown[]) => unknown) | undefined;
+  // read once: an environment variable costs more to read than a small staged run takes
+  const fuel = passFuel();
+  let unstagedFn: ((args: readonly unknown[], fuel?: number) => unknown) | undefined;
   const unstaged = (...args: unknown[]): unknown => {
     if (unstagedFn === undefined) {
       const f = manifest.sources[0] as ManifestFile;
@@ -166,7 +174,7 @@ export async function loadEntryStub(
         );
       unstagedFn = loadUserFunction(file, manifest.export, shown);
     }
-    return unstagedFn(args);
+    return unstagedFn(args, fuel);
   };
   const arity = (args: readonly unknown[]): void => {
     if (args.length !== manifest.params.length)
@@ -193,9 +201,14 @@ export async function loadEntryStub(
         p.seen.add(a);
       }
     }
+    (loaded.fuel as (n: number) => void)(fuel);
     try {
       return (loaded.run as (...a: unknown[]) => unknown)(...args);
     } catch (e) {
+      if (e === loaded.OUT_OF_FUEL)
+        throw new PassError(
+          `'${shown}' (staged) did not terminate within ${fuel} calls of fuel (SCF_PASS_FUEL, default ${DEFAULT_PASS_FUEL}, sets how many a run may make)`,
+        );
       if (!(e instanceof RangeError) || !/call stack/i.test(e.message)) throw e;
       throw new PassError(
         `${shown} (staged) recursed deeper than the JavaScript stack allows: a recursion without end, or one call deep per step of a long count or list`,

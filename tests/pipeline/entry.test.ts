@@ -11,6 +11,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { arbMember } from '../../src/abstract-values/index.js';
+import { benchEntryConfig, entryConfigsIn } from '../../src/bench/index.js';
 import {
   ConfigError,
   importStub,
@@ -256,6 +257,55 @@ describe('scf test: staged ≡ unstaged on draws from the descriptions', () => {
       expect(b).toEqual(a);
     } finally {
       delete process.env.SCF_PASS_FUEL;
+    }
+  });
+});
+
+describe('an entry config: the regex matcher staged against a known pattern', () => {
+  it('compiles the pattern at staging time and matches every text as the matcher does', async () => {
+    const dir = path.join(TMP, 'regex');
+    cpSync(path.join(ROOT, 'examples/own-ir'), dir, { recursive: true });
+    const loaded = loadEntry(loadEntryConfig(path.join(dir, 'regex.json')));
+    const out = path.join(dir, 'staged');
+    writeStagedEntry(stageEntry(loaded), out);
+    const code = readFileSync(path.join(out, 'matches.staged.mjs'), 'utf8');
+    // no token is looked at any more: the staged code tests characters of the text only
+    expect(code.split('export function admit_0')[0]).not.toMatch(/\.kind === '(lit|star|any|end)'/);
+    const stub = (await importStub(path.join(out, 'matches.stub.mjs'))) as unknown as {
+      matches: (re: string, text: string) => boolean;
+      SCF: { onFallback: (w: (m: string) => void) => unknown };
+    };
+    const native = (await import(path.join(ROOT, 'examples/own-ir/regex.ts'))) as {
+      matches: (re: string, t: string) => boolean;
+    };
+    const warnings: string[] = [];
+    stub.SCF.onFallback((m) => warnings.push(m));
+    const re = '^ERROR .*timed out after .*ms$';
+    const piece = fc.constantFrom('ERROR ', 'timed out after ', 'ms', 'm', 's', 'E', 'x', ' ', '3000');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 8 }), (parts) => {
+        const text = parts.join('');
+        return stub.matches(re, text) === native.matches(re, text);
+      }),
+      { numRuns: 400 },
+    );
+    expect(stub.matches(re, 'ERROR pool: timed out after 30ms')).toBe(true);
+    expect(stub.matches(re, 'ERROR pool: timed out after 30m')).toBe(false);
+    expect(warnings).toEqual([]);
+    // another pattern runs unstaged
+    expect(stub.matches('b*x', 'bbx')).toBe(true);
+    expect(warnings).toHaveLength(1);
+  });
+
+  it('scf bench --dir times both examples: staged and unstaged equal', async () => {
+    const rows = await Promise.all(
+      entryConfigsIn(path.join(ROOT, 'examples/own-ir')).map((f) => benchEntryConfig(f, 20)),
+    );
+    expect(rows.map((r) => path.basename(r.config))).toEqual(['interp.json', 'regex.json']);
+    for (const r of rows) {
+      expect(r.equal).toBe(true);
+      expect(r.stagedUs).toBeGreaterThan(0);
+      expect(r.unstagedUs).toBeGreaterThan(0);
     }
   });
 });
