@@ -84,7 +84,7 @@ export async function benchEntryConfig(file: string, budgetMs = 600): Promise<En
       budgetMs,
     );
     return {
-      config: file,
+      config: path.relative(process.cwd(), file) || file,
       entry: loaded.config.entry,
       stageMs,
       stagedUs: t.a,
