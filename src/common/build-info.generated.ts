@@ -25,7 +25,7 @@ export const BUILTIN_SOURCE_SHA256: Readonly<Record<string, string>> = {
   'optimizers/pass-io.ts': 'b53e0277a162816867de7ed61312357e2f5bd601a75e1adb5dbf5376fc559b33',
   'optimizers/programs.browser.ts': '7535d5feb8abd1cae03e20eed151f58dbaf63d1da4399baeabba592496ba2265',
   'optimizers/programs.ts': '57bbff7089c9bc3975913f0e8cee401d3d8cb1c6623df58d771d37f21d18ce2e',
-  'optimizers/user.browser.ts': '24b8f6aeb7b595f119c25333476a98d4fa4c6183ee345b333c941552e0b3fe30',
-  'optimizers/user.ts': '5f035acd966db954399631b6e1a9d62f593638cc7456924f934c800af5dfb648',
+  'optimizers/user.browser.ts': 'c7f76c5eb7bf408657b51dd4390b3c1ceb89eb513ba8ec76cc08bc513b824a79',
+  'optimizers/user.ts': 'd84e8aced1c4efd02ef51424d3ee43ce5eeaee63a26d3527505af5d1e917fa78',
   'scf-lang/prelude.ts': '71ed5f257c997875ce06d7eedeaffda08cfdd39b9e24975a9fa95d65d2054596',
 };
