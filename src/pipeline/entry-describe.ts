@@ -39,7 +39,7 @@ import {
   union,
 } from '../abstract-values/index.js';
 import { clip } from '../common/index.js';
-import { type CtorInfo, type DataType, fieldType, showType, type Type } from '../scf-lang/index.js';
+import { type CtorInfo, type DataType, showType, substitute, type Type } from '../scf-lang/index.js';
 
 /** A description or value that does not fit its type, at `offset` of the config's text. */
 export class EntryValueError extends Error {
@@ -65,7 +65,8 @@ function typeKey(t: Type): string {
 
 /** The type of field `f` of constructor `c` read at data type `t`. */
 function fieldAt(c: CtorInfo, f: CtorInfo['fields'][number], t: DataType): Type {
-  return fieldType(c, f, t.args);
+  if (c.typeParams.length === 0) return f.type;
+  return substitute(f.type, new Map(c.typeParams.map((p, i) => [p, t.args[i] ?? { tag: 'unknown' }])));
 }
 
 /** The data types named by a type, its fields' types and theirs: what `'T` may name. */

@@ -19,6 +19,7 @@ import type { CommandSpec } from '../../src/cli/io.js';
 import { KERNEL } from '../../src/cli/kernel.js';
 import { OPT } from '../../src/cli/opt.js';
 import { STAGE } from '../../src/cli/stage.js';
+import { TEST } from '../../src/cli/test.js';
 import { cli } from './helpers.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -75,7 +76,7 @@ describe('scf --version and --help', () => {
 
   it('lists every command, and each one has a --help naming it, exit 0', async () => {
     const names = await listedCommands();
-    expect(names).toEqual(['check', 'eval', 'opt', 'kernel', 'stage', 'bench']);
+    expect(names).toEqual(['check', 'eval', 'opt', 'kernel', 'stage', 'test', 'bench']);
     for (const name of names) {
       const r = await cli(name, '--help');
       expect(r.code, name).toBe(0);
@@ -93,7 +94,7 @@ describe('scf --version and --help', () => {
 });
 
 describe("each command's flags: one table for the parser, its --help and the README", () => {
-  const SPECS: readonly CommandSpec[] = [CHECK, EVAL, OPT, KERNEL, STAGE, BENCH];
+  const SPECS: readonly CommandSpec[] = [CHECK, EVAL, OPT, KERNEL, STAGE, TEST, BENCH];
   const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
   const flagsIn = (text: string): string[] => [...new Set(text.match(/--[a-z][a-z-]*/g) ?? [])].sort();
   const accepted = (spec: CommandSpec): string[] =>

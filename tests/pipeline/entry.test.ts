@@ -245,6 +245,24 @@ describe('entry config errors, positioned', () => {
 });
 
 describe('scf test: staged ≡ unstaged on draws from the descriptions', () => {
+  // the nightly run (npm run test:nightly sets SCF_STAGED_RUNS) draws 10^4 members per example
+  const nightly = process.env.SCF_STAGED_RUNS !== undefined;
+  it.each(['interp.json', 'regex.json'])(
+    `%s: staged ≡ unstaged on ${nightly ? '10,000' : '100'} drawn members`,
+    async (name) => {
+      const loaded = loadEntry(loadEntryConfig(path.join(ROOT, 'examples/own-ir', name)));
+      process.env.SCF_PASS_FUEL = '100000';
+      try {
+        const r = await testEntry(loaded, { runs: nightly ? 10_000 : 100, seed: 11 });
+        expect(r.failure).toBeUndefined();
+        expect(r.compared).toBeGreaterThan(r.runs / 2);
+      } finally {
+        delete process.env.SCF_PASS_FUEL;
+      }
+    },
+    nightly ? 3_600_000 : 60_000,
+  );
+
   it('compares the interpreter config on drawn inputs, reproducibly from its seed', async () => {
     const loaded = loadEntry(loadEntryConfig(path.join(ROOT, 'examples/own-ir/interp.json')));
     process.env.SCF_PASS_FUEL = '100000';
