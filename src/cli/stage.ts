@@ -141,21 +141,14 @@ async function run({ values, positionals }: CommandArgs<typeof STAGE.flags>, io:
     cleanUp();
     throw e;
   }
-  let files: ReturnType<typeof writeStaged>;
-  try {
-    files = writeStaged(result.stages, {
-      outDir: values.out,
+  const files = writeInto(values.out, cleanUp, () =>
+    writeStaged(result.stages, {
+      outDir: values.out as string,
       fun: result.fun,
       bind: config.bind,
       config: config.file,
-    });
-  } catch (e) {
-    cleanUp();
-    if (e instanceof FolderBusy) throw new UsageError(`--out '${values.out}': ${e.message}`);
-    // The disk filled up, or the folder changed since it was checked.
-    if (typeof (e as { syscall?: unknown } | null)?.syscall !== 'string') throw e;
-    throw new UsageError(`cannot write into --out '${values.out}': ${fileProblem(e)}`);
-  }
+    }),
+  );
   if (values.json) {
     const manifest = JSON.parse(readFileSync(files.manifest, 'utf8')) as unknown;
     io.out(JSON.stringify({ config: config.file, manifest, ...stageReport(result.stages) }, null, 2));
@@ -167,6 +160,23 @@ async function run({ values, positionals }: CommandArgs<typeof STAGE.flags>, io:
     `wrote ${[...files.modules, files.stub, files.types, files.manifest, files.descriptions].join(', ')}`,
   );
   return 0;
+}
+
+/**
+ * `write()`'s result; when it fails, the folders made for `--out` are removed (`cleanUp`) and a
+ * folder held by another stage, a full disk or a folder changed since it was checked is a usage
+ * error naming `out`.
+ */
+function writeInto<T>(out: string, cleanUp: () => void, write: () => T): T {
+  try {
+    return write();
+  } catch (e) {
+    cleanUp();
+    if (e instanceof FolderBusy) throw new UsageError(`--out '${out}': ${e.message}`);
+    // The disk filled up, or the folder changed since it was checked.
+    if (typeof (e as { syscall?: unknown } | null)?.syscall !== 'string') throw e;
+    throw new UsageError(`cannot write into --out '${out}': ${fileProblem(e)}`);
+  }
 }
 
 /** Whether `file` is an entry config (it is read again, with positions, by `loadEntryConfig`). */
@@ -217,15 +227,9 @@ function runEntry(
   io.err(
     `${name}: ${(r.ms.pe + r.ms.dae).toFixed(0)} ms, ${r.peStats.residualFuns} residual functions, ${r.sizes.original} → ${r.sizes.residual} → ${r.sizes.staged} Core nodes (unstaged → residual → after DAE), stop: ${r.stop}`,
   );
-  let written: string[];
-  try {
-    written = writeStagedEntry(staged, values.out as string);
-  } catch (e) {
-    out.removeCreated();
-    if (e instanceof FolderBusy) throw new UsageError(`--out '${values.out}': ${e.message}`);
-    if (typeof (e as { syscall?: unknown } | null)?.syscall !== 'string') throw e;
-    throw new UsageError(`cannot write into --out '${values.out}': ${fileProblem(e)}`);
-  }
+  const written = writeInto(values.out as string, out.removeCreated, () =>
+    writeStagedEntry(staged, values.out as string),
+  );
   if (values.json) {
     const manifest = JSON.parse(readFileSync(written[1] as string, 'utf8')) as unknown;
     io.out(

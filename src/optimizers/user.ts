@@ -27,7 +27,7 @@ import type { Fun } from '../kernel/index.js';
 import { listFromArray } from '../kernel/index.js';
 import * as prelude from '../scf-lang/prelude.js';
 import { compileFile, formatDiagnostic, type CoreProgram } from '../scf-lang/index.js';
-import { emitModule } from '../stager/emit.js';
+import { chargeEachCall, emitModule } from '../stager/emit.js';
 import * as stagedRuntime from '../stager/staged-helpers.js';
 import type { Pass } from './index.js';
 import { DEFAULT_PASS_FUEL, PassError } from './pass-error.js';
@@ -106,11 +106,6 @@ type CountedEntry = (fuel: number, args: readonly unknown[]) => unknown;
 /** What the counter throws when the fuel runs out (caught in `runBounded`, never seen outside). */
 const OUT_OF_FUEL: unique symbol = Symbol('out of fuel');
 
-/** A function of the emitted code, as `emitModule` writes it: its own line, at column 0. */
-const FUNCTION_LINE = /^function [A-Za-z_$][\w$]*\(.*\) \{$/;
-/** The first line of a function the emitter writes as a loop (its self tail calls `continue` it). */
-const LOOP_LINE = '  for (;;) {';
-
 /**
  * The entry of `program` compiled to JavaScript (the emitter's function form) with a fuel counter:
  * the first statement of every function — of its loop, for one emitted as a loop — takes one unit
@@ -133,31 +128,11 @@ function compileCounted(program: CoreProgram, entry: string, exportName = 'optim
   const left = fresh('scf$fuel');
   const spent = fresh('scf$outOfFuel');
   const main = fresh('scf$entry');
-  // lines split at '\n' only: the emitter ends lines with it, and string literals hold none
-  const lines = body.split('\n');
-  const instrumented: string[] = [];
-  let counted = 0;
-  let misplaced = false;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] as string;
-    instrumented.push(line);
-    if (!line.startsWith('function ')) continue;
-    misplaced ||= !FUNCTION_LINE.test(line);
-    counted++;
-    // a function that calls itself in tail position is a loop: each round is a call
-    if (lines[i + 1] === LOOP_LINE) {
-      instrumented.push(LOOP_LINE);
-      i++;
-      instrumented.push(`    if (--${left} < 0) ${spent}();`);
-    } else instrumented.push(`  if (--${left} < 0) ${spent}();`);
-  }
-  if (counted === 0 || misplaced) {
-    throw new Error("internal error: the emitter's functions are not where the fuel counter expects them");
-  }
+  const instrumented = chargeEachCall(body, `if (--${left} < 0) ${spent}();`);
   const source = [
     `let ${left} = 0;`,
     `const ${spent} = () => { throw $outOfFuel; };`,
-    `const ${main} = (() => {\n${instrumented.join('\n')}})();`,
+    `const ${main} = (() => {\n${instrumented}})();`,
     `return (fuel, args) => { ${left} = fuel; return ${main}(...args); };`,
   ].join('\n');
   return new Function('$scf', '$outOfFuel', source)(

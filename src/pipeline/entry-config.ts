@@ -22,7 +22,7 @@
  * refused at the sample.
  */
 import path from 'node:path';
-import type { Node } from 'jsonc-parser';
+import { type Node, type ParseError, parse as parseJson } from 'jsonc-parser';
 import { type AbsValue, type CtorTable, conforms, singleton, top } from '../abstract-values/index.js';
 import { clip, lineCol, readFailure, readSourceFile } from '../common/index.js';
 import {
@@ -79,9 +79,20 @@ export interface LoadedEntry {
   readonly ctorTypes: ReadonlyMap<string, CtorInfo>;
 }
 
-/** Whether a config's text is an entry config (an object with the key `entry`). */
+/**
+ * Whether a config's text is an entry config: a JSON object with the key `entry` (text that does
+ * not parse is not: the kernel config reader says where it fails).
+ */
 export function isEntryConfigText(text: string): boolean {
-  return /"entry"\s*:/.test(text);
+  const errors: ParseError[] = [];
+  const v: unknown = parseJson(text.replace(/^\uFEFF/, ''), errors);
+  return (
+    errors.length === 0 &&
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    Object.hasOwn(v, 'entry')
+  );
 }
 
 /** Reads an entry config's text (`file` for messages and to resolve `entry`). */

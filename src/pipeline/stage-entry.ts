@@ -29,7 +29,7 @@ import {
 } from '../common/index.js';
 import type { PeStats } from '../partial-eval/index.js';
 import { type EntryManifest, type ManifestFile, sha256, stageHashLine } from '../runtime/index.js';
-import { emitAdmission, emitModule, type StageResult, stage } from '../stager/index.js';
+import { chargeEachCall, emitAdmission, emitModule, type StageResult, stage } from '../stager/index.js';
 import type { LoadedEntry } from './entry-config.js';
 import { publishFolder } from './staged-folder.js';
 import { type FolderFile, RUNTIME_SPECIFIER } from './staged-text.js';
@@ -86,17 +86,12 @@ function moduleCode(s: StagedEntry, origin: string): string {
   return withFuel(more.length === 0 ? code : `${code}\n${more.join('\n\n')}\n`);
 }
 
-/** A function of the emitted module, at column 0 (the admission checks excepted: they end). */
-const FUNCTION_LINE = /^(export )?function (?!admit_\d+[_(])[A-Za-z_$][\w$]*\(.*\) \{$/;
-/** The first line of a function the emitter writes as a loop (its self tail calls `continue` it). */
-const LOOP_LINE = '  for (;;) {';
-
 /**
- * The staged module with a fuel counter, as a user's pass has: the first statement of every
- * function of the staged code (of its loop, for one emitted as a loop) takes one unit and throws
- * the module's `OUT_OF_FUEL` past the last, so a run that does not end (an interpreter given a
- * program that loops) stops; the stub sets the units before each run (`fuel(n)`). The counter's
- * names are fresh in the module's text.
+ * The staged module with a fuel counter, as a user's pass has (`chargeEachCall`): every function
+ * of the staged code (the admission checks, which end, excepted) takes one unit per call or loop
+ * round and throws the module's `OUT_OF_FUEL` past the last, so a run that does not end (an
+ * interpreter given a program that loops) stops; the stub sets the units before each run
+ * (`fuel(n)`). The counter's names are fresh in the module's text.
  */
 function withFuel(code: string): string {
   const fresh = (base: string): string => {
@@ -107,24 +102,13 @@ function withFuel(code: string): string {
   const left = fresh('fuel$left');
   const out = fresh('fuel$out');
   const token = fresh('fuel$token');
-  const lines = code.split('\n');
-  const done: string[] = [];
-  let counted = 0;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] as string;
-    done.push(line);
-    if (!FUNCTION_LINE.test(line)) continue;
-    counted++;
-    if (lines[i + 1] === LOOP_LINE) {
-      done.push(LOOP_LINE);
-      i++;
-      done.push(`    if (--${left} < 0) ${out}();`);
-    } else done.push(`  if (--${left} < 0) ${out}();`);
-  }
-  if (counted === 0)
-    throw new Error("internal error: the emitter's functions are not where the fuel counter expects them");
+  const charged = chargeEachCall(
+    code,
+    `if (--${left} < 0) ${out}();`,
+    (name) => !/^admit_\d+(_|$)/.test(name),
+  );
   return [
-    ...done,
+    charged,
     '/** Calls the next run may make (the stub sets them: SCF_PASS_FUEL, as for a pass). */',
     `let ${left} = 0;`,
     `const ${token} = Symbol('out of fuel');`,

@@ -114,7 +114,7 @@ export async function testEntry(loaded: LoadedEntry, opts: EntryTestOptions = {}
         last = { staged, unstaged };
         return false;
       }
-      if (undecided(unstaged) || undecided(staged)) {
+      if (undecided(staged)) {
         skipped++;
         return true;
       }

@@ -26,16 +26,8 @@
 import { clip, scfVersion } from '../common/index.js';
 import { DEFAULT_PASS_FUEL, loadUserFunction, PassError, passFuel } from '../optimizers/user.js';
 import { InputNotAdmitted } from '../stager/staged-helpers.js';
-import {
-  type ManifestFile,
-  readStaged,
-  sha256,
-  sourceHash,
-  sourcePath,
-  sourcePlaces,
-  stubFolder,
-} from './files.js';
-import { stageHashLine } from './stub.js';
+import { type ManifestFile, sourceHash, sourcePath, sourcePlaces, stubFolder } from './files.js';
+import { deepFreeze, stagedFile } from './stub.js';
 
 /** What an entry's staged folder was staged from (`EXPORT.manifest.json`, also in the stub). */
 export interface EntryManifest {
@@ -79,18 +71,6 @@ export interface EntryStub {
   readonly onFallback: (warn: (message: string) => void) => (message: string) => void;
 }
 
-/** `x` and everything reachable from it frozen. */
-function deepFreeze(x: unknown, seen: WeakSet<object>): void {
-  const stack = [x];
-  while (stack.length > 0) {
-    const y = stack.pop();
-    if (typeof y !== 'object' || y === null || seen.has(y)) continue;
-    seen.add(y);
-    Object.freeze(y);
-    for (const v of Object.values(y)) stack.push(v);
-  }
-}
-
 /** Loads and checks the staged module; the problem when it cannot run. */
 async function loadModule(
   manifest: EntryManifest,
@@ -98,18 +78,13 @@ async function loadModule(
   importer: () => Promise<EntryModule>,
 ): Promise<EntryModule | string> {
   const f = manifest.module;
-  const text = readStaged(stubFolder(url), f.path);
-  if (text !== undefined) {
-    if (typeof text !== 'string') return `the staged module ${f.path} cannot be read (${text.bad})`;
-    const line = stageHashLine(f.sha256);
-    if (!text.endsWith(line) || sha256(text.slice(0, -line.length)) !== f.sha256)
-      return `the staged module ${f.path} is not the one staged with this stub`;
-  }
+  const file = stagedFile(stubFolder(url), f);
+  if (file.problem !== undefined) return file.problem;
   let m: EntryModule;
   try {
     m = await importer();
   } catch (e) {
-    return text === undefined
+    return file.absent
       ? `the staged module ${f.path} is missing`
       : `the staged module ${f.path} failed to load: ${e instanceof Error ? e.message : String(e)}`;
   }

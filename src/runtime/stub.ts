@@ -201,6 +201,25 @@ export function stageHashLine(sha: string): string {
 }
 
 /**
+ * The staged module `f` beside the stub in `dir`, as read before it is imported: `absent` when
+ * no file is there to read (a bundle), a `problem` when the file cannot be read or is not the one
+ * staged (its text before its last line must hash to `f.sha256`, which that line states).
+ */
+export function stagedFile(
+  dir: string | undefined,
+  f: ManifestFile,
+): { readonly absent: boolean; readonly problem?: string } {
+  const text = readStaged(dir, f.path);
+  if (text === undefined) return { absent: true };
+  if (typeof text !== 'string')
+    return { absent: false, problem: `the staged module ${f.path} cannot be read (${text.bad})` };
+  const line = stageHashLine(f.sha256);
+  if (!text.endsWith(line) || sha256(text.slice(0, -line.length)) !== f.sha256)
+    return { absent: false, problem: `the staged module ${f.path} is not the one staged with this stub` };
+  return { absent: false };
+}
+
+/**
  * Loads the staged modules of a stub and checks each against `manifest.modules` (paths relative
  * to the stub at `url`, and SHA-256s):
  * - where the module's file is there to read, its text must be what was staged — checked before
@@ -226,15 +245,8 @@ export async function loadStagedModules(
     ok: false,
     problem: `the staged module ${f.path} is not the one staged with this stub`,
   });
-  const texts = files.map((f) => readStaged(dir, f.path));
-  for (const [i, f] of files.entries()) {
-    const text = texts[i];
-    if (text === undefined) continue;
-    if (typeof text !== 'string')
-      return { ok: false, problem: `the staged module ${f.path} cannot be read (${text.bad})` };
-    const line = stageHashLine(f.sha256);
-    if (!text.endsWith(line) || sha256(text.slice(0, -line.length)) !== f.sha256) return foreign(f);
-  }
+  const texts = files.map((f) => stagedFile(dir, f));
+  for (const t of texts) if (t.problem !== undefined) return { ok: false, problem: t.problem };
   const stages: ((...args: unknown[]) => unknown)[] = [];
   let admit: unknown;
   let admitFormals: unknown;
@@ -247,10 +259,9 @@ export async function loadStagedModules(
     } catch (e) {
       return {
         ok: false,
-        problem:
-          texts[i] === undefined
-            ? `the staged module ${f.path} is missing`
-            : `the staged module ${f.path} failed to load: ${e instanceof Error ? e.message : String(e)}`,
+        problem: texts[i]?.absent
+          ? `the staged module ${f.path} is missing`
+          : `the staged module ${f.path} failed to load: ${e instanceof Error ? e.message : String(e)}`,
       };
     }
     if (m.STAGE_HASH !== f.sha256) return foreign(f);
@@ -319,12 +330,15 @@ function refusal(
   return `formal '${clip(name)}' = ${showLate(v)} is outside its early description ${desc}${where}`;
 }
 
-/** `x` and everything reachable from it frozen (plain JSON data: objects and arrays). */
-function deepFreeze<T>(x: T, seen = new WeakSet<object>()): T {
-  if (typeof x === 'object' && x !== null && !seen.has(x)) {
-    seen.add(x);
-    Object.freeze(x);
-    for (const v of Object.values(x)) deepFreeze(v, seen);
+/** `x` and everything reachable from it frozen (a loop, not a recursion: lists are long). */
+export function deepFreeze<T>(x: T, seen = new WeakSet<object>()): T {
+  const stack: unknown[] = [x];
+  while (stack.length > 0) {
+    const y = stack.pop();
+    if (typeof y !== 'object' || y === null || seen.has(y)) continue;
+    seen.add(y);
+    Object.freeze(y);
+    for (const v of Object.values(y)) stack.push(v);
   }
   return x;
 }

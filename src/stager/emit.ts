@@ -108,6 +108,50 @@ export interface EmitMeta {
   readonly constants: number;
 }
 
+/** A function of emitted code: its own line, at column 0 (`export ` first in a module). */
+const FUNCTION_LINE = /^(?:export )?function ([A-Za-z_$][\w$]*)\(.*\) \{$/;
+/** The first line of a function emitted as a loop (its self tail calls `continue` it). */
+const LOOP_LINE = '  for (;;) {';
+
+/**
+ * `code`, written by `emitModule`, with the statement `charge` first in every function whose name
+ * `counted` accepts — first in its loop, for a function emitted as a loop, so that a self tail
+ * call is charged as any call is. What a user's pass (optimizers/user.ts) and a staged entry
+ * (pipeline/stage-entry.ts) count their fuel with. Throws an internal error when a function is
+ * not where this expects it, or none is counted.
+ */
+export function chargeEachCall(
+  code: string,
+  charge: string,
+  counted: (name: string) => boolean = () => true,
+): string {
+  // lines split at '\n' only: the emitter ends lines with it, and string literals hold none
+  const lines = code.split('\n');
+  const out: string[] = [];
+  let charged = 0;
+  let misplaced = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    out.push(line);
+    if (!line.startsWith('function ') && !line.startsWith('export function ')) continue;
+    const m = FUNCTION_LINE.exec(line);
+    if (!m) {
+      misplaced = true;
+      continue;
+    }
+    if (!counted(m[1] as string)) continue;
+    charged++;
+    if (lines[i + 1] === LOOP_LINE) {
+      out.push(LOOP_LINE);
+      i++;
+      out.push(`    ${charge}`);
+    } else out.push(`  ${charge}`);
+  }
+  if (charged === 0 || misplaced)
+    throw new Error("internal error: the emitter's functions are not where the fuel counter expects them");
+  return out.join('\n');
+}
+
 /** The JavaScript module for `program`, exporting `opts.exportName` (= the entry) and `meta`. */
 export function emitModule(program: CoreProgram, opts: EmitOptions): string {
   return new ModuleEmitter(program, opts).emit();

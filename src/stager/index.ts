@@ -10,7 +10,7 @@
 export { checkAdmitted } from './admit-check.js';
 export { ADMISSION_RUNTIME_IMPORTS, type AdmissionOptions, emitAdmission } from './admit-emit.js';
 export { planAdmission } from './admit-plan.js';
-export { type EmitMeta, type EmitOptions, emitModule } from './emit.js';
+export { chargeEachCall, type EmitMeta, type EmitOptions, emitModule } from './emit.js';
 export { type MinimizeResult, mergeEqualFunctions } from './minimize.js';
 export * as stagedRuntime from './staged-helpers.js';
 export { InputNotAdmitted } from './staged-helpers.js';
