@@ -26,6 +26,6 @@ export const BUILTIN_SOURCE_SHA256: Readonly<Record<string, string>> = {
   'optimizers/programs.browser.ts': '7535d5feb8abd1cae03e20eed151f58dbaf63d1da4399baeabba592496ba2265',
   'optimizers/programs.ts': '57bbff7089c9bc3975913f0e8cee401d3d8cb1c6623df58d771d37f21d18ce2e',
   'optimizers/user.browser.ts': 'c7f76c5eb7bf408657b51dd4390b3c1ceb89eb513ba8ec76cc08bc513b824a79',
-  'optimizers/user.ts': 'd84e8aced1c4efd02ef51424d3ee43ce5eeaee63a26d3527505af5d1e917fa78',
+  'optimizers/user.ts': 'e79378a6b185b76269286a144dad9648c7e4a3f851792ef377cecbd3de908bfd',
   'scf-lang/prelude.ts': '71ed5f257c997875ce06d7eedeaffda08cfdd39b9e24975a9fa95d65d2054596',
 };
