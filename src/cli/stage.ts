@@ -9,7 +9,8 @@
  * `FILE:LINE:COL: error CODE: …` where the position is known (a config's `Cnnnn`, a kernel's `Knnnn`),
  * exit 2; never a stack trace. The folder is published atomically (pipeline/staged-folder.ts).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { printAbs } from '../abstract-values/index.js';
 import { OptimizerError, PassError } from '../optimizers/index.js';
 import {
@@ -24,6 +25,7 @@ import {
   loadConfig,
   loadEntry,
   loadEntryConfig,
+  makeRule,
   PRINT_ALTS,
   PRINT_LINE,
   stageConfig,
@@ -32,14 +34,23 @@ import {
   writeStaged,
   writeStagedEntry,
 } from '../pipeline/index.js';
-import { fileProblem, readSourceFile } from '../common/index.js';
-import { type CliIo, type CommandArgs, type CommandSpec, defineCommand } from './io.js';
+import { fileProblem, readSourceFile, recordSourceReads } from '../common/index.js';
+import {
+  type CliIo,
+  type CommandArgs,
+  type CommandSpec,
+  defineCommand,
+  type ErrorRule,
+  reportError,
+} from './io.js';
 import { UsageError } from './kernel-input.js';
 import { prepareOutDir } from './out-path.js';
+import { type JobResult, type StageJob, stageFolder, writeDeps } from './stage-dir.js';
 
 export const STAGE = {
   name: 'stage',
-  usage: 'scf stage CONFIG.json --out DIR [--k N] [--quiet] [--full] [--explain] [--json]',
+  usage: `scf stage CONFIG.json --out DIR [--k N] [--quiet] [--full] [--explain] [--json] [--deps FILE]
+       scf stage DIR --out OUT [--jobs N] [--force] [--k N] [--deps FILE]`,
   about: `Stages the optimizer pipeline of CONFIG for what it says is known early about the function's
 formals, writes into DIR one staged optimizer per pass (NAME.PASS.staged.mjs), a stub
 (NAME.stub.mjs, whose specialize(values) runs the staged pipeline; typed by NAME.stub.d.mts),
@@ -53,14 +64,20 @@ CONFIG is JSON: { "input": "file.c", "function": "mul_add", "pipeline": ["const-
 
 An entry config stages one SCF-lang function of yours over your own types instead (docs/own-ir.md):
   { "entry": "./interp.ts#run", "bind": { "program": [{ "kind": "push", "value": 1 }, ...] } }
-  writes EXPORT.staged.mjs and EXPORT.stub.mjs, which exports EXPORT with the entry's parameters`,
+  writes EXPORT.staged.mjs and EXPORT.stub.mjs, which exports EXPORT with the entry's parameters
+
+Given a folder DIR, it stages every config in it (*.json with "input" or "entry"; other JSON is
+skipped) into OUT/<config name>/, on N worker threads, and skips a config whose folder is up to
+date: its build record (NAME.build.json) lists the files the last stage read and wrote, and none
+of them, nor scf, nor --k, changed since. A failing config does not stop the others.`,
   notes: `The files are written into a temporary folder inside DIR and renamed into place under a lock
 (DIR/${LOCK_FILE}), the stub last, so that an interrupted or concurrent stage never leaves a stub
 that runs another stage's modules; the stub checks each staged module's SHA-256 before importing it.
 
 Exit status: 0 staged; 2 bad input: an unreadable or malformed config (FILE:LINE:COL), a kernel or
 an optimizer that does not check, a user's pass that fails as it stages, DIR not writable or held
-by another stage for over ${LOCK_WAIT_MS / 1000} s; 3 an internal error (a bug in scf).`,
+by another stage for over ${LOCK_WAIT_MS / 1000} s; 3 an internal error (a bug in scf). On a folder: 0 every
+config staged or up to date; 1 some config failed (each is reported); 2 bad input to the command.`,
   flags: {
     out: { type: 'string', short: 'o', value: 'DIR', help: 'where to write the staged modules (required)' },
     k: {
@@ -70,6 +87,19 @@ by another stage for over ${LOCK_WAIT_MS / 1000} s; 3 an internal error (a bug i
       help: 'call-chain bound of the partial evaluator (default 2)',
     },
     quiet: { type: 'boolean', short: 'q', help: 'do not print the abstract programs' },
+    jobs: {
+      type: 'string',
+      short: 'j',
+      value: 'N',
+      help: 'on a folder: stage up to N configs at once, on worker threads (default: the core count)',
+    },
+    force: { type: 'boolean', help: 'on a folder: stage every config, up to date or not' },
+    deps: {
+      type: 'string',
+      value: 'FILE',
+      help: `write into FILE, as a make rule per config (gcc -MD's format), the files each stage
+read: a build system with a cache keys the action by them (docs/build.md)`,
+    },
     full: {
       type: 'boolean',
       help: `print the abstract programs whole: by default a union longer than ${PRINT_LINE} characters,
@@ -90,25 +120,107 @@ sizes, events)`,
   },
 } satisfies CommandSpec;
 
-export const stageCommand = defineCommand(STAGE, run, [
+/** How `scf stage` reports the errors of staging one config (see `defineCommand`). */
+export const STAGE_RULES: readonly ErrorRule[] = [
   // a user's pass whose output broke the kernel on the run before staging: its error, as below
   { type: PassTrialError, status: 1, asIs: true },
   { type: ConfigError, asIs: true },
   { type: OptimizerError },
   { type: PassError },
-]);
+];
+
+export const stageCommand = defineCommand(STAGE, run, STAGE_RULES);
 
 async function run({ values, positionals }: CommandArgs<typeof STAGE.flags>, io: CliIo): Promise<number> {
-  if (positionals.length !== 1) throw new UsageError('expected exactly one CONFIG.json (see --help)');
+  if (positionals.length !== 1) throw new UsageError('expected exactly one CONFIG.json or DIR (see --help)');
   if (values.out === undefined) throw new UsageError('--out DIR is required (see --help)');
   const k = values.k === undefined ? 2 : Number(values.k);
   if (!Number.isInteger(k) || k < 1)
     throw new UsageError(`--k must be a positive integer, got '${values.k}'`);
   const file = positionals[0] as string;
-  if (isEntryConfigFile(file)) return runEntry(file, values, k, io);
+  if (isFolder(file))
+    return stageFolder(
+      file,
+      values.out,
+      { k, jobs: values.jobs, force: values.force ?? false, deps: values.deps },
+      io,
+      stageJob,
+    );
+  for (const flag of ['jobs', 'force'] as const)
+    if (values[flag] !== undefined)
+      throw new UsageError(`--${flag} applies to a folder of configs, not to one config`);
+  const staged = await stageFile(file, values.out, { ...values, k }, io);
+  if (values.deps !== undefined)
+    writeDeps(values.deps, [
+      makeRule(path.resolve(values.out, `${staged.name}.stub.mjs`), [...staged.reads.keys()], process.cwd()),
+    ]);
+  return 0;
+}
+
+/**
+ * Stages one config of a folder (`scf stage DIR`), printing nothing but its error: what a worker
+ * thread runs (stage-worker.ts).
+ */
+export async function stageJob(job: StageJob): Promise<JobResult> {
+  const lines: string[] = [];
+  const quiet: CliIo = { out: () => {}, err: () => {} };
+  try {
+    const staged = await stageFile(job.file, job.out, { k: job.k, quiet: true }, quiet);
+    return { ok: true, name: staged.name, reads: [...staged.reads] };
+  } catch (e) {
+    const status = reportError(
+      STAGE.name,
+      { out: (l) => lines.push(l), err: (l) => lines.push(l) },
+      e,
+      STAGE_RULES,
+    );
+    return { ok: false, status, message: lines.join('\n') };
+  }
+}
+
+/** What `scf stage` prints for one config, besides the progress lines. */
+export interface StageFileOptions {
+  readonly k: number;
+  readonly quiet?: boolean | undefined;
+  readonly full?: boolean | undefined;
+  readonly explain?: boolean | undefined;
+  readonly json?: boolean | undefined;
+}
+
+/** A config staged by `stageFile`: its function's name (the files' base name) and what it read. */
+export interface StagedFile {
+  readonly name: string;
+  readonly config: string;
+  readonly reads: ReadonlyMap<string, string>;
+}
+
+/**
+ * Stages the config `file` (a kernel config or an entry config) into `outDir`, printing what
+ * `scf stage CONFIG` prints; throws what `STAGE_RULES` report.
+ */
+export async function stageFile(
+  file: string,
+  outDir: string,
+  opts: StageFileOptions,
+  io: CliIo,
+): Promise<StagedFile> {
+  const { value: name, reads } = await recordSourceReads(() =>
+    isEntryConfigFile(file) ? runEntry(file, outDir, opts, io) : stageKernelConfig(file, outDir, opts, io),
+  );
+  return { name, config: file, reads };
+}
+
+/** `scf stage CONFIG.json` on a kernel config: its pipeline's staged optimizers and stub. */
+async function stageKernelConfig(
+  file: string,
+  outDir: string,
+  values: StageFileOptions,
+  io: CliIo,
+): Promise<string> {
+  const { k } = values;
   const config = loadConfig(file);
   // Staging takes seconds: a folder it could not write is found before, not after.
-  const out = prepareOutDir(values.out, '--out');
+  const out = prepareOutDir(outDir, '--out');
   // Leave nothing behind but what was there: the folders made for --out, while still empty.
   const cleanUp = out.removeCreated;
   let result: Awaited<ReturnType<typeof stageConfig>>;
@@ -141,9 +253,9 @@ async function run({ values, positionals }: CommandArgs<typeof STAGE.flags>, io:
     cleanUp();
     throw e;
   }
-  const files = writeInto(values.out, cleanUp, () =>
+  const files = writeInto(outDir, cleanUp, () =>
     writeStaged(result.stages, {
-      outDir: values.out as string,
+      outDir,
       fun: result.fun,
       bind: config.bind,
       config: config.file,
@@ -159,7 +271,7 @@ async function run({ values, positionals }: CommandArgs<typeof STAGE.flags>, io:
   io.err(
     `wrote ${[...files.modules, files.stub, files.types, files.manifest, files.descriptions].join(', ')}`,
   );
-  return 0;
+  return result.fun.name;
 }
 
 /**
@@ -179,6 +291,15 @@ function writeInto<T>(out: string, cleanUp: () => void, write: () => T): T {
   }
 }
 
+/** Whether `file` names a folder (of configs, for `stageFolder`). */
+function isFolder(file: string): boolean {
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false; // stageFile reports why it cannot be read
+  }
+}
+
 /** Whether `file` is an entry config (it is read again, with positions, by `loadEntryConfig`). */
 function isEntryConfigFile(file: string): boolean {
   try {
@@ -189,14 +310,10 @@ function isEntryConfigFile(file: string): boolean {
 }
 
 /** `scf stage` on an entry config (pipeline/entry-config.ts): one staged function, no pipeline. */
-function runEntry(
-  file: string,
-  values: CommandArgs<typeof STAGE.flags>['values'],
-  k: number,
-  io: CliIo,
-): number {
+function runEntry(file: string, outDir: string, values: StageFileOptions, io: CliIo): string {
+  const { k } = values;
   const loaded = loadEntry(loadEntryConfig(file));
-  const out = prepareOutDir(values.out as string, '--out');
+  const out = prepareOutDir(outDir, '--out');
   const name = loaded.config.export;
   io.err(`staging ${loaded.config.entry} …`);
   let staged: ReturnType<typeof stageEntry>;
@@ -227,9 +344,7 @@ function runEntry(
   io.err(
     `${name}: ${(r.ms.pe + r.ms.dae).toFixed(0)} ms, ${r.peStats.residualFuns} residual functions, ${r.sizes.original} → ${r.sizes.residual} → ${r.sizes.staged} Core nodes (unstaged → residual → after DAE), stop: ${r.stop}`,
   );
-  const written = writeInto(values.out as string, out.removeCreated, () =>
-    writeStagedEntry(staged, values.out as string),
-  );
+  const written = writeInto(outDir, out.removeCreated, () => writeStagedEntry(staged, outDir));
   if (values.json) {
     const manifest = JSON.parse(readFileSync(written[1] as string, 'utf8')) as unknown;
     io.out(
@@ -259,7 +374,7 @@ function runEntry(
   }
   if (values.explain) io.out(explainEntry(r.events));
   io.err(`wrote ${written.join(', ')}`);
-  return 0;
+  return name;
 }
 
 /** `--explain` for an entry: each loss of precision the partial evaluator reported. */

@@ -34,6 +34,7 @@ export {
   MAX_SOURCE_BYTES,
   readFailure,
   readSourceFile,
+  recordSourceReads,
   SourceFileProblem,
 } from './source-file.js';
 export { didYouMean, type LineCol, lineCol, nearestName } from './text.js';

@@ -16,3 +16,10 @@ export function inSystemFileSystem(_p: string): boolean {
 export function readSourceFile(file: string, _maxBytes = MAX_SOURCE_BYTES): string {
   throw new SourceFileProblem(`cannot be read in a browser (no file system): ${file}`);
 }
+
+/** Runs `work`: a page reads no files, so it records none. */
+export async function recordSourceReads<T>(
+  work: () => T | Promise<T>,
+): Promise<{ readonly value: T; readonly reads: ReadonlyMap<string, string> }> {
+  return { value: await work(), reads: new Map() };
+}

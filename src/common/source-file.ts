@@ -15,6 +15,11 @@
  *
  * A UTF-8 byte-order mark at the start is dropped (editors write one; positions are then counted
  * as the editor shows them).
+ *
+ * `recordSourceReads` lists what a piece of work read this way, each file with the SHA-256 of the
+ * text it got (as gcc's `-MD` lists a compilation's headers): what a staged folder's build record
+ * and `scf stage --deps` name as the stage's inputs. The record follows the work across `await`s
+ * (node's AsyncLocalStorage), so two stages running at once in one process keep separate lists.
  */
 import {
   closeSync,
@@ -26,6 +31,8 @@ import {
   realpathSync,
   type Stats,
 } from 'node:fs';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { MAX_SOURCE_BYTES, SourceFileProblem } from './source-errors.js';
 
@@ -79,9 +86,29 @@ export function readSourceFile(file: string, maxBytes = MAX_SOURCE_BYTES): strin
       throw new SourceFileProblem(
         `is larger than ${Math.round(maxBytes / 1024 / 1024)} MiB (${s.size} bytes)`,
       );
-    const text = readFileSync(fd, 'utf8');
-    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    const raw = readFileSync(fd, 'utf8');
+    const text = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
+    const reads = recording.getStore();
+    if (reads !== undefined && !reads.has(abs))
+      reads.set(abs, createHash('sha256').update(text, 'utf8').digest('hex'));
+    return text;
   } finally {
     closeSync(fd);
   }
+}
+
+/** The files read through `readSourceFile` while the work of `recordSourceReads` runs. */
+const recording = new AsyncLocalStorage<Map<string, string>>();
+
+/**
+ * Runs `work`, and returns what it returned with every file it read through `readSourceFile`
+ * (absolute path → SHA-256 of the text read, in the order first read). Work that fails throws as
+ * it would have.
+ */
+export async function recordSourceReads<T>(
+  work: () => T | Promise<T>,
+): Promise<{ readonly value: T; readonly reads: ReadonlyMap<string, string> }> {
+  const reads = new Map<string, string>();
+  const value = await recording.run(reads, work);
+  return { value, reads };
 }

@@ -11,6 +11,20 @@
  */
 export { argValue, seededRandom } from './args.js';
 export {
+  BUILD_RECORD_SUFFIX,
+  type BuildRecord,
+  buildRecord,
+  checkBuildRecord,
+  engineHash,
+  type Freshness,
+  functionFiles,
+  makeRule,
+  NOT_STAGED,
+  type RecordedFile,
+  recordInputs,
+  writeBuildRecord,
+} from './build-record.js';
+export {
   type ArgSpec,
   CONFIG_CODES,
   CONFIG_KEYS,
