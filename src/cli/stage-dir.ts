@@ -28,15 +28,13 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { clip, FROM_SOURCES, moduleUrl, readSourceFile } from '../common/index.js';
 import {
-  BUILD_RECORD_SUFFIX,
-  buildRecord,
   NOT_STAGED,
   checkBuildRecord,
   configFilesIn,
   isEntryConfigText,
   makeRule,
   recordInputs,
-  writeBuildRecord,
+  recordStage,
 } from '../pipeline/index.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './kernel-input.js';
@@ -267,12 +265,11 @@ export async function stageFolder(
         io.err(r.message);
         return;
       }
-      const reads = new Map(r.reads);
-      for (const f of readdirSync(job.out))
-        if (f.endsWith(BUILD_RECORD_SUFFIX) && f !== `${r.name}${BUILD_RECORD_SUFFIX}`)
-          rmSync(path.join(job.out, f), { force: true });
-      const record = buildRecord(job.out, r.name, job.file, reads, options);
-      writeBuildRecord(job.out, r.name, record);
+      const record = recordStage(
+        job.out,
+        { name: r.name, config: job.file, reads: new Map(r.reads) },
+        options,
+      );
       rules.set(job.file, rule(job.out, r.name, recordInputs(job.out, record)));
       const s = ((Date.now() - (started.get(j) ?? t0)) / 1000).toFixed(2);
       io.err(`${at}: staged in ${s} s → ${path.relative(process.cwd(), job.out) || '.'}`);

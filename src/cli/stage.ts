@@ -15,26 +15,21 @@ import { printAbs } from '../abstract-values/index.js';
 import { OptimizerError, PassError } from '../optimizers/index.js';
 import {
   ConfigError,
-  PassTrialError,
   describeStages,
   explainStages,
   FolderBusy,
   LOCK_FILE,
   LOCK_WAIT_MS,
-  isEntryConfigText,
-  loadConfig,
-  loadEntry,
-  loadEntryConfig,
   makeRule,
+  PassTrialError,
   PRINT_ALTS,
   PRINT_LINE,
-  stageConfig,
-  stageEntry,
+  type StagedEntry,
+  type StagedFile as PipelineStagedFile,
+  stageConfigFile,
   stageReport,
-  writeStaged,
-  writeStagedEntry,
 } from '../pipeline/index.js';
-import { fileProblem, readSourceFile, recordSourceReads } from '../common/index.js';
+import { fileProblem } from '../common/index.js';
 import {
   type CliIo,
   type CommandArgs,
@@ -204,63 +199,54 @@ export async function stageFile(
   opts: StageFileOptions,
   io: CliIo,
 ): Promise<StagedFile> {
-  const { value: name, reads } = await recordSourceReads(() =>
-    isEntryConfigFile(file) ? runEntry(file, outDir, opts, io) : stageKernelConfig(file, outDir, opts, io),
-  );
-  return { name, config: file, reads };
+  // on a terminal, a pass that takes longer than a second shows how far it got, once a second
+  const progress = process.stderr.isTTY === true;
+  let started = Date.now();
+  let shown = started;
+  const due = (): boolean => {
+    const now = Date.now();
+    if (now - shown < 1000) return false;
+    shown = now;
+    return true;
+  };
+  const secs = (): number => Math.round((Date.now() - started) / 1000);
+  const staged = await stageConfigFile(file, outDir, {
+    k: opts.k,
+    onStage: (line) => {
+      io.err(line);
+      started = Date.now();
+      shown = started;
+    },
+    ...(progress
+      ? {
+          onKernelWork: (pass, index, total, stats) => {
+            if (due())
+              io.err(
+                `[${index + 1}/${total}] ${pass}: ${secs()} s, ${stats.visits} visits, ${stats.specs} specializations …`,
+              );
+          },
+          onEntryWork: (stats) => {
+            if (due())
+              io.err(`${file}: ${secs()} s, ${stats.visits} visits, ${stats.specs} specializations …`);
+          },
+        }
+      : {}),
+    // Staging takes seconds: a folder it could not write is found before, not after.
+    prepare: (dir) => prepareOutDir(dir, '--out'),
+    write: writeInto,
+  });
+  if (staged.kind === 'kernel') printKernel(staged, opts, io);
+  else printEntry(staged, opts, io);
+  return { name: staged.name, config: file, reads: staged.reads };
 }
 
-/** `scf stage CONFIG.json` on a kernel config: its pipeline's staged optimizers and stub. */
-async function stageKernelConfig(
-  file: string,
-  outDir: string,
+/** What `scf stage CONFIG.json` prints for a kernel config: the abstract programs, or --json's report. */
+function printKernel(
+  staged: Extract<PipelineStagedFile, { kind: 'kernel' }>,
   values: StageFileOptions,
   io: CliIo,
-): Promise<string> {
-  const { k } = values;
-  const config = loadConfig(file);
-  // Staging takes seconds: a folder it could not write is found before, not after.
-  const out = prepareOutDir(outDir, '--out');
-  // Leave nothing behind but what was there: the folders made for --out, while still empty.
-  const cleanUp = out.removeCreated;
-  let result: Awaited<ReturnType<typeof stageConfig>>;
-  try {
-    // on a terminal, a pass that takes longer than a second shows how far it got, once a second
-    const progress = process.stderr.isTTY === true;
-    let started = 0;
-    let shown = 0;
-    result = await stageConfig(config, {
-      k,
-      onStage: (line) => {
-        io.err(line);
-        started = Date.now();
-        shown = started;
-      },
-      ...(progress
-        ? {
-            onWork: (pass, index, total, stats) => {
-              const now = Date.now();
-              if (now - shown < 1000) return;
-              shown = now;
-              io.err(
-                `[${index + 1}/${total}] ${pass}: ${Math.round((now - started) / 1000)} s, ${stats.visits} visits, ${stats.specs} specializations …`,
-              );
-            },
-          }
-        : {}),
-    });
-  } catch (e) {
-    cleanUp();
-    throw e;
-  }
-  const files = writeInto(outDir, cleanUp, () =>
-    writeStaged(result.stages, {
-      outDir,
-      fun: result.fun,
-      bind: config.bind,
-      config: config.file,
-    }),
-  );
+): void {
+  const { result, files, loaded: config } = staged;
   if (values.json) {
     const manifest = JSON.parse(readFileSync(files.manifest, 'utf8')) as unknown;
     io.out(JSON.stringify({ config: config.file, manifest, ...stageReport(result.stages) }, null, 2));
@@ -271,7 +257,6 @@ async function stageKernelConfig(
   io.err(
     `wrote ${[...files.modules, files.stub, files.types, files.manifest, files.descriptions].join(', ')}`,
   );
-  return result.fun.name;
 }
 
 /**
@@ -300,57 +285,23 @@ function isFolder(file: string): boolean {
   }
 }
 
-/** Whether `file` is an entry config (it is read again, with positions, by `loadEntryConfig`). */
-function isEntryConfigFile(file: string): boolean {
-  try {
-    return isEntryConfigText(readSourceFile(file));
-  } catch {
-    return false; // loadConfig reports why it cannot be read
-  }
-}
-
-/** `scf stage` on an entry config (pipeline/entry-config.ts): one staged function, no pipeline. */
-function runEntry(file: string, outDir: string, values: StageFileOptions, io: CliIo): string {
-  const { k } = values;
-  const loaded = loadEntry(loadEntryConfig(file));
-  const out = prepareOutDir(outDir, '--out');
-  const name = loaded.config.export;
-  io.err(`staging ${loaded.config.entry} …`);
-  let staged: ReturnType<typeof stageEntry>;
-  try {
-    const progress = process.stderr.isTTY === true;
-    const started = Date.now();
-    let shown = started;
-    staged = stageEntry(loaded, {
-      k,
-      ...(progress
-        ? {
-            onWork: (stats) => {
-              const now = Date.now();
-              if (now - shown < 1000) return;
-              shown = now;
-              io.err(
-                `${name}: ${Math.round((now - started) / 1000)} s, ${stats.visits} visits, ${stats.specs} specializations …`,
-              );
-            },
-          }
-        : {}),
-    });
-  } catch (e) {
-    out.removeCreated();
-    throw e;
-  }
-  const r = staged.result;
+/** What `scf stage` prints for an entry config (pipeline/entry-config.ts): one staged function. */
+function printEntry(
+  staged: Extract<PipelineStagedFile, { kind: 'entry' }>,
+  values: StageFileOptions,
+  io: CliIo,
+): void {
+  const { loaded, written, name } = staged;
+  const r = staged.staged.result;
   io.err(
     `${name}: ${(r.ms.pe + r.ms.dae).toFixed(0)} ms, ${r.peStats.residualFuns} residual functions, ${r.sizes.original} → ${r.sizes.residual} → ${r.sizes.staged} Core nodes (unstaged → residual → after DAE), stop: ${r.stop}`,
   );
-  const written = writeInto(outDir, out.removeCreated, () => writeStagedEntry(staged, outDir));
   if (values.json) {
     const manifest = JSON.parse(readFileSync(written[1] as string, 'utf8')) as unknown;
     io.out(
       JSON.stringify(
         {
-          config: file,
+          config: staged.config,
           manifest,
           stop: r.stop,
           reason: r.reason,
@@ -374,11 +325,10 @@ function runEntry(file: string, outDir: string, values: StageFileOptions, io: Cl
   }
   if (values.explain) io.out(explainEntry(r.events));
   io.err(`wrote ${written.join(', ')}`);
-  return name;
 }
 
 /** `--explain` for an entry: each loss of precision the partial evaluator reported. */
-function explainEntry(events: ReturnType<typeof stageEntry>['result']['events']): string {
+function explainEntry(events: StagedEntry['result']['events']): string {
   if (events.length === 0) return 'no loss of precision: every specialization kept its parameters';
   return [
     `${events.length} loss(es) of precision (specialization, what it handled, what was cut: why -> what it became):`,

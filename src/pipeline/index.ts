@@ -6,7 +6,8 @@
  * from files (stage-config.ts, `stageConfig`) or from text in a page or a worker (memory.ts,
  * `stageInMemory`, hashing with sha256.ts); the staged folder's text (staged-text.ts) is written
  * to a folder (write.ts), published into it atomically under a lock (staged-folder.ts), and
- * loaded back (load.ts); the abstract kernel programs between the passes print in the Fig. 6
+ * loaded back (load.ts); a config file is staged into a folder with its build record
+ * (stage-file.ts, build-record.ts); the abstract kernel programs between the passes print in the Fig. 6
  * notation (print-kernel.ts: the kernel's C printer, kernel/c-printer.ts, over abstract values).
  */
 export { argValue, seededRandom } from './args.js';
@@ -71,8 +72,22 @@ export {
   printAbstractFun,
 } from './print-kernel.js';
 export { configPasses, stageConfig } from './stage-config.js';
+export {
+  isEntryConfigFile,
+  recordStage,
+  type StagedFile,
+  type StageFileOptions,
+  stageConfigFile,
+} from './stage-file.js';
 export { PassTrialError, type StagedConfig, type StageProgressOptions, stageKernel } from './stage-kernel.js';
-export { FolderBusy, LOCK_FILE, LOCK_WAIT_MS, publishFolder, TEMP_PREFIX } from './staged-folder.js';
+export {
+  acquireLock,
+  FolderBusy,
+  LOCK_FILE,
+  LOCK_WAIT_MS,
+  publishFolder,
+  TEMP_PREFIX,
+} from './staged-folder.js';
 export {
   describeStages,
   explainStages,

@@ -98,10 +98,13 @@ function sleep(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-/** Takes `dir`'s lock, waiting for a live holder and breaking a dead one's; returns its release. */
-function acquireLock(dir: string): () => void {
-  const lock = path.join(dir, LOCK_FILE);
-  const deadline = Date.now() + LOCK_WAIT_MS;
+/**
+ * Takes `dir`'s lock (`lockName` in it), waiting for a live holder up to `waitMs` and breaking a
+ * dead one's; returns its release. Throws `FolderBusy` when the wait runs out.
+ */
+export function acquireLock(dir: string, lockName = LOCK_FILE, waitMs = LOCK_WAIT_MS): () => void {
+  const lock = path.join(dir, lockName);
+  const deadline = Date.now() + waitMs;
   for (;;) {
     try {
       const fd = openSync(lock, 'wx');
@@ -121,12 +124,10 @@ function acquireLock(dir: string): () => void {
       continue;
     }
     if (holder === 'foreign')
-      throw new FolderBusy(
-        `'${path.join(dir, LOCK_FILE)}' is not a lock file of scf's (a folder, a device or a FIFO); remove it`,
-      );
+      throw new FolderBusy(`'${lock}' is not a lock file of scf's (a folder, a device or a FIFO); remove it`);
     if (Date.now() > deadline)
       throw new FolderBusy(
-        `another scf process (${holder === 'young' ? 'starting' : `pid ${holder}`}) is writing into '${dir}'; try again when it has finished, or remove ${LOCK_FILE} if it is not running`,
+        `another scf process (${holder === 'young' ? 'starting' : `pid ${holder}`}) is writing into '${dir}'; try again when it has finished, or remove ${lockName} if it is not running`,
       );
     sleep(50);
   }
