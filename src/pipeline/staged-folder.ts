@@ -100,7 +100,8 @@ function sleep(ms: number): void {
 
 /**
  * Takes `dir`'s lock (`lockName` in it), waiting for a live holder up to `waitMs` and breaking a
- * dead one's; returns its release. Throws `FolderBusy` when the wait runs out.
+ * dead one's; returns its release. Throws `FolderBusy` when the wait runs out (at once for a
+ * `waitMs` of 0).
  */
 export function acquireLock(dir: string, lockName = LOCK_FILE, waitMs = LOCK_WAIT_MS): () => void {
   const lock = path.join(dir, lockName);
@@ -125,7 +126,7 @@ export function acquireLock(dir: string, lockName = LOCK_FILE, waitMs = LOCK_WAI
     }
     if (holder === 'foreign')
       throw new FolderBusy(`'${lock}' is not a lock file of scf's (a folder, a device or a FIFO); remove it`);
-    if (Date.now() > deadline)
+    if (Date.now() >= deadline)
       throw new FolderBusy(
         `another scf process (${holder === 'young' ? 'starting' : `pid ${holder}`}) is writing into '${dir}'; try again when it has finished, or remove ${lockName} if it is not running`,
       );

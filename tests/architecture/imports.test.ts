@@ -31,6 +31,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['pipeline'],
   ['target'],
   ['bench'],
+  ['bundler'],
   ['cli'],
 ];
 

@@ -1,0 +1,108 @@
+/**
+ * `scf/vite`: the Vite plugin, which is a Rollup plugin too (it uses only `resolveId`,
+ * `addWatchFile` and `error` there; the dev-server hooks are Vite's). `import { specialize } from
+ * './conv.json?scf'` stages the config at build time into the app's staging cache (cache.ts) and
+ * resolves to the staged stub, which the bundler then bundles like any module of the app.
+ *
+ * - A config error is a build error (`this.error`) with the config as its `id` and the line and
+ *   column as its `loc`; a JSON file that is no config, and every other staging error, a build
+ *   error with scf's message.
+ * - Every file the stage read (the config, the kernel or the entry's modules, the passes) is a
+ *   watched file (`addWatchFile`), so `rollup -w` and `vite build --watch` rebuild on its change.
+ * - On Vite's dev server, a change of one of those files stages the config again, invalidates the
+ *   stub and its staged modules in the module graph and reloads the page; a stage that fails
+ *   shows its error in the page's overlay, and the next change tries again.
+ */
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Plugin, ViteDevServer } from 'vite';
+import { type CacheOptions, type CachedStage, scfRequest, stageCached, stageErrorReport } from './index.js';
+
+export type ScfViteOptions = CacheOptions;
+
+/** The plugin; `opts.root` defaults to Vite's `root` (Rollup: the working directory). */
+export function scf(opts: ScfViteOptions = {}): Plugin {
+  let root = opts.root;
+  let server: ViteDevServer | undefined;
+  /** The configs staged for this build or server, by config path, with what their stage read. */
+  const staged = new Map<string, CachedStage>();
+  const cache = (): CacheOptions => ({ ...opts, root: root ?? process.cwd() });
+
+  /** Stages every config that read `file` again and reloads the pages using them. */
+  const restage = async (file: string): Promise<void> => {
+    const s = server;
+    if (s === undefined) return;
+    const abs = path.resolve(file);
+    const configs = [...staged].filter(([, c]) => c.inputs.includes(abs)).map(([config]) => config);
+    if (configs.length === 0) return;
+    for (const config of configs) {
+      try {
+        const c = await stageCached(config, cache());
+        staged.set(config, c);
+        for (const i of c.inputs) s.watcher.add(i);
+        for (const f of readdirSync(c.dir))
+          for (const m of s.moduleGraph.getModulesByFile(path.join(c.dir, f)) ?? [])
+            s.moduleGraph.invalidateModule(m);
+      } catch (e) {
+        const r = stageErrorReport(e);
+        s.ws.send({
+          type: 'error',
+          err: {
+            message: r.text,
+            stack: '',
+            ...(r.file !== undefined
+              ? { id: r.file, loc: { file: r.file, line: r.line ?? 1, column: r.column ?? 0 } }
+              : {}),
+            plugin: 'scf',
+          },
+        });
+        return;
+      }
+    }
+    s.ws.send({ type: 'full-reload', path: '*' });
+  };
+
+  return {
+    name: 'scf',
+    enforce: 'pre',
+    configResolved(config) {
+      root = opts.root ?? config.root;
+    },
+    configureServer(s) {
+      server = s;
+      s.watcher.on('change', (file) => void restage(file));
+      s.watcher.on('add', (file) => void restage(file));
+    },
+    async resolveId(source, importer) {
+      const spec = scfRequest(source);
+      if (spec === undefined) return null;
+      let file: string;
+      if (spec.startsWith('.') || path.isAbsolute(spec))
+        file = path.resolve(importer === undefined ? (cache().root ?? '.') : path.dirname(importer), spec);
+      else {
+        const r = await this.resolve(spec, importer, { skipSelf: true });
+        if (r === null) return this.error(`cannot resolve '${spec}' (imported as '${source}')`);
+        file = r.id;
+      }
+      let c: CachedStage;
+      try {
+        c = await stageCached(file, cache());
+      } catch (e) {
+        const r = stageErrorReport(e);
+        return this.error({
+          message: r.text,
+          id: r.file ?? file,
+          ...(r.file !== undefined
+            ? { loc: { file: r.file, line: r.line ?? 1, column: r.column ?? 0 } }
+            : {}),
+        });
+      }
+      staged.set(file, c);
+      for (const i of c.inputs) this.addWatchFile(i);
+      server?.watcher.add([...c.inputs]);
+      return c.stub;
+    },
+  };
+}
+
+export default scf;
