@@ -11,12 +11,21 @@
  *   watched file (`addWatchFile`), so `rollup -w` and `vite build --watch` rebuild on its change.
  * - On Vite's dev server, a change of one of those files stages the config again, invalidates the
  *   stub and its staged modules in the module graph and reloads the page; a stage that fails
- *   shows its error in the page's overlay, and the next change tries again.
+ *   shows its error in the page's overlay, and the next change tries again. The stub's imports of
+ *   its staged modules are resolved here, to their plain paths (`stagedImport`), so that the
+ *   page revalidates them on a reload rather than keeping a cached old stage.
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Plugin, ViteDevServer } from 'vite';
-import { type CacheOptions, type CachedStage, scfRequest, stageCached, stageErrorReport } from './index.js';
+import {
+  type CacheOptions,
+  type CachedStage,
+  cacheDir,
+  scfRequest,
+  stageCached,
+  stageErrorReport,
+} from './index.js';
 
 export type ScfViteOptions = CacheOptions;
 
@@ -62,6 +71,19 @@ export function scf(opts: ScfViteOptions = {}): Plugin {
     s.ws.send({ type: 'full-reload', path: '*' });
   };
 
+  /**
+   * A stub's import of its staged modules (`./NAME.PASS.staged.mjs`), as the plain path: Vite's
+   * resolver would give a file under node_modules the dependencies' version query, which the
+   * browser caches for good, so that a page reloaded after a new stage would run the old modules.
+   */
+  const stagedImport = (source: string, importer: string | undefined): string | null => {
+    if (importer === undefined || !source.startsWith('./')) return null;
+    const from = importer.replace(/[?#].*$/, '');
+    const dir = path.dirname(from);
+    if (path.dirname(dir) !== cacheDir(cache())) return null;
+    return path.join(dir, source);
+  };
+
   return {
     name: 'scf',
     enforce: 'pre',
@@ -75,7 +97,7 @@ export function scf(opts: ScfViteOptions = {}): Plugin {
     },
     async resolveId(source, importer) {
       const spec = scfRequest(source);
-      if (spec === undefined) return null;
+      if (spec === undefined) return stagedImport(source, importer);
       let file: string;
       if (spec.startsWith('.') || path.isAbsolute(spec))
         file = path.resolve(importer === undefined ? (cache().root ?? '.') : path.dirname(importer), spec);
