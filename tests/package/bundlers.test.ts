@@ -1,11 +1,12 @@
 /**
  * The bundler plugins as a user gets them: scf packed and installed in an app outside the
- * repository (pack-copy.ts), with the repository's esbuild and Vite linked into the app's
+ * repository (pack-copy.ts), with the repository's esbuild, Vite and Rolldown linked into the app's
  * node_modules as its own devDependencies would be, and real builds run there in child processes,
  * as `node build.mjs` in the app:
  * - `import { specialize } from './conv.json?scf'` (a Table 2 kernel config and its kernel, copied
  *   into the app) bundles with `scf/esbuild` for node and for the browser, and with `scf/vite` for
- *   the browser and as an SSR build for node; each bundle runs staged (`staged: true`: the stub's
+ *   the browser and as an SSR build for node, and with `scf/vite` under Rolldown alone (the
+ *   Rollup plugin API) for node; each bundle runs staged (`staged: true`: the stub's
  *   check of every staged module's hash passed in the bundle), under node equal to the unstaged
  *   pipeline and in headless Chromium equal to node's result; a second build reuses the cache;
  * - Vite's dev server stages again when the kernel is edited and reloads the page, which then
@@ -51,7 +52,7 @@ const CONFIG = {
   bind: { a: "'Int" },
 };
 
-/** The app's build script: `node build.mjs esbuild|vite ENTRY OUT node|browser`, a JSON line out. */
+/** The app's build script: `node build.mjs esbuild|vite|rolldown ENTRY OUT node|browser`, a JSON line out. */
 const BUILD = `
 const [tool, entry, out, platform] = process.argv.slice(2);
 const events = [];
@@ -62,6 +63,11 @@ try {
     const { scf } = await import('scf/esbuild');
     await build({ entryPoints: [entry], bundle: true, platform, format: 'esm', outfile: out,
       plugins: [scf({ onStage })], logLevel: 'silent' });
+  } else if (tool === 'rolldown') {
+    const { build } = await import('rolldown');
+    const { default: scf } = await import('scf/vite');
+    await build({ input: entry, platform, plugins: [scf({ onStage })], logLevel: 'silent',
+      output: { dir: out, entryFileNames: '[name].mjs', format: 'esm' } });
   } else {
     const { build } = await import('vite');
     const { default: scf } = await import('scf/vite');
@@ -188,7 +194,7 @@ async function inPage(url: string): Promise<{ staged: boolean; fun: string; warn
 
 beforeAll(() => {
   installPacked(APP);
-  for (const tool of ['esbuild', 'vite'])
+  for (const tool of ['esbuild', 'vite', 'rolldown'])
     symlinkSync(path.join(ROOT, 'node_modules', tool), path.join(APP, 'node_modules', tool), 'dir');
   copyFileSync(KERNEL, path.join(APP, 'mul_add.c'));
   for (const name of ['conv', 'conc', 'dev'])
@@ -260,6 +266,14 @@ describe('scf/esbuild and scf/vite in an app', () => {
       expect(ssr.fun).toBe(nodeFun);
     },
   );
+
+  it('the Vite plugin as a Rollup plugin, under Rolldown alone: the bundle runs staged under node', () => {
+    expect(build('rolldown', 'conv.mjs', 'out/rolldown', 'node')).toMatchObject({
+      ok: true,
+      events: [{ staged: null }],
+    });
+    expect(runNode('out/rolldown/conv.mjs')).toMatchObject({ staged: true, warnings: [], fun: nodeFun });
+  });
 
   it("a ?scf import of JSON that is no config, or of a config with an error, fails the build at the config's line and column", () => {
     writeFileSync(path.join(APP, 'other.json'), '{ "name": "not a config" }\n');
