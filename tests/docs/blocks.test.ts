@@ -22,7 +22,7 @@
  * - Markers: HTML comments on the lines right above a fence, `key: value` pairs split by `;`:
  *   `<!-- not run: REASON -->` never runs the block; `<!-- file: PATH -->` writes the block to PATH
  *   (relative to its folder) before it runs (ts and js blocks without one are written to a
- *   module of their own); `<!-- in: app -->` or `<!-- in: scf -->` names the block's folder
+ *   module of their own), and with `not run` only writes it (a module a later block bundles); `<!-- in: app -->` or `<!-- in: scf -->` names the block's folder
  *   (README.md: `scf` unless said; docs/*.md: `app`).
  *
  * Commands too long for a test are narrowed: `npm test` runs one test file there (CI runs the
@@ -290,6 +290,12 @@ function runTs(b: Block, folder: string, file: string): void {
   }
 }
 
+/** A block marked `file` and `not run`: written into its folder, not run. */
+function writeBlock(b: Block): void {
+  const where = b.in ?? (b.doc === 'README.md' ? 'scf' : 'app');
+  write(where === 'scf' ? CLONE : makeApp(b.doc), b.file as string, b.text);
+}
+
 function runBlock(b: Block): void {
   const where = b.in ?? (b.doc === 'README.md' ? 'scf' : 'app');
   const folder = where === 'scf' ? CLONE : makeApp(b.doc);
@@ -341,8 +347,12 @@ for (const doc of DOCS) {
         expect(bad, `${doc}:${b.line}: give it a language, or mark it <!-- not run: … -->`).toBeUndefined();
       }
     });
-    for (const b of blocks.filter(runnable))
-      it(`${doc}:${b.line} (${b.lang}${b.file ? ` ${b.file}` : ''})`, () => runBlock(b), BLOCK_TIMEOUT);
+    for (const b of blocks.filter((b) => runnable(b) || (b.notRun !== undefined && b.file !== undefined)))
+      it(
+        `${doc}:${b.line} (${b.lang}${b.file ? ` ${b.file}` : ''})`,
+        () => (runnable(b) ? runBlock(b) : writeBlock(b)),
+        BLOCK_TIMEOUT,
+      );
     for (const b of blocks.filter((b) => b.notRun !== undefined))
       it(`${doc}:${b.line} is not run, and says why`, () => expect(b.notRun?.trim()).not.toBe(''));
     if (doc === 'README.md')
