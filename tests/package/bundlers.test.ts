@@ -9,6 +9,7 @@
  *   Rollup plugin API) for node; each bundle runs staged (`staged: true`: the stub's
  *   check of every staged module's hash passed in the bundle), under node equal to the unstaged
  *   pipeline and in headless Chromium equal to node's result; a second build reuses the cache;
+ *   an entry config (examples/own-ir's interpreter) bundles too, its function running staged;
  * - Vite's dev server stages again when the kernel is edited and reloads the page, which then
  *   runs the new stage;
  * - a `?scf` import of JSON that is no config, and a config with an error, fail the build, the
@@ -273,6 +274,35 @@ describe('scf/esbuild and scf/vite in an app', () => {
       events: [{ staged: null }],
     });
     expect(runNode('out/rolldown/conv.mjs')).toMatchObject({ staged: true, warnings: [], fun: nodeFun });
+  });
+
+  it("an entry config: its stub's function runs the staged code in the bundle, with no fallback", () => {
+    for (const f of ['interp.json', 'interp.ts'])
+      copyFileSync(path.join(ROOT, 'examples/own-ir', f), path.join(APP, f));
+    writeFileSync(
+      path.join(APP, 'entry.mjs'),
+      `import { run, SCF } from './interp.json?scf';
+import config from './interp.json' with { type: 'json' };
+const list = (xs) => xs.reduceRight((tail, head) => ({ kind: 'cons', head, tail }), { kind: 'nil' });
+const program = list(config.bind.program);
+const warnings = [];
+SCF.onFallback((m) => warnings.push(m));
+console.log(JSON.stringify({ out: run(program, 40), staged: SCF.staged(program, 40),
+  unstaged: SCF.unstaged(program, 40), staleness: SCF.staleness() ?? null, warnings }));
+`,
+    );
+    expect(build('esbuild', 'entry.mjs', 'out/entry.mjs', 'node')).toMatchObject({
+      ok: true,
+      events: [{ staged: 'not staged yet' }],
+    });
+    const r = runNode('out/entry.mjs') as unknown as Record<string, unknown>;
+    expect(r).toEqual({
+      out: r.unstaged,
+      staged: r.unstaged,
+      unstaged: 22880,
+      staleness: null,
+      warnings: [],
+    });
   });
 
   it("a ?scf import of JSON that is no config, or of a config with an error, fails the build at the config's line and column", () => {
