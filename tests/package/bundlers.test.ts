@@ -108,7 +108,7 @@ interface BuildResult {
 }
 
 function build(
-  tool: 'esbuild' | 'vite',
+  tool: 'esbuild' | 'vite' | 'rolldown',
   entry: string,
   out: string,
   platform: 'node' | 'browser',
