@@ -11,11 +11,12 @@
  *   watched file (`addWatchFile`), so `rollup -w` and `vite build --watch` rebuild on its change.
  * - On Vite's dev server, a change of one of those files stages the config again, invalidates the
  *   stub and its staged modules in the module graph and reloads the page; a stage that fails
- *   shows its error in the page's overlay, and the next change tries again. The stub's imports of
+ *   shows its error in the page's overlay, and the next change tries again (of the config alone,
+ *   when its first stage failed). The stub's imports of
  *   its staged modules are resolved here, to their plain paths (`stagedImport`), so that the
  *   page revalidates them on a reload rather than keeping a cached old stage.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { Plugin, ViteDevServer } from 'vite';
 import {
@@ -33,26 +34,33 @@ export type ScfViteOptions = CacheOptions;
 export function scf(opts: ScfViteOptions = {}): Plugin {
   let root = opts.root;
   let server: ViteDevServer | undefined;
-  /** The configs staged for this build or server, by config path, with what their stage read. */
-  const staged = new Map<string, CachedStage>();
+  /**
+   * The configs imported in this build or server, by path, with the files whose change stages
+   * them again: what their last stage read, or the config alone when it failed.
+   */
+  const watched = new Map<string, readonly string[]>();
   const cache = (): CacheOptions => ({ ...opts, root: root ?? process.cwd() });
 
   /** Stages every config that read `file` again and reloads the pages using them. */
   const restage = async (file: string): Promise<void> => {
     const s = server;
     if (s === undefined) return;
-    const abs = path.resolve(file);
-    const configs = [...staged].filter(([, c]) => c.inputs.includes(abs)).map(([config]) => config);
+    // the watcher names a file by the path it was given or found; a record, by the real path
+    const names = new Set([path.resolve(file), realPath(file)]);
+    const configs = [...watched]
+      .filter(([, inputs]) => inputs.some((i) => names.has(i)))
+      .map(([config]) => config);
     if (configs.length === 0) return;
     for (const config of configs) {
       try {
         const c = await stageCached(config, cache());
-        staged.set(config, c);
-        for (const i of c.inputs) s.watcher.add(i);
+        watched.set(config, c.inputs);
+        s.watcher.add([...c.inputs]);
         for (const f of readdirSync(c.dir))
           for (const m of s.moduleGraph.getModulesByFile(path.join(c.dir, f)) ?? [])
             s.moduleGraph.invalidateModule(m);
       } catch (e) {
+        watched.set(config, [...new Set([...(watched.get(config) ?? []), config])]);
         const r = stageErrorReport(e);
         s.ws.send({
           type: 'error',
@@ -110,6 +118,9 @@ export function scf(opts: ScfViteOptions = {}): Plugin {
       try {
         c = await stageCached(file, cache());
       } catch (e) {
+        // on the dev server, an edit of the config that failed tries again
+        watched.set(file, [path.resolve(file)]);
+        server?.watcher.add(file);
         const r = stageErrorReport(e);
         return this.error({
           message: r.text,
@@ -119,7 +130,7 @@ export function scf(opts: ScfViteOptions = {}): Plugin {
             : {}),
         });
       }
-      staged.set(file, c);
+      watched.set(file, c.inputs);
       for (const i of c.inputs) this.addWatchFile(i);
       server?.watcher.add([...c.inputs]);
       return c.stub;
@@ -128,3 +139,12 @@ export function scf(opts: ScfViteOptions = {}): Plugin {
 }
 
 export default scf;
+
+/** `file`'s real path, or its absolute path when it is gone. */
+function realPath(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return path.resolve(file);
+  }
+}
