@@ -12,7 +12,8 @@
  * - On Vite's dev server, a change of one of those files stages the config again, invalidates the
  *   stub and its staged modules in the module graph and reloads the page; a stage that fails
  *   shows its error in the page's overlay, and the next change tries again (of the config alone,
- *   when its first stage failed). The stub's imports of
+ *   when its first stage failed). Changes are staged once their events stop for `SETTLE_MS`, one
+ *   round after the other. The stub's imports of
  *   its staged modules are resolved here, to their plain paths (`stagedImport`), so that the
  *   page revalidates them on a reload rather than keeping a cached old stage.
  */
@@ -30,6 +31,9 @@ import {
 
 export type ScfViteOptions = CacheOptions;
 
+/** How long the dev server waits after the last change of a stage's input before staging (ms). */
+const SETTLE_MS = 60;
+
 /** The plugin; `opts.root` defaults to Vite's `root` (Rollup: the working directory). */
 export function scf(opts: ScfViteOptions = {}): Plugin {
   let root = opts.root;
@@ -41,12 +45,34 @@ export function scf(opts: ScfViteOptions = {}): Plugin {
   const watched = new Map<string, readonly string[]>();
   const cache = (): CacheOptions => ({ ...opts, root: root ?? process.cwd() });
 
-  /** Stages every config that read `file` again and reloads the pages using them. */
-  const restage = async (file: string): Promise<void> => {
+  /**
+   * `restage` of the files changed, once their events have stopped for `SETTLE_MS`: an editor's
+   * save can be a truncation and a write, reported apart, and the first would stage an empty file.
+   */
+  const changed = new Set<string>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let busy: Promise<void> = Promise.resolve();
+  const later = (file: string): void => {
+    changed.add(file);
+    if (timer !== undefined) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = undefined;
+      const files = [...changed];
+      changed.clear();
+      busy = busy
+        .then(() => restage(files))
+        .catch((e: unknown) =>
+          server?.config.logger.error(`[scf] ${e instanceof Error ? e.message : String(e)}`),
+        );
+    }, SETTLE_MS);
+  };
+
+  /** Stages every config that read one of `files` again and reloads the pages using them. */
+  const restage = async (files: readonly string[]): Promise<void> => {
     const s = server;
     if (s === undefined) return;
     // the watcher names a file by the path it was given or found; a record, by the real path
-    const names = new Set([path.resolve(file), realPath(file)]);
+    const names = new Set(files.flatMap((f) => [path.resolve(f), realPath(f)]));
     const configs = [...watched]
       .filter(([, inputs]) => inputs.some((i) => names.has(i)))
       .map(([config]) => config);
@@ -100,8 +126,8 @@ export function scf(opts: ScfViteOptions = {}): Plugin {
     },
     configureServer(s) {
       server = s;
-      s.watcher.on('change', (file) => void restage(file));
-      s.watcher.on('add', (file) => void restage(file));
+      s.watcher.on('change', later);
+      s.watcher.on('add', later);
     },
     async resolveId(source, importer) {
       const spec = scfRequest(source);

@@ -10,8 +10,8 @@
  *   check of every staged module's hash passed in the bundle), under node equal to the unstaged
  *   pipeline and in headless Chromium equal to node's result; a second build reuses the cache;
  *   an entry config (examples/own-ir's interpreter) bundles too, its function running staged;
- * - Vite's dev server stages again when the kernel is edited and reloads the page, which then
- *   runs the new stage;
+ * - Vite's dev server stages again when the kernel or the config is edited and reloads the page,
+ *   which then runs the new stage; a config error shows in the page's error overlay;
  * - a `?scf` import of JSON that is no config, and a config with an error, fail the build, the
  *   latter at the config's line and column (esbuild's `location`, Vite's `loc`);
  * - a cache entry whose files were edited or truncated, or staged by another version or build of
@@ -144,6 +144,11 @@ function entryDir(config: string): string {
 
 let browser: Browser | undefined;
 let server: Server | undefined;
+/** An element of a page, as far as the tests read it (no DOM types in the repository's tsconfig). */
+interface Element {
+  readonly shadowRoot: { readonly textContent: string | null } | null;
+}
+
 /** The folder the static server serves. */
 let served = APP;
 
@@ -389,7 +394,7 @@ console.log(JSON.stringify({ out: run(program, 40), staged: SCF.staged(program, 
   });
 
   it.skipIf(!existsSync(CHROMIUM))(
-    "Vite's dev server stages again when the kernel is edited and reloads the page",
+    "Vite's dev server stages again when the kernel or the config is edited and reloads the page; a config error shows in its overlay",
     async () => {
       const dev = spawn(
         process.execPath,
@@ -417,7 +422,8 @@ console.log(JSON.stringify({ url: server.resolvedUrls.local[0] }));`,
       const waitFor = async (test: () => boolean, what: string): Promise<void> => {
         const until = Date.now() + 60_000;
         while (!test()) {
-          if (Date.now() > until || dev.exitCode !== null) throw new Error(`dev server: no ${what}`);
+          if (Date.now() > until || dev.exitCode !== null)
+            throw new Error(`dev server: no ${what} in ${JSON.stringify(lines)}`);
           await new Promise((r) => setTimeout(r, 100));
         }
       };
@@ -450,6 +456,26 @@ console.log(JSON.stringify({ url: server.resolvedUrls.local[0] }));`,
         const second = await read();
         expect(second).toMatchObject({ staged: true, warnings: [] });
         expect(lines.filter((l) => 'staged' in l).length).toBeGreaterThan(staged);
+        // a config error shows in the page's overlay; fixing the config stages and reloads
+        const good = readFileSync(path.join(APP, 'dev.json'), 'utf8');
+        writeFileSync(path.join(APP, 'dev.json'), good.replace("'Int", 'Intt'));
+        await page.waitForFunction(
+          () =>
+            (globalThis as unknown as { document: { querySelector(s: string): Element | null } }).document
+              .querySelector('vite-error-overlay')
+              ?.shadowRoot?.textContent?.includes('Intt') === true,
+          { timeout: 60_000 },
+        );
+        await page.evaluate(() => {
+          (globalThis as unknown as { __before: boolean }).__before = true;
+        });
+        writeFileSync(path.join(APP, 'dev.json'), good.replace("'Int", '0|1'));
+        await waitFor(() => lines.some((l) => l.staged === '../../../../dev.json changed'), 'stage');
+        // a new page: the reload ran the new stage
+        await page.waitForFunction(() => !('__before' in globalThis) && '__scf' in globalThis, {
+          timeout: 60_000,
+        });
+        expect(await read()).toMatchObject({ staged: true, warnings: [] });
       } finally {
         await page.close();
         stop(dev);
