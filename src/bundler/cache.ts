@@ -27,7 +27,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { type ParseError, parse as parseJsonc } from 'jsonc-parser';
-import { readSourceFile } from '../common/index.js';
+import { fileProblem, readSourceFile } from '../common/index.js';
 import {
   acquireLock,
   checkBuildRecord,
@@ -119,7 +119,12 @@ const running = new Map<string, Promise<CachedStage>>();
 
 /** Stages the config `config` into its cache entry unless the entry is fresh (see the header). */
 export function stageCached(config: string, opts: CacheOptions = {}): Promise<CachedStage> {
-  const real = realpathSync(path.resolve(config));
+  let real: string;
+  try {
+    real = realpathSync(path.resolve(config));
+  } catch (e) {
+    return Promise.reject(new Error(`${config}: ${fileProblem(e)}`));
+  }
   const dir = path.join(cacheDir(opts), entryName(real));
   const before = running.get(dir) ?? Promise.resolve(undefined);
   const next = before.then(

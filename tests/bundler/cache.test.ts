@@ -74,6 +74,13 @@ describe('the staging cache', () => {
     expect(existsSync(cache)).toBe(false);
   });
 
+  it('refuses a config that is not there, with the reason', async () => {
+    const file = path.join(DIR, 'missing.json');
+    await expect(stageCached(file, { cacheDir: CACHE })).rejects.toThrow(
+      `${file}: no such file or directory`,
+    );
+  });
+
   it("reports a config error at the config's line and column (columns from 0)", async () => {
     const file = config('bad', 'Intt');
     const e = await stageCached(file, { cacheDir: CACHE }).catch((x: unknown) => x);
