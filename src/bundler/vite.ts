@@ -31,7 +31,7 @@ import {
 
 export type ScfViteOptions = CacheOptions;
 
-/** How long the dev server waits after the last change of a stage's input before staging (ms). */
+/** How long the dev server waits for a stage input's change events to stop before staging (ms). */
 const SETTLE_MS = 60;
 
 /** The plugin; `opts.root` defaults to Vite's `root` (Rollup: the working directory). */
@@ -44,66 +44,6 @@ export function scf(opts: ScfViteOptions = {}): Plugin {
    */
   const watched = new Map<string, readonly string[]>();
   const cache = (): CacheOptions => ({ ...opts, root: root ?? process.cwd() });
-
-  /**
-   * `restage` of the files changed, once their events have stopped for `SETTLE_MS`: an editor's
-   * save can be a truncation and a write, reported apart, and the first would stage an empty file.
-   */
-  const changed = new Set<string>();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let busy: Promise<void> = Promise.resolve();
-  const later = (file: string): void => {
-    changed.add(file);
-    if (timer !== undefined) clearTimeout(timer);
-    timer = setTimeout(() => {
-      timer = undefined;
-      const files = [...changed];
-      changed.clear();
-      busy = busy
-        .then(() => restage(files))
-        .catch((e: unknown) =>
-          server?.config.logger.error(`[scf] ${e instanceof Error ? e.message : String(e)}`),
-        );
-    }, SETTLE_MS);
-  };
-
-  /** Stages every config that read one of `files` again and reloads the pages using them. */
-  const restage = async (files: readonly string[]): Promise<void> => {
-    const s = server;
-    if (s === undefined) return;
-    // the watcher names a file by the path it was given or found; a record, by the real path
-    const names = new Set(files.flatMap((f) => [path.resolve(f), realPath(f)]));
-    const configs = [...watched]
-      .filter(([, inputs]) => inputs.some((i) => names.has(i)))
-      .map(([config]) => config);
-    if (configs.length === 0) return;
-    for (const config of configs) {
-      try {
-        const c = await stageCached(config, cache());
-        watched.set(config, c.inputs);
-        s.watcher.add([...c.inputs]);
-        for (const f of readdirSync(c.dir))
-          for (const m of s.moduleGraph.getModulesByFile(path.join(c.dir, f)) ?? [])
-            s.moduleGraph.invalidateModule(m);
-      } catch (e) {
-        watched.set(config, [...new Set([...(watched.get(config) ?? []), config])]);
-        const r = stageErrorReport(e);
-        s.ws.send({
-          type: 'error',
-          err: {
-            message: r.text,
-            stack: '',
-            ...(r.file !== undefined
-              ? { id: r.file, loc: { file: r.file, line: r.line ?? 1, column: r.column ?? 0 } }
-              : {}),
-            plugin: 'scf',
-          },
-        });
-        return;
-      }
-    }
-    s.ws.send({ type: 'full-reload', path: '*' });
-  };
 
   /**
    * A stub's import of its staged modules (`./NAME.PASS.staged.mjs`), as the plain path: Vite's
@@ -126,6 +66,7 @@ export function scf(opts: ScfViteOptions = {}): Plugin {
     },
     configureServer(s) {
       server = s;
+      const later = restager(s, watched, cache);
       s.watcher.on('change', later);
       s.watcher.on('add', later);
     },
@@ -165,6 +106,72 @@ export function scf(opts: ScfViteOptions = {}): Plugin {
 }
 
 export default scf;
+
+/**
+ * The dev server's watcher handler: `restage` of the files changed, once their events have
+ * stopped for `SETTLE_MS` (an editor's save can be a truncation and a write, reported apart, and
+ * the first would stage an empty file), one round after the other. `watched` is the plugin's
+ * map of configs to the files whose change stages them again, kept up to date here.
+ */
+function restager(
+  s: ViteDevServer,
+  watched: Map<string, readonly string[]>,
+  cache: () => CacheOptions,
+): (file: string) => void {
+  /** Stages every config that read one of `files` again and reloads the pages using them. */
+  const restage = async (files: readonly string[]): Promise<void> => {
+    // the watcher names a file by the path it was given or found; a record, by the real path
+    const names = new Set(files.flatMap((f) => [path.resolve(f), realPath(f)]));
+    const configs = [...watched]
+      .filter(([, inputs]) => inputs.some((i) => names.has(i)))
+      .map(([config]) => config);
+    if (configs.length === 0) return;
+    for (const config of configs) {
+      try {
+        const c = await stageCached(config, cache());
+        watched.set(config, c.inputs);
+        s.watcher.add([...c.inputs]);
+        for (const f of readdirSync(c.dir))
+          for (const m of s.moduleGraph.getModulesByFile(path.join(c.dir, f)) ?? [])
+            s.moduleGraph.invalidateModule(m);
+      } catch (e) {
+        watched.set(config, [...new Set([...(watched.get(config) ?? []), config])]);
+        const r = stageErrorReport(e);
+        s.ws.send({
+          type: 'error',
+          err: {
+            message: r.text,
+            stack: '',
+            ...(r.file !== undefined
+              ? { id: r.file, loc: { file: r.file, line: r.line ?? 1, column: r.column ?? 0 } }
+              : {}),
+            plugin: 'scf',
+          },
+        });
+        return;
+      }
+    }
+    s.ws.send({ type: 'full-reload', path: '*' });
+  };
+
+  const changed = new Set<string>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let busy: Promise<void> = Promise.resolve();
+  const later = (file: string): void => {
+    changed.add(file);
+    if (timer !== undefined) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = undefined;
+      const files = [...changed];
+      changed.clear();
+      busy = busy
+        .then(() => restage(files))
+        .catch((e: unknown) => s.config.logger.error(`[scf] ${e instanceof Error ? e.message : String(e)}`));
+    }, SETTLE_MS);
+  };
+
+  return later;
+}
 
 /** `file`'s real path, or its absolute path when it is gone. */
 function realPath(file: string): string {
