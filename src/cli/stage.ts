@@ -225,9 +225,9 @@ export async function stageFile(
                 `[${index + 1}/${total}] ${pass}: ${secs()} s, ${stats.visits} visits, ${stats.specs} specializations …`,
               );
           },
-          onEntryWork: (stats) => {
+          onEntryWork: (name, stats) => {
             if (due())
-              io.err(`${file}: ${secs()} s, ${stats.visits} visits, ${stats.specs} specializations …`);
+              io.err(`${name}: ${secs()} s, ${stats.visits} visits, ${stats.specs} specializations …`);
           },
         }
       : {}),

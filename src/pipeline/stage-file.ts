@@ -36,8 +36,8 @@ export interface StageFileOptions {
   readonly onStage?: (line: string) => void;
   /** A kernel config's progress, every ~100,000 visits of the partial evaluator. */
   readonly onKernelWork?: StageProgressOptions['onWork'];
-  /** An entry config's progress, every ~100,000 visits. */
-  readonly onEntryWork?: (stats: PeStats) => void;
+  /** An entry config's progress, every ~100,000 visits, with the entry's export name. */
+  readonly onEntryWork?: (name: string, stats: PeStats) => void;
   /**
    * Makes sure the folder exists before staging, returning what undoes that (default: a
    * recursive mkdir, undone by nothing).
@@ -138,11 +138,12 @@ function stageEntryFile(file: string, outDir: string, opts: StageFileOptions): E
   const loaded = loadEntry(loadEntryConfig(file));
   const { removeCreated } = (opts.prepare ?? defaultPrepare)(outDir);
   opts.onStage?.(`staging ${loaded.config.entry} …`);
+  const { onEntryWork } = opts;
   let staged: StagedEntry;
   try {
     staged = stageEntry(loaded, {
       k: opts.k ?? 2,
-      ...(opts.onEntryWork ? { onWork: opts.onEntryWork } : {}),
+      ...(onEntryWork ? { onWork: (stats: PeStats) => onEntryWork(loaded.config.export, stats) } : {}),
     });
   } catch (e) {
     removeCreated();
