@@ -10,6 +10,7 @@
  *   check of every staged module's hash passed in the bundle), under node equal to the unstaged
  *   pipeline and in headless Chromium equal to node's result; a second build reuses the cache;
  *   an entry config (examples/own-ir's interpreter) bundles too, its function running staged;
+ *   esbuild's watch mode rebuilds, staging again, when the kernel changes;
  * - Vite's dev server stages again when the kernel or the config is edited and reloads the page,
  *   which then runs the new stage; a config error shows in the page's error overlay;
  * - a `?scf` import of JSON that is no config, and a config with an error, fail the build, the
@@ -240,6 +241,43 @@ describe('scf/esbuild and scf/vite in an app', () => {
     const again = build('esbuild', 'conv.mjs', 'out/esbuild-node.mjs', 'node');
     expect(again).toMatchObject({ ok: true, events: [{ staged: null }] });
     expect(statSync(record).mtimeMs).toBe(mtime);
+  });
+
+  it("esbuild's watch mode rebuilds when the kernel changes, and the rebuild stages again", () => {
+    const script = `import { context } from 'esbuild';
+import { readFileSync, writeFileSync } from 'node:fs';
+import scf from 'scf/esbuild';
+const events = [];
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const ctx = await context({ entryPoints: ['conv.mjs'], bundle: true, platform: 'node', format: 'esm',
+  outfile: 'out/watch.mjs', logLevel: 'silent', plugins: [scf({ onStage: (c, s) => events.push(s.staged ?? null) }),
+  { name: 'end', setup: (b) => b.onEnd(() => events.push('built')) }] });
+await ctx.watch();
+while (!events.includes('built')) await sleep(50);
+const kernel = readFileSync('mul_add.c', 'utf8');
+writeFileSync('mul_add.c', kernel.replace('return w;', 'return w + 1;'));
+while (events.filter((e) => e === 'built').length < 2) await sleep(50);
+writeFileSync('mul_add.c', kernel);
+while (events.filter((e) => e === 'built').length < 3) await sleep(50);
+await ctx.dispose();
+console.log(JSON.stringify(events));
+`;
+    writeFileSync(path.join(APP, 'watch.mjs'), script);
+    const r = spawnSync(process.execPath, ['watch.mjs'], {
+      cwd: APP,
+      env: userEnv(),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([
+      null,
+      'built',
+      '../../../../mul_add.c changed',
+      'built',
+      '../../../../mul_add.c changed',
+      'built',
+    ]);
   });
 
   it.skipIf(!existsSync(CHROMIUM))(
