@@ -11,6 +11,20 @@ export interface CliIo {
   readonly err: (s: string) => void;
 }
 
+let stderrTerminal = false;
+
+/**
+ * Whether the command's stderr is a terminal (progress is shown once a second there): the
+ * process's, or the one the command thread writes to (thread.ts tells it with `setStderrTerminal`).
+ */
+export function stderrIsTerminal(): boolean {
+  return process.stderr.isTTY === true || stderrTerminal;
+}
+
+export function setStderrTerminal(terminal: boolean): void {
+  stderrTerminal = terminal;
+}
+
 /** Exit status for bad input: unreadable or malformed files, bad flags or arguments. */
 export const EXIT_BAD_INPUT = 2;
 /** Exit status for an internal error (a bug in scf, reported without a stack trace). */

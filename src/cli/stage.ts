@@ -42,6 +42,7 @@ import {
   defineCommand,
   type ErrorRule,
   reportError,
+  stderrIsTerminal,
 } from './io.js';
 import { UsageError } from './kernel-input.js';
 import { prepareOutDir } from './out-path.js';
@@ -226,7 +227,7 @@ async function stageKernelConfig(
   let result: Awaited<ReturnType<typeof stageConfig>>;
   try {
     // on a terminal, a pass that takes longer than a second shows how far it got, once a second
-    const progress = process.stderr.isTTY === true;
+    const progress = stderrIsTerminal();
     let started = 0;
     let shown = 0;
     result = await stageConfig(config, {
@@ -318,7 +319,7 @@ function runEntry(file: string, outDir: string, values: StageFileOptions, io: Cl
   io.err(`staging ${loaded.config.entry} …`);
   let staged: ReturnType<typeof stageEntry>;
   try {
-    const progress = process.stderr.isTTY === true;
+    const progress = stderrIsTerminal();
     const started = Date.now();
     let shown = started;
     staged = stageEntry(loaded, {
