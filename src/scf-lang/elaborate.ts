@@ -1050,7 +1050,14 @@ export class FunctionElaborator {
     const misspelt = new Set(unknown.map((n) => nearestName(n, notWritten)));
     const copyable = missing.filter((n) => !misspelt.has(n));
     const input = copyable.length > 0 ? this.inputOfKind(kind, env) : undefined;
-    if (input !== undefined) this.log.add(diag('SCF3006', sp, this.copyHint(kind, copyable, input, props)));
+    if (input !== undefined)
+      this.log.add(
+        diag(
+          'SCF3006',
+          sp,
+          this.copyHint(kind, copyable, input, props, new Set(c.fields.map((f) => f.name))),
+        ),
+      );
     for (const n of missing)
       if (input === undefined || !copyable.includes(n))
         this.log.add(diag('SCF3006', sp, `kind '${kind}' needs field '${n}'`));
@@ -1093,10 +1100,12 @@ export class FunctionElaborator {
     fields: readonly string[],
     input: string,
     props: ReadonlyMap<string, { value: Expression; at: AnyNode }>,
+    fieldNames: ReadonlySet<string>,
   ): string {
     const written: string[] = [];
     for (const [name, p] of props) {
-      if (name === 'kind') continue;
+      // `kind` is the spread's; a field the kind lacks has a message of its own
+      if (!fieldNames.has(name)) continue;
       const v = p.value;
       // `f.name` for field `name` is what the spread copies
       if (
