@@ -5,7 +5,7 @@
  */
 
 /** package.json's version. */
-export const SCF_VERSION = '0.1.0';
+export const SCF_VERSION = '0.2.0';
 
 /** SHA-256 of each shipped SCF-lang source (UTF-8 text), by path relative to src/. */
 export const BUILTIN_SOURCE_SHA256: Readonly<Record<string, string>> = {
