@@ -2,7 +2,8 @@
  * Module loading and declarations: the first half of the SCF-lang front end.
  *
  * Algorithm
- * 1. Parse the entry file with oxc-parser and follow its relative imports, transitively.
+ * 1. Parse the entry file with oxc-parser (an optional package, loaded by the first parse:
+ *    common/optional.ts) and follow its relative imports, transitively.
  *    Imports of the prelude (`scf/prelude`, or a relative path to this package's prelude) bind
  *    prelude names; `scf/kernel` names the kernel AST and the built-in optimizers' shared helpers
  *    (for a user's optimizer outside this package); any other import is rejected.
@@ -23,19 +24,18 @@
  * resolution continues with `unknown` so later errors are still found.
  */
 import path from 'node:path';
-import {
-  type Expression,
-  type Function as FunctionNode,
-  type ImportDeclaration,
-  parseSync,
-  type Program as OxcProgram,
-  type Statement,
-  type TSInterfaceDeclaration,
-  type TSSignature,
-  type TSType,
-  type TSTypeAliasDeclaration,
+import type {
+  Expression,
+  Function as FunctionNode,
+  ImportDeclaration,
+  Program as OxcProgram,
+  Statement,
+  TSInterfaceDeclaration,
+  TSSignature,
+  TSType,
+  TSTypeAliasDeclaration,
 } from 'oxc-parser';
-import { readFailure, readSourceFile, SOURCE_ROOT } from '../common/index.js';
+import { optionalPackage, readFailure, readSourceFile, SOURCE_ROOT } from '../common/index.js';
 import type { Span } from './core.js';
 import { type Diagnostic, type DiagnosticLog, diag } from './diagnostics.js';
 import { firstTooDeepOffset, MAX_SCF_NESTING } from './nesting.js';
@@ -246,6 +246,7 @@ export class Declarations {
       this.log.add(diag('SCF1006', { file, start: deep.offset, end: deep.offset + 1 }, MAX_SCF_NESTING));
       return null;
     }
+    const { parseSync } = optionalPackage<typeof import('oxc-parser')>('oxc-parser');
     const parsed = parseSync(absPath, text, { lang: 'ts', sourceType: 'module', preserveParens: true });
     const m: Module = {
       path: absPath,
