@@ -19,7 +19,7 @@ export class MissingPackage extends Error {
     readonly pkg: OptionalPackage,
     /** Why it could not be loaded, as a clause (`is not installed`). */
     why = 'is not installed',
-    /** What to do. */
+    /** What to do: the command that installs it. */
     fix = `npm install ${pkg}`,
   ) {
     super(`${OPTIONAL_PACKAGES[pkg]} needs the optional package '${pkg}', which ${why}: ${fix}`);

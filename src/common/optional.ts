@@ -18,6 +18,19 @@ export { MissingPackage, OPTIONAL_PACKAGES, type OptionalPackage } from './optio
 const requireHere = createRequire(import.meta.url);
 const loaded = new Map<OptionalPackage, unknown>();
 
+/** The command that installs `pkg` in the version range package.json's peerDependencies give it. */
+function installCommand(pkg: OptionalPackage): string {
+  let range: unknown;
+  try {
+    range = (requireHere('../../package.json') as { peerDependencies?: Record<string, unknown> })
+      .peerDependencies?.[pkg];
+  } catch {
+    range = undefined; // a bundle without the package.json: the name alone
+  }
+  // a name alone may install a release outside the range (oxc-parser's are 0.x), which npm refuses
+  return `npm install ${typeof range === 'string' ? `${pkg}@${range}` : pkg}`;
+}
+
 /** Whether `e` says that `pkg` itself (not a module inside it) was not found. */
 function notFound(e: unknown, pkg: string): boolean {
   return (
@@ -35,11 +48,10 @@ export function optionalPackage<T>(pkg: OptionalPackage): T {
   try {
     m = requireHere(pkg);
   } catch (e) {
-    if (notFound(e, pkg)) throw new MissingPackage(pkg);
-    throw new MissingPackage(
-      pkg,
-      `could not be loaded (${(e instanceof Error ? e.message : String(e)).split('\n')[0]})`,
-    );
+    const why = notFound(e, pkg)
+      ? 'is not installed'
+      : `could not be loaded (${(e instanceof Error ? e.message : String(e)).split('\n')[0]})`;
+    throw new MissingPackage(pkg, why, installCommand(pkg));
   }
   loaded.set(pkg, m);
   return m as T;
