@@ -1,9 +1,10 @@
 /**
  * What every CLI command shares: where it writes, its exit statuses, and how it reads its flags.
  * This module is loaded by `scf --help` and `scf --version` too, so it imports nothing heavier
- * than node:util.
+ * than node:util and the words of a missing optional package.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { MissingPackage } from '../common/optional-errors.js';
 
 /** Where a CLI command writes: injected so tests run commands in-process and read their output. */
 export interface CliIo {
@@ -57,7 +58,8 @@ export interface ErrorRule {
 
 /**
  * What every command does with what its body throws: an error of one of `rules` as the rule says,
- * a `UsageError` as `scf NAME: MESSAGE` with exit status 2, anything else as an internal error
+ * a `UsageError` or a `MissingPackage` (an optional package a feature needs, common/optional.ts)
+ * as `scf NAME: MESSAGE` with exit status 2, anything else as an internal error
  * (exit 3) without a stack trace — unless `SCF_DEBUG` is set, which adds it.
  */
 export function reportError(name: string, io: CliIo, e: unknown, rules: readonly ErrorRule[] = []): number {
@@ -67,7 +69,7 @@ export function reportError(name: string, io: CliIo, e: unknown, rules: readonly
       return r.status ?? EXIT_BAD_INPUT;
     }
   }
-  if (e instanceof UsageError) {
+  if (e instanceof UsageError || e instanceof MissingPackage) {
     io.err(shortLines(`scf ${name}: ${e.message}`));
     return EXIT_BAD_INPUT;
   }
