@@ -90,7 +90,7 @@ export async function serveThread(): Promise<void> {
   if (port === null) throw new Error('serveThread runs in the worker thread of runOnThread');
   const data = workerData as { argv: string[]; stderrTerminal: boolean };
   setStderrTerminal(data.stderrTerminal);
-  const { useStackOf } = await import('../kernel/depth.js');
+  const { useStackOf } = await import('../kernel/index.js');
   useStackOf(resourceLimits.stackSizeMb ?? 0);
   const { main, mustExit } = await import('./main.js');
   const code = await main(data.argv, {

@@ -36,7 +36,7 @@ import type {
   SwitchStatement,
   TemplateLiteral,
 } from 'oxc-parser';
-import { didYouMean, nearestName } from '../common/index.js';
+import { didYouMean } from '../common/index.js';
 import type * as Core from './core.js';
 import { tupleCtorName } from './core.js';
 import {
@@ -49,7 +49,7 @@ import {
 } from './declarations.js';
 import { type DiagnosticLog, diag } from './diagnostics.js';
 import { type Facts, mergeAnd, mergeOr, NO_FACTS } from './facts.js';
-import { fieldHint, methodHint } from './hints.js';
+import { fieldHint, fieldProblems, methodHint } from './hints.js';
 import { PRELUDE_FUNS } from './prelude-sigs.js';
 import type { PrimOp } from './prims.js';
 import { type SwitchGroup, switchGroups } from './switch-groups.js';
@@ -1044,30 +1044,10 @@ export class FunctionElaborator {
       return this.mk<Core.Con>(e, { kind: 'con', ctor: kind, args });
     };
     const built = source ? this.share(source.at, source.e, build) : build(undefined);
-    const unknown = [...props.keys()].filter((n) => n !== 'kind' && !c.fields.some((f) => f.name === n));
-    const notWritten = c.fields.filter((f) => !props.has(f.name)).map((f) => f.name);
-    // A field missing that a field written resembles is a typo, which its own message names.
-    const misspelt = new Set(unknown.map((n) => nearestName(n, notWritten)));
-    const copyable = missing.filter((n) => !misspelt.has(n));
-    const input = copyable.length > 0 ? this.inputOfKind(kind, env) : undefined;
-    if (input !== undefined)
-      this.log.add(
-        diag(
-          'SCF3006',
-          sp,
-          this.copyHint(kind, copyable, input, props, new Set(c.fields.map((f) => f.name))),
-        ),
-      );
-    for (const n of missing)
-      if (input === undefined || !copyable.includes(n))
-        this.log.add(diag('SCF3006', sp, `kind '${kind}' needs field '${n}'`));
-    for (const name of unknown) {
-      const p = props.get(name);
-      if (p === undefined) continue;
-      // among the fields not written: a misspelt one is also missing
-      const hint = didYouMean(name, notWritten);
-      this.log.add(diag('SCF3006', this.span(p.at), `kind '${kind}' has no field '${name}'${hint}`));
-      this.discard(() => this.expr(p.value, env));
+    for (const p of fieldProblems(kind, c.fields, props, missing, env, this.m.text)) {
+      const prop = p.at?.at;
+      this.log.add(diag('SCF3006', prop ? this.span(prop.at) : sp, p.message));
+      if (prop) this.discard(() => this.expr(prop.value, env));
     }
     const t: DataType = {
       tag: 'data',
@@ -1076,55 +1056,6 @@ export class FunctionElaborator {
       args: c.typeParams.map((p) => subst.get(p) ?? UNKNOWN),
     };
     return { e: built, t };
-  }
-
-  /**
-   * The variable in scope nearest the literal whose value has exactly the constructor `kind`
-   * (narrowing counts): the input a pass most likely rebuilds, whose fields a spread copies.
-   */
-  private inputOfKind(kind: string, env: Env): string | undefined {
-    let found: string | undefined;
-    for (const [name, b] of env) {
-      if (b.type.tag === 'data' && b.type.ctors.length === 1 && b.type.ctors[0] === kind) found = name;
-    }
-    return found;
-  }
-
-  /**
-   * A literal of `kind` lacking `fields` that `input`, of the same kind, carries: the message
-   * names the spread that copies them, writing only the fields the literal changes
-   * (`{ kind: 'fun', name: f.name, body }` => `{ ...f, body }`).
-   */
-  private copyHint(
-    kind: string,
-    fields: readonly string[],
-    input: string,
-    props: ReadonlyMap<string, { value: Expression; at: AnyNode }>,
-    fieldNames: ReadonlySet<string>,
-  ): string {
-    const written: string[] = [];
-    for (const [name, p] of props) {
-      // `kind` is the spread's; a field the kind lacks has a message of its own
-      if (!fieldNames.has(name)) continue;
-      const v = p.value;
-      // `f.name` for field `name` is what the spread copies
-      if (
-        v.type === 'MemberExpression' &&
-        !v.computed &&
-        v.object.type === 'Identifier' &&
-        v.object.name === input &&
-        v.property.type === 'Identifier' &&
-        v.property.name === name
-      )
-        continue;
-      const text = this.m.text.slice(v.start, v.end);
-      if (v.type === 'Identifier' && v.name === name) written.push(name);
-      else written.push(`${name}: ${text.length <= 24 && !text.includes('\n') ? text : '…'}`);
-    }
-    const list = fields.map((f) => `'${f}'`).join(', ');
-    const them = fields.length === 1 ? 'it' : 'them';
-    const spread = `{ ...${input}${written.map((w) => `, ${w}`).join('')} }`;
-    return `kind '${kind}' needs field${fields.length === 1 ? '' : 's'} ${list}: copy ${them} from the input, \`${spread}\``;
   }
 
   /**

@@ -2,19 +2,19 @@
  * Makes packages look uninstalled, for tests of scf without its optional dependencies:
  * `SCF_HIDE_PACKAGES=vega,vega-lite node --import ./tests/cli/hide-packages.mjs bin/scf.js …`.
  * Importing this module registers it as a module resolution hook (on node's loader thread, where
- * it is loaded a second time and registers nothing); the hook fails every import of a hidden
- * package (or a path inside it) as node does for a package that is not installed. On the main
- * thread it also wraps `require`'s resolution (which node 20's hooks do not see, and by which
- * common/optional.ts loads scf's optional packages), failing a hidden package as `require` does.
+ * it is loaded a second time, as `?hooks`, and registers nothing); the hook fails every import of a
+ * hidden package (or a path inside it) as node does for a package that is not installed. It also
+ * wraps `require`'s resolution (which node 20's hooks do not see, and by which common/optional.ts
+ * loads scf's optional packages), failing a hidden package as `require` does. The scf command's
+ * thread (src/cli/thread.ts) imports it again, so the same holds there.
  */
 import Module, { register } from 'node:module';
-import { isMainThread } from 'node:worker_threads';
 
 const hidden = (process.env.SCF_HIDE_PACKAGES ?? '').split(',').filter((p) => p !== '');
 const isHidden = (specifier) => hidden.some((p) => specifier === p || specifier.startsWith(`${p}/`));
 
-if (isMainThread) {
-  register(import.meta.url);
+if (!import.meta.url.endsWith('?hooks')) {
+  register(`${import.meta.url}?hooks`);
   const resolveFilename = Module._resolveFilename;
   Module._resolveFilename = function (request, ...rest) {
     if (isHidden(request)) {
