@@ -14,6 +14,7 @@ export default defineConfig({
       { find: /^scf\/kernel$/, replacement: src('kernel/public.ts') },
       { find: /^scf\/gpu$/, replacement: src('target/index.ts') },
       { find: /^scf\/stage$/, replacement: src('stage.ts') },
+      { find: /^scf\/testing$/, replacement: src('testing.ts') },
     ],
   },
   test: {

@@ -1,12 +1,11 @@
 /**
  * `scf`: the programmatic API — what the `scf` command does, for a build script or a bundler
  * plugin (docs/api.md). Stage a config, write the staged folder, run pipelines, bring your own
- * optimizer, parse and print kernels, and draw members of an early description to test with.
+ * optimizer, parse and print kernels (members of an early description to test with are
+ * `scf/testing`'s, src/testing.ts).
  */
 export {
   type AbsValue,
-  arbMember,
-  arbMembers,
   conforms,
   parseDescription,
   printAbs,

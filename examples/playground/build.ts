@@ -17,10 +17,41 @@ import { loadConfig } from '../../src/pipeline/index.js';
 const HERE = import.meta.dirname;
 const ROOT = path.resolve(HERE, '../..');
 
-/** The configs the page offers: an id for the page and the config file, relative to the repository. */
-export const CONFIGS: readonly { readonly id: string; readonly title: string; readonly file: string }[] = [
-  { id: 'conv', title: 'conv 3×3 taps', file: 'configs/kernel/01-conv.json' },
-  { id: 'ops', title: 'op-code program', file: 'configs/kernel/03-ops.json' },
+/**
+ * The configs the page offers, the first shown when it opens: an id for the page, the config file
+ * (relative to the repository) and a note saying what specialization does to its kernel. The page
+ * opens on the op-code program, where the late values shape the kernel's control and the
+ * specialized kernel keeps none of it; the convolution follows with why it gains little under exact
+ * math.
+ */
+export const CONFIGS: readonly {
+  readonly id: string;
+  readonly title: string;
+  readonly file: string;
+  readonly note: string;
+}[] = [
+  {
+    id: 'ops',
+    title: 'op-code program',
+    file: 'configs/kernel/03-ops.json',
+    note:
+      'The program of op codes is late: specialized for it, the kernel has no loop over the ops, no load of ' +
+      'an op code or parameter and no test of one left, only the arithmetic of the ops given, so it runs ' +
+      'several times faster than the generic kernel, which interprets the program for every pixel (the ' +
+      'chart times round trips, which also carry the image in and out).',
+  },
+  {
+    id: 'conv',
+    title: 'conv 3×3 taps',
+    file: 'configs/kernel/01-conv.json',
+    note:
+      'The nine taps are late, but a 3×3 convolution has no loop or branch for them to remove: specialized, ' +
+      'it has nine literals where the generic kernel reads nine scalar arguments. Under exact math (the ' +
+      'default) a zero tap stays too: ' +
+      '0 × x is not 0 when x is NaN or infinite (IEEE 754 makes it NaN), so the product may not be dropped, ' +
+      'and the specialized kernel gains little. Finite math ("math": "finite", docs/kernel-math.md) lets ' +
+      'constant propagation fold 0 × x to 0: the zero taps, with their loads, leave the kernel.',
+  },
 ];
 
 /** The C parser's files the worker fetches, and their licences. */
@@ -36,6 +67,8 @@ export const VENDOR_FILES = [
 export interface PageConfig {
   readonly id: string;
   readonly title: string;
+  /** What specialization does to its kernel (the page shows it under the picker). */
+  readonly note: string;
   /** The config file, relative to the repository: the name the page stages it under. */
   readonly file: string;
   readonly description: string;
@@ -62,6 +95,7 @@ function pageConfig(c: (typeof CONFIGS)[number]): PageConfig {
   return {
     id: c.id,
     title: c.title,
+    note: c.note,
     file: c.file,
     description: config.description ?? '',
     configText: readFileSync(file, 'utf8'),

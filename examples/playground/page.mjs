@@ -9,7 +9,9 @@
  * run on the config's `args` (drawn by `argValue`) on the JS back end and, when the page has a
  * WebGPU adapter, on it; outputs are compared (JS: identical; GPU: within 4 ulps of each value or
  * of the data's scale) and timed as `scf bench --kernel` times round trips (two warm-up runs, then the
- * median of `?runs=` rounds, 5 by default, the kernels in rotating order) in a bar chart.
+ * median of `?runs=` rounds, 5 by default, the kernels in rotating order) in a bar chart. The
+ * **finite math** switch sets the config's `"math"` key (`withMath`), stages again and runs: the
+ * convolution's zero taps leave its kernel only under finite math.
  *
  * Bad input — a kernel that does not parse, a config that does not fit it, values its formals
  * cannot take, a shader the device rejects — is a message on the page (`FILE:LINE:COL: …` where
@@ -126,9 +128,25 @@ function showError(message, state) {
   $('error').hidden = false;
 }
 
+/**
+ * `text`, a config's JSON, with its math mode set to `mode`: the `"math"` key's value replaced,
+ * or (for finite math) the key added first. The rest of the text is left as it was written.
+ */
+export function withMath(text, mode) {
+  const key = /("math"\s*:\s*)"[^"]*"/;
+  if (key.test(text)) return text.replace(key, `$1"${mode}"`);
+  if (mode !== 'finite') return text;
+  return text.replace(/^(\s*\{)(\s*)/, (_, open, ws) => `${open}${ws}"math": "${mode}",${ws || ' '}`);
+}
+
+/** Whether a config's text asks for finite math. */
+const finiteIn = (text) => /"math"\s*:\s*"finite"/.test(text);
+
 /** Shows a config: its kernel and config to edit, its sample as the values; nothing staged for it yet. */
 function show(c) {
   $('description').textContent = c.description;
+  $('note').textContent = c.note;
+  $('finite').checked = finiteIn(c.configText);
   $('kernel-file').textContent = c.kernelFile;
   $('kernel').value = c.kernelSource;
   $('config-file').textContent = c.file;
@@ -315,8 +333,17 @@ export function start(configs) {
   const chosen = () => configs.find((c) => c.id === pick.value);
   pick.addEventListener('change', () => show(chosen()));
   for (const id of ['kernel', 'config-text'])
-    $(id).addEventListener('input', () => unstage('edited: press Stage to stage it'));
+    $(id).addEventListener('input', () => {
+      $('finite').checked = finiteIn($('config-text').value);
+      unstage('edited: press Stage to stage it');
+    });
   $('stage').addEventListener('click', () => stage(chosen()));
+  // finite math is the config's: set it in the text, stage again, and specialize and run again
+  $('finite').addEventListener('change', async () => {
+    $('config-text').value = withMath($('config-text').value, $('finite').checked ? 'finite' : 'exact');
+    await stage(chosen());
+    if (current !== undefined) await run();
+  });
   $('run').addEventListener('click', () => run());
   show(chosen());
   globalThis.__playground = { stages: 0, runs: 0 };

@@ -10,9 +10,13 @@
  * Recursive values (`fix`) are unrolled lazily; past `maxDepth` constructor levels a union only
  * picks members that are inhabited without recursing (always possible for an inhabited fix:
  * the least fixpoint's first iterate is non-empty), so every draw is finite.
+ *
+ * fast-check is an optional package, loaded by the first `arbMembers` (common/optional.ts) and
+ * handed down in the context.
  */
-import fc from 'fast-check';
+import type FastCheck from 'fast-check';
 import { Map as IMap, Set as ISet } from 'immutable';
+import { optionalPackage } from '../common/index.js';
 import { meet } from './abstract-lattice.js';
 import { buildCtor, type CtorTable, conforms, isPrimValue, mustIndex, withPrelude } from './member.js';
 import { type AbsValue, assertNever, childrenOf, type Fix, inhabited, size } from './value.js';
@@ -29,20 +33,26 @@ export interface MemberOptions {
 type Memo = ReadonlyMap<number, unknown>;
 
 interface Ctx {
+  readonly fc: typeof FastCheck;
   readonly ctors: CtorTable;
   readonly maxDepth: number;
   readonly maxExtra: number;
 }
 
 /** Members of `v` (throws on `0`, which has none). */
-export function arbMember(v: AbsValue, opts: MemberOptions = {}): fc.Arbitrary<unknown> {
+export function arbMember(v: AbsValue, opts: MemberOptions = {}): FastCheck.Arbitrary<unknown> {
   return arbMembers([v], opts).map((xs) => xs[0]);
 }
 
 /** One member of each of `vs`, drawn jointly so that equal tags give equal values. */
-export function arbMembers(vs: readonly AbsValue[], opts: MemberOptions = {}): fc.Arbitrary<unknown[]> {
+export function arbMembers(
+  vs: readonly AbsValue[],
+  opts: MemberOptions = {},
+): FastCheck.Arbitrary<unknown[]> {
   for (const v of vs) if (!inhabited(v)) throw new Error('arbMembers: an abstract value has no members');
+  const fc = optionalPackage<typeof FastCheck>('fast-check');
   const ctx: Ctx = {
+    fc,
     ctors: withPrelude(opts.ctors),
     maxDepth: opts.maxDepth ?? 5,
     maxExtra: opts.maxExtra ?? 3,
@@ -80,7 +90,7 @@ export function arbMembers(vs: readonly AbsValue[], opts: MemberOptions = {}): f
     .map(([tag, nodes]) => ({ tag, target: nodes.reduce((a, b) => meet(a, b)) }))
     .filter((s) => inhabited(s.target))
     .sort((a, b) => size(a.target) - size(b.target));
-  let arb: fc.Arbitrary<Memo> = fc.constant(new Map());
+  let arb: FastCheck.Arbitrary<Memo> = fc.constant(new Map());
   for (const { tag, target } of shared) {
     arb = arb.chain((memo) => gen(target, memo, [], 0, ctx).map((x) => new Map(memo).set(tag, x)));
   }
@@ -89,7 +99,14 @@ export function arbMembers(vs: readonly AbsValue[], opts: MemberOptions = {}): f
 
 const INT_EDGES = [0, 1, -1, 2147483647, -2147483648];
 
-function gen(v: AbsValue, memo: Memo, env: readonly Fix[], depth: number, ctx: Ctx): fc.Arbitrary<unknown> {
+function gen(
+  v: AbsValue,
+  memo: Memo,
+  env: readonly Fix[],
+  depth: number,
+  ctx: Ctx,
+): FastCheck.Arbitrary<unknown> {
+  const { fc } = ctx;
   if (env.length === 0 && memo.has(v.tag)) {
     const x = memo.get(v.tag);
     if (conforms(x, v, ctx.ctors)) return fc.constant(x);
@@ -170,7 +187,8 @@ function gen(v: AbsValue, memo: Memo, env: readonly Fix[], depth: number, ctx: C
 }
 
 /** Some SCF-lang value (members of `1`): primitives, tuples, options, lists, small maps. */
-function anyValue(depth: number, ctx: Ctx): fc.Arbitrary<unknown> {
+function anyValue(depth: number, ctx: Ctx): FastCheck.Arbitrary<unknown> {
+  const { fc } = ctx;
   const prims = fc.oneof(fc.integer(), fc.double(), fc.string({ maxLength: 4 }), fc.boolean());
   if (depth >= ctx.maxDepth) return prims;
   const sub = fc.constant(null).chain(() => anyValue(depth + 1, ctx));

@@ -7,10 +7,10 @@
  * - `ops.ts`: `c?`, `c⁻ᵏ`, tag-aware equality and the abstract Core primitives (`ABS_PRIMS`);
  * - `member.ts`: `conforms` (membership), singletons, concrete → abstract;
  * - `describe.ts`: `toAbsValue` with holes and the textual description syntax;
- * - `arbitrary.ts`: fast-check generators of members (tag-respecting);
+ * - `arbitrary.ts`: fast-check generators of members (tag-respecting), exported by `scf/testing`
+ *   (src/testing.ts) and not here, for its declarations name fast-check's types;
  * - `print.ts`: Fig. 6 notation and the debug printer.
  */
-export { arbMember, arbMembers, type MemberOptions } from './arbitrary.js';
 export {
   type ArrayRepr,
   type DescribeOptions,

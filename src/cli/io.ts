@@ -1,14 +1,29 @@
 /**
  * What every CLI command shares: where it writes, its exit statuses, and how it reads its flags.
  * This module is loaded by `scf --help` and `scf --version` too, so it imports nothing heavier
- * than node:util.
+ * than node:util and the words of a missing optional package.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { MissingPackage } from '../common/optional-errors.js';
 
 /** Where a CLI command writes: injected so tests run commands in-process and read their output. */
 export interface CliIo {
   readonly out: (s: string) => void;
   readonly err: (s: string) => void;
+}
+
+let stderrTerminal = false;
+
+/**
+ * Whether the command's stderr is a terminal (progress is shown once a second there): the
+ * process's, or the one the command thread writes to (thread.ts tells it with `setStderrTerminal`).
+ */
+export function stderrIsTerminal(): boolean {
+  return process.stderr.isTTY === true || stderrTerminal;
+}
+
+export function setStderrTerminal(terminal: boolean): void {
+  stderrTerminal = terminal;
 }
 
 /** Exit status for bad input: unreadable or malformed files, bad flags or arguments. */
@@ -43,7 +58,8 @@ export interface ErrorRule {
 
 /**
  * What every command does with what its body throws: an error of one of `rules` as the rule says,
- * a `UsageError` as `scf NAME: MESSAGE` with exit status 2, anything else as an internal error
+ * a `UsageError` or a `MissingPackage` (an optional package a feature needs, common/optional.ts)
+ * as `scf NAME: MESSAGE` with exit status 2, anything else as an internal error
  * (exit 3) without a stack trace — unless `SCF_DEBUG` is set, which adds it.
  */
 export function reportError(name: string, io: CliIo, e: unknown, rules: readonly ErrorRule[] = []): number {
@@ -53,7 +69,7 @@ export function reportError(name: string, io: CliIo, e: unknown, rules: readonly
       return r.status ?? EXIT_BAD_INPUT;
     }
   }
-  if (e instanceof UsageError) {
+  if (e instanceof UsageError || e instanceof MissingPackage) {
     io.err(shortLines(`scf ${name}: ${e.message}`));
     return EXIT_BAD_INPUT;
   }

@@ -13,6 +13,7 @@
  * stager, the kernel parser and Dawn take most of a second to load).
  */
 import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { type CliIo, EXIT_BAD_INPUT, reportError, shortLines } from './io.js';
 
 type Command = (argv: string[], io: CliIo) => number | Promise<number>;
@@ -26,6 +27,11 @@ interface CommandEntry {
   readonly load: () => Promise<Command>;
   /** Whether it may run GPU kernels, so that `mustExit` must ask the WebGPU runtime afterwards. */
   readonly runsGpu?: boolean;
+  /**
+   * Whether it walks kernels (or a user's entry), and so runs on the command thread (thread.ts),
+   * given its arguments.
+   */
+  readonly largeStack?: (args: readonly string[]) => boolean;
 }
 
 /** Every command, in the order of `scf --help`. */
@@ -41,12 +47,14 @@ const COMMANDS: readonly CommandEntry[] = [
     usage: 'FILE.c --function F --args JSON',
     description: 'run a kernel function on the reference evaluator',
     load: async () => (await import('./eval.js')).evalCommand,
+    largeStack: () => true,
   },
   {
     name: 'opt',
     usage: 'FILE.c --function F [--bind v=c …] [--passes P1,P2,…] [--staged DIR]',
     description: 'optimize a kernel function with the unstaged (or a staged) pipeline; prints C',
     load: async () => (await import('./opt.js')).optCommand,
+    largeStack: () => true,
   },
   {
     name: 'kernel',
@@ -55,6 +63,7 @@ const COMMANDS: readonly CommandEntry[] = [
       'generate WGSL or JavaScript for a kernel function; with --run, run it on WebGPU or the JS back end',
     load: async () => (await import('./kernel.js')).kernelCommand,
     runsGpu: true,
+    largeStack: (args) => !mayRunOnGpu(args),
   },
   {
     name: 'stage',
@@ -62,6 +71,7 @@ const COMMANDS: readonly CommandEntry[] = [
     description:
       'stage an optimizer pipeline for an early-stage description; writes staged optimizers and a stub, prints I2, I3, …',
     load: async () => (await import('./stage.js')).stageCommand,
+    largeStack: () => true,
   },
   {
     name: 'test',
@@ -69,6 +79,7 @@ const COMMANDS: readonly CommandEntry[] = [
     description:
       "check an entry config's staged function against the unstaged one on draws from its descriptions",
     load: async () => (await import('./test.js')).testCommand,
+    largeStack: () => true,
   },
   {
     name: 'bench',
@@ -168,14 +179,49 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   }
 }
 
-const isEntry = process.argv[1] !== undefined && /[\\/]cli[\\/]main\.[jt]s$/.test(process.argv[1]);
-if (isEntry) {
-  process.exitCode = await main(process.argv.slice(2), {
-    out: (s) => process.stdout.write(`${s}\n`),
-    err: (s) => process.stderr.write(`${s}\n`),
+/**
+ * Whether `scf kernel ARGS` may run a kernel on WebGPU (`--run` without `--emit js` or `--backend
+ * js`; read leniently: the command itself checks its flags). Such a run stays on the main thread,
+ * with MAX_TREE_DEPTH: a kernel that never ends leaves Dawn waiting for its device, which keeps a
+ * worker thread from ever stopping, and so the process from exiting; the main thread exits anyway.
+ */
+function mayRunOnGpu(args: readonly string[]): boolean {
+  const { values } = parseArgs({
+    args: [...args],
+    strict: false,
+    allowPositionals: true,
+    options: {
+      run: { type: 'boolean', short: 'r' },
+      emit: { type: 'string', short: 'e' },
+      backend: { type: 'string', short: 'b' },
+    },
   });
+  return values.run === true && values.emit !== 'js' && values.backend !== 'js';
+}
+
+/** Writes a command's lines to the process's stdout and stderr. */
+const STDIO: CliIo = {
+  out: (s) => process.stdout.write(`${s}\n`),
+  err: (s) => process.stderr.write(`${s}\n`),
+};
+
+/**
+ * The `scf` command: runs `argv`, setting the exit status. A command that walks kernels runs on
+ * the command thread, whose worker evaluates `boot` (thread.ts; undefined: in this thread, with
+ * node's default stack), the others here.
+ */
+export async function commandLine(argv: readonly string[], boot: string | undefined): Promise<void> {
+  if (boot !== undefined && COMMANDS.find((c) => c.name === argv[0])?.largeStack?.(argv.slice(1))) {
+    const { runOnThread } = await import('./thread.js');
+    await runOnThread(argv, boot);
+    return;
+  }
+  process.exitCode = await main(argv, STDIO);
   if (mustExit()) process.exit();
 }
+
+const isEntry = process.argv[1] !== undefined && /[\\/]cli[\\/]main\.[jt]s$/.test(process.argv[1]);
+if (isEntry) await commandLine(process.argv.slice(2), undefined);
 
 /**
  * Whether the process must be ended with process.exit: a GPU kernel that did not finish was

@@ -37,6 +37,7 @@ import {
   defineCommand,
   type ErrorRule,
   reportError,
+  stderrIsTerminal,
 } from './io.js';
 import { UsageError } from './kernel-input.js';
 import { prepareOutDir } from './out-path.js';
@@ -200,7 +201,7 @@ export async function stageFile(
   io: CliIo,
 ): Promise<StagedFile> {
   // on a terminal, a pass that takes longer than a second shows how far it got, once a second
-  const progress = process.stderr.isTTY === true;
+  const progress = stderrIsTerminal();
   let started = Date.now();
   let shown = started;
   const due = (): boolean => {

@@ -5,7 +5,7 @@
  */
 
 /** package.json's version. */
-export const SCF_VERSION = '0.1.0';
+export const SCF_VERSION = '0.2.0';
 
 /** SHA-256 of each shipped SCF-lang source (UTF-8 text), by path relative to src/. */
 export const BUILTIN_SOURCE_SHA256: Readonly<Record<string, string>> = {
@@ -22,9 +22,10 @@ export const BUILTIN_SOURCE_SHA256: Readonly<Record<string, string>> = {
   'optimizers/lattice.ts': 'a49ccfb0a664d5a44259bd9ed757dbfb5e47c4fe37a3014b16091494f6dcbe83',
   'optimizers/leaf.generated.ts': '1e41906a8736f371a074aff931d5a59874931be8b4abbe9b1a03b5af3fc1c1a8',
   'optimizers/pass-error.ts': 'abda499302babf87f66f2abe352ad83933aa4b9c436563357b1ec78e2e0d5fa0',
-  'optimizers/pass-io.ts': 'b53e0277a162816867de7ed61312357e2f5bd601a75e1adb5dbf5376fc559b33',
-  'optimizers/programs.browser.ts': '7535d5feb8abd1cae03e20eed151f58dbaf63d1da4399baeabba592496ba2265',
-  'optimizers/programs.ts': '57bbff7089c9bc3975913f0e8cee401d3d8cb1c6623df58d771d37f21d18ce2e',
+  'optimizers/pass-io.ts': '10a0e766269eaaf3df1d685b319c50573a537f9ea2fa79f2e768c025a57b5e58',
+  'optimizers/precompiled.ts': '2b883a421f474da86c2a3015536f118a3acce2ffb51ce55ef21ef35be4d4ce40',
+  'optimizers/programs.browser.ts': 'ec3f103b8e4490cdcc012be744924a2b1e7fa962118c7d05ce7cce0695717053',
+  'optimizers/programs.ts': 'e5587e5538362ebfc29bf9f2fe9036720e0335c21a9fbf002833ad68ee1388c2',
   'optimizers/user.browser.ts': 'c7f76c5eb7bf408657b51dd4390b3c1ceb89eb513ba8ec76cc08bc513b824a79',
   'optimizers/user.ts': 'e79378a6b185b76269286a144dad9648c7e4a3f851792ef377cecbd3de908bfd',
   'scf-lang/prelude.ts': '71ed5f257c997875ce06d7eedeaffda08cfdd39b9e24975a9fa95d65d2054596',

@@ -2,7 +2,7 @@
  * What every stage shares and nothing else: where the installation lives (`paths.ts`), the
  * exhaustiveness check of IR switches (`assert.ts`), offsets to line and column (`text.ts`), the escaping of
  * text written into generated code (`generated-text.ts`), the one way sources and configs are read
- * (`source-file.ts`) and diagnostics: spans, code tables, logs and printing (`diagnostics.ts`).
+ * (`source-file.ts`), the optional packages loaded on first use (`optional.ts`) and diagnostics: spans, code tables, logs and printing (`diagnostics.ts`).
  * The lowest layer: it imports no other folder of scf (tests/architecture checks it).
  */
 export { assertNever } from './assert.js';
@@ -37,4 +37,5 @@ export {
   recordSourceReads,
   SourceFileProblem,
 } from './source-file.js';
+export { MissingPackage, OPTIONAL_PACKAGES, type OptionalPackage, optionalPackage } from './optional.js';
 export { didYouMean, type LineCol, lineCol, nearestName } from './text.js';

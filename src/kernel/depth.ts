@@ -9,13 +9,38 @@
  * MAX_TREE_DEPTH leaves them a margin of almost two. The evaluator and the printer iterate along
  * seq chains and are not limited by it; the parser's own limit (MAX_NESTING in parse.ts) bounds
  * nesting in the source.
+ *
+ * The limit scales with the stack: a thread started with a larger one (the `scf` command runs its
+ * commands on a thread of `CLI_STACK_MB`, cli/thread.ts) says so with `useStackOf`, and
+ * `maxTreeDepth()` is then MAX_TREE_DEPTH per MiB: the same margin, so a generated or unrolled
+ * function of hundreds of thousands of statements optimizes and compiles there. Staging keeps
+ * MAX_TREE_DEPTH whatever the stack (pipeline/config.ts): the stager specializes the optimizers to
+ * the whole function, and its time and memory grow with it (2,000 statements: 27 s and 1.3 GB).
  */
 import type { SourceSpan } from '../common/index.js';
 import { codes, type Diagnostic, diag } from './diagnostics.js';
 import { children } from './fields.js';
 
-/** Most levels of nested objects (nodes, seq links, list cells) a function may have to be optimized or compiled. */
+/**
+ * Most levels of nested objects (nodes, seq links, list cells) a function may have to be optimized
+ * or compiled on node's default stack (about 1 MiB).
+ */
 export const MAX_TREE_DEPTH = 1000;
+
+let limit = MAX_TREE_DEPTH;
+
+/** The depth limit of this thread: MAX_TREE_DEPTH, or more after `useStackOf`. */
+export function maxTreeDepth(): number {
+  return limit;
+}
+
+/**
+ * Tells the walks that this thread's stack holds `mib` MiB (a worker's `resourceLimits.stackSizeMb`):
+ * the limit becomes MAX_TREE_DEPTH per MiB, never less than MAX_TREE_DEPTH.
+ */
+export function useStackOf(mib: number): void {
+  limit = Math.max(MAX_TREE_DEPTH, Math.floor(mib) * MAX_TREE_DEPTH);
+}
 
 /**
  * The first object of `root`, in pre-order, nested more than `limit` levels deep (the root is level
@@ -39,18 +64,19 @@ export function firstTooDeep(root: unknown, limit: number): { readonly lbl: numb
 }
 
 /**
- * A diagnostic when function `fun` (any AST value) nests more than MAX_TREE_DEPTH levels, at the
- * source position of the place where it does (from the parser's `spans`, else 1:1); `what` says
- * what cannot be done (`optimize`, `compile`).
+ * A diagnostic when function `fun` (any AST value) nests more than `max` levels (this thread's
+ * `maxTreeDepth()` unless said), at the source position of the place where it does (from the
+ * parser's `spans`, else 1:1); `what` says what cannot be done (`optimize`, `compile`, `stage`).
  */
 export function treeDepthDiagnostic(
   fun: { readonly name: string },
   spans: ReadonlyMap<number, SourceSpan>,
   file: string,
   what: string,
+  max = limit,
 ): Diagnostic | undefined {
-  const deep = firstTooDeep(fun, MAX_TREE_DEPTH);
+  const deep = firstTooDeep(fun, max);
   if (deep === undefined) return undefined;
   const span = (deep.lbl === undefined ? undefined : spans.get(deep.lbl)) ?? { file, start: 0, end: 0 };
-  return diag(codes.tooDeep, 'tree', span, fun.name, what, MAX_TREE_DEPTH);
+  return diag(codes.tooDeep, 'tree', span, fun.name, what, max);
 }

@@ -39,7 +39,7 @@ export {
   UNARY,
   wrap,
 } from './c-printer.js';
-export { firstTooDeep, MAX_TREE_DEPTH, treeDepthDiagnostic } from './depth.js';
+export { firstTooDeep, MAX_TREE_DEPTH, maxTreeDepth, treeDepthDiagnostic, useStackOf } from './depth.js';
 export {
   children,
   type FieldInfo,

@@ -10,7 +10,7 @@ import type { Fun, Program } from '../kernel/index.js';
 import {
   article,
   firstTooDeep,
-  MAX_TREE_DEPTH,
+  maxTreeDepth,
   listFromArray,
   listToArray,
   type ScalarMismatch,
@@ -165,9 +165,9 @@ export function checkPassOutput(
     const message = `a node (label ${shared}) stands at two places: a function is a tree, each labelled node in one place (copy it with fresh labels: relabelCmd, relabelExpr)`;
     throw new PassOutputError(pass.name, f.name, [{ rule: 'label', lbl: shared, message }], at);
   }
-  const deep = firstTooDeep(f, MAX_TREE_DEPTH);
+  const deep = firstTooDeep(f, maxTreeDepth());
   if (deep !== undefined) {
-    const message = `the function nests more than ${MAX_TREE_DEPTH} levels deep (MAX_TREE_DEPTH: what later passes and the back ends can walk)`;
+    const message = `the function nests more than ${maxTreeDepth()} levels deep (maxTreeDepth(): what later passes and the back ends can walk)`;
     throw new PassOutputError(pass.name, f.name, [{ rule: 'shape', lbl: deep.lbl, message }], at);
   }
   const problems = validateFun(f, program, { seqs: 'skip-free' });

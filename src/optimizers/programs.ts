@@ -2,33 +2,65 @@
  * The registry's other half: a pass's Core program, what the stager specializes. A pass's SCF-lang
  * source is compiled once per process (a user's optimizer was compiled when it was loaded,
  * user.ts); its source files are what a staged stub's manifest hashes.
+ *
+ * The installed package stages with the built-in passes' Core programs compiled at build time
+ * (precompiled.ts), which are those its shipped sources compile to (`npm run build` refuses stale
+ * ones), so that staging with the built-in passes needs no oxc-parser; run from the TypeScript
+ * sources, scf compiles them, so that an edit of a built-in pass counts at once.
  */
 import path from 'node:path';
-import { SOURCE_ROOT } from '../common/index.js';
+import { FROM_SOURCES, readSourceFile, SOURCE_ROOT } from '../common/index.js';
 import { compileFile, formatDiagnostic, type CoreProgram } from '../scf-lang/index.js';
 import type { Pass } from './index.js';
+import { precompiledProgram, precompiledSources } from './precompiled.js';
 
 /** An optimizer's source does not compile (it is outside SCF-lang). */
 export class OptimizerError extends Error {
   override readonly name = 'OptimizerError';
 }
 
-const compiled = new Map<string, { program: CoreProgram; sources: ReadonlyMap<string, string> }>();
+/**
+ * A pass's Core program and the files it was compiled from, named relative to `SOURCE_ROOT` for a
+ * built-in pass and to the working directory for a user's.
+ */
+interface Compiled {
+  readonly program: CoreProgram;
+  readonly files: readonly string[];
+}
 
-function compilePass(pass: Pass): { program: CoreProgram; sources: ReadonlyMap<string, string> } {
+const compiled = new Map<string, Compiled>();
+
+function compilePass(pass: Pass): Compiled {
   let c = compiled.get(pass.file);
   if (!c) {
-    // built-in sources are named relative to the package's src/ (as the manifest records them)
-    const r = compileFile(pass.file, pass.builtin ? { cwd: SOURCE_ROOT } : {});
-    if (!r.program) {
-      throw new OptimizerError(
-        `${pass.name}: the optimizer is not valid SCF-lang\n${r.diagnostics.map((d) => formatDiagnostic(d, r.sources)).join('\n')}`,
-      );
-    }
-    c = { program: r.program, sources: r.sources };
+    c = (pass.builtin && !FROM_SOURCES && precompiled(pass)) || compileSource(pass);
     compiled.set(pass.file, c);
   }
   return c;
+}
+
+/**
+ * A built-in pass as compiled at build time, with the texts of its shipped sources (what the
+ * interpreter positions a run-time error in), so that it is the program compiling them gives.
+ */
+function precompiled(pass: Pass): Compiled | undefined {
+  const program = precompiledProgram(pass.name);
+  const rels = precompiledSources(pass.name);
+  if (program === undefined || rels === undefined) return undefined;
+  const files = rels.map((f) => path.normalize(f));
+  const sources = new Map(files.map((f) => [f, readSourceFile(path.join(SOURCE_ROOT, f))]));
+  return { program: { ...program, sources }, files };
+}
+
+function compileSource(pass: Pass): Compiled {
+  // built-in sources are named relative to the package's src/ (as the manifest records them)
+  const r = compileFile(pass.file, pass.builtin ? { cwd: SOURCE_ROOT } : {});
+  if (!r.program) {
+    throw new OptimizerError(
+      `${pass.name}: the optimizer is not valid SCF-lang\n${r.diagnostics.map((d) => formatDiagnostic(d, r.sources)).join('\n')}`,
+    );
+  }
+  return { program: r.program, files: [...r.sources.keys()] };
 }
 
 /** The Core program of a pass, compiled once; an `OptimizerError` lists its diagnostics. */
@@ -59,5 +91,7 @@ export function builtinSources(pass: Pass): string[] {
  */
 export function optimizerSources(pass: Pass): string[] {
   const cwd = pass.builtin ? SOURCE_ROOT : process.cwd();
-  return [...compilePass(pass).sources.keys()].map((f) => path.resolve(cwd, f)).sort();
+  return compilePass(pass)
+    .files.map((f) => path.resolve(cwd, f))
+    .sort();
 }

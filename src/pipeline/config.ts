@@ -55,6 +55,7 @@ import {
   listToArray,
   type Program,
   parseKernel,
+  MAX_TREE_DEPTH,
   treeDepthDiagnostic,
 } from '../kernel/index.js';
 import {
@@ -714,8 +715,9 @@ export async function configKernel(
       `'${baseName(config.input)}' has no function '${clip(config.function)}' (it defines ${names.join(', ') || 'none'})`,
     );
   }
-  // The stager and the staged optimizers walk the function recursively, as the optimizers do.
-  const deep = treeDepthDiagnostic(fun, parsed.spans, config.input, 'stage');
+  // The stager and the staged optimizers walk the function recursively, as the optimizers do, and
+  // the stager's time and memory grow with the function: MAX_TREE_DEPTH on any stack (depth.ts).
+  const deep = treeDepthDiagnostic(fun, parsed.spans, config.input, 'stage', MAX_TREE_DEPTH);
   if (deep !== undefined) throw kernelError(deep, source);
   return { program: parsed.program, fun };
 }

@@ -17,8 +17,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import fc from 'fast-check';
-import { type AbsValue, arbMembers } from '../abstract-values/index.js';
+import type FastCheck from 'fast-check';
+import type { AbsValue } from '../abstract-values/index.js';
+import { arbMembers } from '../abstract-values/arbitrary.js';
+import { optionalPackage } from '../common/index.js';
 import { PassError } from '../optimizers/index.js';
 import type { EntryStub } from '../runtime/index.js';
 import { equal } from '../scf-lang/prelude.js';
@@ -81,6 +83,8 @@ function shown(o: Outcome): string {
 
 /** Stages `loaded` and compares staged with unstaged on draws from its descriptions (see the header). */
 export async function testEntry(loaded: LoadedEntry, opts: EntryTestOptions = {}): Promise<EntryTestResult> {
+  // an optional package (common/optional.ts): missing, it is said before any staging
+  const fc = optionalPackage<typeof FastCheck>('fast-check');
   const dir = mkdtempSync(path.join(tmpdir(), 'scf-test-'));
   try {
     writeStagedEntry(stageEntry(loaded), dir);

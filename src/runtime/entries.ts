@@ -6,4 +6,5 @@ export const PUBLIC_ENTRIES: Readonly<Record<string, string>> = {
   'scf/kernel': 'kernel/public',
   'scf/gpu': 'target/index',
   'scf/stage': 'stage',
+  'scf/testing': 'testing',
 };

@@ -13,13 +13,11 @@
  * check`) a module that exports `optimize` and whose program has a constructor of kind `fun` —
  * so helper modules, and optimizers over another AST (src/optimizers/fig3), are not.
  */
+import type { PassCheck } from './compile-types.js';
 import type { Span } from './core.js';
 import type { Declarations, FunSig, Module } from './declarations.js';
 import { type DiagnosticLog, diag } from './diagnostics.js';
 import { showType, type Type } from './types.js';
-
-/** `'pass'`: the module is run as a pass; `'auto'`: only when it looks like one (see the header). */
-export type PassCheck = 'pass' | 'auto';
 
 const FUN_KINDS = ['fun'];
 const LATTICE_KINDS = ['const', 'constArray', 'nonConst'];

@@ -2,7 +2,8 @@
  * Module loading and declarations: the first half of the SCF-lang front end.
  *
  * Algorithm
- * 1. Parse the entry file with oxc-parser and follow its relative imports, transitively.
+ * 1. Parse the entry file with oxc-parser (an optional package, loaded by the first parse:
+ *    common/optional.ts) and follow its relative imports, transitively.
  *    Imports of the prelude (`scf/prelude`, or a relative path to this package's prelude) bind
  *    prelude names; `scf/kernel` names the kernel AST and the built-in optimizers' shared helpers
  *    (for a user's optimizer outside this package); any other import is rejected.
@@ -23,20 +24,20 @@
  * resolution continues with `unknown` so later errors are still found.
  */
 import path from 'node:path';
-import {
-  type Expression,
-  type Function as FunctionNode,
-  type ImportDeclaration,
-  parseSync,
-  type Program as OxcProgram,
-  type Statement,
-  type TSInterfaceDeclaration,
-  type TSSignature,
-  type TSType,
-  type TSTypeAliasDeclaration,
+import type {
+  Expression,
+  Function as FunctionNode,
+  ImportDeclaration,
+  Program as OxcProgram,
+  Statement,
+  TSInterfaceDeclaration,
+  TSSignature,
+  TSType,
+  TSTypeAliasDeclaration,
 } from 'oxc-parser';
-import { readFailure, readSourceFile, SOURCE_ROOT } from '../common/index.js';
+import { optionalPackage, readFailure, readSourceFile, SOURCE_ROOT } from '../common/index.js';
 import type { Span } from './core.js';
+import type { CtorInfo, FieldInfo, SourceReader } from './compile-types.js';
 import { type Diagnostic, type DiagnosticLog, diag } from './diagnostics.js';
 import { firstTooDeepOffset, MAX_SCF_NESTING } from './nesting.js';
 import { BOOL, listType, NUM, optionType, STR, substitute, type Type, UNKNOWN } from './types.js';
@@ -104,19 +105,8 @@ export interface Module {
   readonly brokenImports: Set<string>;
 }
 
-export interface FieldInfo {
-  readonly name: string;
-  type: Type;
-}
-
-export interface CtorInfo {
-  readonly kind: string;
-  /** The declaring interface (or union, for inline members) — the name of the one-constructor type. */
-  readonly typeName: string;
-  readonly fields: FieldInfo[];
-  /** Type parameters the field types may mention (only the prelude's generic types have any). */
-  readonly typeParams: readonly string[];
-  readonly span: Span | null;
+/** A constructor as declared: what `CtorInfo` tells, and its field syntax until it is resolved. */
+export interface DeclaredCtor extends CtorInfo {
   /** Unresolved field syntax, resolved in `resolveFieldTypes`. */
   readonly pending?: { readonly module: Module; readonly members: readonly TSSignature[] };
 }
@@ -171,11 +161,9 @@ export function fieldType(c: CtorInfo, field: FieldInfo, args: readonly Type[]):
 
 // ---- the program's declarations -----------------------------------------------------------
 
-export type SourceReader = (absPath: string) => string;
-
 export class Declarations {
   readonly modules = new Map<string, Module>();
-  readonly ctors = new Map<string, CtorInfo>();
+  readonly ctors = new Map<string, DeclaredCtor>();
   readonly sigs = new Map<Module, Map<string, FunSig>>();
   readonly sources = new Map<string, string>();
   private readonly named = new Map<string, Type | 'resolving'>();
@@ -246,6 +234,7 @@ export class Declarations {
       this.log.add(diag('SCF1006', { file, start: deep.offset, end: deep.offset + 1 }, MAX_SCF_NESTING));
       return null;
     }
+    const { parseSync } = optionalPackage<typeof import('oxc-parser')>('oxc-parser');
     const parsed = parseSync(absPath, text, { lang: 'ts', sourceType: 'module', preserveParens: true });
     const m: Module = {
       path: absPath,
@@ -588,7 +577,7 @@ export class Declarations {
       return null;
     }
     const existing = this.ctors.get(kind);
-    const info: CtorInfo = {
+    const info: DeclaredCtor = {
       kind,
       typeName,
       fields,

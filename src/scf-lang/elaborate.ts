@@ -49,7 +49,7 @@ import {
 } from './declarations.js';
 import { type DiagnosticLog, diag } from './diagnostics.js';
 import { type Facts, mergeAnd, mergeOr, NO_FACTS } from './facts.js';
-import { fieldHint, methodHint } from './hints.js';
+import { fieldHint, fieldProblems, methodHint } from './hints.js';
 import { PRELUDE_FUNS } from './prelude-sigs.js';
 import type { PrimOp } from './prims.js';
 import { type SwitchGroup, switchGroups } from './switch-groups.js';
@@ -1019,6 +1019,8 @@ export class FunctionElaborator {
       const a = expArgs[i];
       if (a && a.tag !== 'unknown' && (subst.get(p) ?? UNKNOWN).tag === 'unknown') subst.set(p, a);
     });
+    // the fields missing without a spread: reported after the build, with the fix where one shows
+    const missing: string[] = [];
     const build = (from: (() => Core.Expr) | undefined): Core.Expr => {
       const args: Core.Expr[] = [];
       for (const f of c.fields) {
@@ -1026,7 +1028,7 @@ export class FunctionElaborator {
         if (!p) {
           if (from && source) args.push(this.field(source.at, from(), source.t, f.name, source.at).e);
           else {
-            this.log.add(diag('SCF3006', sp, `kind '${kind}' needs field '${f.name}'`));
+            missing.push(f.name);
             args.push(this.placeholder(e));
           }
           continue;
@@ -1042,16 +1044,10 @@ export class FunctionElaborator {
       return this.mk<Core.Con>(e, { kind: 'con', ctor: kind, args });
     };
     const built = source ? this.share(source.at, source.e, build) : build(undefined);
-    for (const [name, p] of props) {
-      if (name !== 'kind' && !c.fields.some((f) => f.name === name)) {
-        // among the fields not written: a misspelt one is also missing
-        const hint = didYouMean(
-          name,
-          c.fields.filter((f) => !props.has(f.name)).map((f) => f.name),
-        );
-        this.log.add(diag('SCF3006', this.span(p.at), `kind '${kind}' has no field '${name}'${hint}`));
-        this.discard(() => this.expr(p.value, env));
-      }
+    for (const p of fieldProblems(kind, c.fields, props, missing, env, this.m.text)) {
+      const prop = p.at?.at;
+      this.log.add(diag('SCF3006', prop ? this.span(prop.at) : sp, p.message));
+      if (prop) this.discard(() => this.expr(prop.value, env));
     }
     const t: DataType = {
       tag: 'data',

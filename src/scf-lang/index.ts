@@ -27,10 +27,9 @@ export {
   tupleCtorName,
 } from './core.js';
 export { type CompileOptions, type CompileResult, compileFile, type EntrySignature } from './frontend.js';
-export type { CtorInfo, FieldInfo } from './declarations.js';
+export type { CtorInfo, FieldInfo, PassCheck } from './compile-types.js';
 export { type DataType, showType, substitute, type Type } from './types.js';
 export { type CoreData, decodeProgram, type Encoded as EncodedCore, encodePrograms } from './core-data.js';
-export type { PassCheck } from './contract.js';
 export {
   codeFrame,
   type Diagnostic as ScfDiagnostic,

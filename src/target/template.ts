@@ -50,7 +50,7 @@ import {
   type Lam,
   listFromArray,
   listToArray,
-  MAX_TREE_DEPTH,
+  maxTreeDepth,
   mapChildren,
   type Param,
   type Program,
@@ -339,7 +339,7 @@ class Lifter {
    * level is not given back on the way out of a throw).
    */
   private enter(): void {
-    if (++this.depth > MAX_TREE_DEPTH) throw TOO_DEEP;
+    if (++this.depth > maxTreeDepth()) throw TOO_DEEP;
   }
 
   /** Any kernel value: expressions, calls and combinators have their own cases. */
@@ -415,7 +415,7 @@ class Lifter {
   private keepAll<T>(x: T): T {
     const visit = (y: unknown, depth: number): void => {
       if (typeof y !== 'object' || y === null) return;
-      if (depth > MAX_TREE_DEPTH) throw TOO_DEEP;
+      if (depth > maxTreeDepth()) throw TOO_DEEP;
       const node = y as { kind?: string; value?: number; name?: unknown };
       if (typeof node.name === 'string') this.note(node.name);
       if (node.kind === 'floatLit') {
@@ -516,7 +516,7 @@ const literalOnlyMemo = new WeakMap<Expr, boolean>();
 function literalOnly(e: Expr, depth: number): boolean {
   const known = literalOnlyMemo.get(e);
   if (known !== undefined) return known;
-  if (depth > MAX_TREE_DEPTH) throw TOO_DEEP;
+  if (depth > maxTreeDepth()) throw TOO_DEEP;
   const sub = (x: Expr) => literalOnly(x, depth + 1);
   let out: boolean;
   switch (e.kind) {

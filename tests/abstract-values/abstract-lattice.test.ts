@@ -4,7 +4,6 @@ import {
   type AbsValue,
   absEqual,
   absMap,
-  arbMember,
   base,
   boundedSkeleton,
   compare,
@@ -31,6 +30,7 @@ import {
   union,
   widen,
 } from '../../src/abstract-values/index.js';
+import { arbMember } from '../../src/testing.js';
 import { anyAbs, CTORS, primAbs } from './gen.js';
 
 const opts = { ctors: CTORS };

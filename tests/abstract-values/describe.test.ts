@@ -3,7 +3,6 @@ import { Map as IMap } from 'immutable';
 import { describe, expect, it } from 'vitest';
 import {
   type AbsValue,
-  arbMember,
   conforms,
   DescriptionError,
   equals,
@@ -12,6 +11,7 @@ import {
   printAbs,
   toAbsValue,
 } from '../../src/abstract-values/index.js';
+import { arbMember } from '../../src/testing.js';
 import { anyAbs, CTORS } from './gen.js';
 
 const list = (...xs: unknown[]): unknown =>

@@ -4,8 +4,6 @@ import {
   ABS_PRIMS,
   type AbsValue,
   absEqual,
-  arbMember,
-  arbMembers,
   base,
   con,
   constant,
@@ -16,6 +14,7 @@ import {
   top,
   union,
 } from '../../src/abstract-values/index.js';
+import { arbMember, arbMembers } from '../../src/testing.js';
 import { PRIMS, type PrimOp } from '../../src/scf-lang/index.js';
 import { anyAbs, boolAbs, CTORS, keyAbs, mapAbs, numAbs, primAbs, setAbs, strAbs } from './gen.js';
 

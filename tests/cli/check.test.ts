@@ -45,6 +45,28 @@ describe('scf check', () => {
     expect(r.code).toBe(0);
     expect(r.err).toBe(`${f}: note: it exports 'optimise', not 'optimize': as a pass it has no entry`);
   });
+  it('names the spread that copies the fields a constructor lacks from the input of its kind', async () => {
+    // a pass rebuilding the function field by field misses the fields it does not know of
+    const f = passFile(
+      'rebuild.ts',
+      "import type { Fun } from 'scf/kernel';\n\nexport function optimize(f: Fun): Fun {\n  const body = f.body;\n  return { kind: 'fun', name: f.name, ret: f.ret, params: f.params, locals: f.locals, body, lbl: f.lbl };\n}\n",
+    );
+    const r = await cli('check', f, '--no-frame');
+    expect(r.code).toBe(1);
+    const shown = path.relative(process.cwd(), f);
+    expect(r.err.split('\n')).toEqual([
+      `${shown}:5:10: error SCF3006: bad constructor: kind 'fun' needs field 'fns': copy it from the input, \`{ ...f, body }\``,
+      '1 error',
+    ]);
+    // with no value of the kind in scope there is nothing to copy from
+    const g = passFile(
+      'fresh.ts',
+      "import type { Cmd } from 'scf/kernel';\n\nexport function skip(lbl: number): Cmd {\n  return { kind: 'skip' };\n}\n",
+    );
+    expect((await cli('check', g, '--no-frame')).err.split('\n')[0]).toBe(
+      `${path.relative(process.cwd(), g)}:4:10: error SCF3006: bad constructor: kind 'skip' needs field 'lbl'`,
+    );
+  });
   it('prints Core with --core', async () => {
     const r = await cli('check', 'src/optimizers/fig3/fig3-dae.ts', '--core');
     expect(r.out).toContain('fun fig3-dae.meet(live1, live2) =\n  Set.union(live1, live2)');

@@ -3,8 +3,10 @@
  * where the process itself matters): `--version`; `--help` of scf and of every command it lists;
  * one uniform answer to an unknown command or flag (exit 2); `scf check`'s bad input and its
  * `--json` report; and the optional packages: `--help` loads no dependency at all, `scf bench`
- * without 'vega' skips its chart with a note, and a missing 'webgpu' is a one-line note or
- * error, never a stack trace. Packages are made to look uninstalled
+ * without 'vega' skips its chart with a note, a missing 'webgpu' is a one-line note or error,
+ * never a stack trace, and so is a missing 'oxc-parser' or 'fast-check' for a command that needs
+ * it (staging with the built-in passes needs no fast-check; tests/package/pack.test.ts stages
+ * without oxc-parser too, from the built package). Packages are made to look uninstalled
  * by tests/cli/hide-packages.mjs.
  */
 import { spawnSync } from 'node:child_process';
@@ -265,4 +267,37 @@ describe("without the optional 'webgpu' package", () => {
     );
     expect(r.err.trimEnd().split('\n')).toHaveLength(1);
   });
+});
+
+describe("without the optional 'oxc-parser' and 'fast-check' packages", () => {
+  /** What a command that needs the optional package `pkg` says, after `scf CMD: ` (its range is package.json's). */
+  const missing = (pkg: string, what: string) =>
+    `${what} needs the optional package '${pkg}', which is not installed: npm install ${pkg}@${PKG.peerDependencies?.[pkg]}`;
+
+  it("scf check without 'oxc-parser' is one line naming it and the command that installs it, exit 2", () => {
+    const r = scf(['check', GOOD], ['oxc-parser']);
+    expect(r).toEqual({
+      code: 2,
+      out: '',
+      err: `scf check: ${missing('oxc-parser', "compiling an SCF-lang source (a user's optimizer or entry)")}\n`,
+    });
+  });
+
+  it("scf test without 'fast-check' ends in one line naming it, exit 2; scf stage does not need it", () => {
+    const r = scf(['test', 'examples/own-ir/regex.json', '--runs', '5'], ['fast-check']);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err.trimEnd().split('\n').at(-1)).toBe(
+      `scf test: ${missing('fast-check', 'drawing random members of descriptions (scf test, testEntry, arbMember)')}`,
+    );
+    expect(r.err).not.toMatch(/internal error|\n\s+at /);
+    const dir = mkdtempSync(path.join(tmpdir(), 'scf-no-fc-'));
+    try {
+      const staged = scf(['stage', 'configs/table2/01-mul_add.json', '--out', dir, '-q'], ['fast-check']);
+      expect(staged.code, staged.err).toBe(0);
+      expect(existsSync(path.join(dir, 'mul_add.stub.mjs'))).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

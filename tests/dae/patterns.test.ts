@@ -8,7 +8,6 @@ import {
   type AbsValue,
   absMap,
   absSet,
-  arbMember,
   base,
   bottom,
   con,
@@ -16,6 +15,7 @@ import {
   top,
   union,
 } from '../../src/abstract-values/index.js';
+import { arbMember } from '../../src/testing.js';
 import {
   ALL,
   asMapLP,

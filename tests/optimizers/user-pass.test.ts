@@ -52,6 +52,15 @@ describe("a user's pass runs natively", () => {
     );
     expect(() => resolvePass('./bad.ts', dir)).toThrow(PassError);
     expect(() => resolvePass('./bad.ts', dir)).toThrow(/bad\.ts:1:\d+: error SCF/);
+    // a pass rebuilding a function without a field the kernel AST added: run or staged, the
+    // error names the spread that copies it
+    writeFileSync(
+      path.join(dir, 'rebuild.ts'),
+      "import type { Fun } from 'scf/kernel';\nexport function optimize(f: Fun): Fun {\n  return { kind: 'fun', name: f.name, ret: f.ret, params: f.params, locals: f.locals, body: f.body, lbl: f.lbl };\n}\n",
+    );
+    expect(() => resolvePass('./rebuild.ts', dir)).toThrow(
+      "rebuild.ts:3:10: error SCF3006: bad constructor: kind 'fun' needs field 'fns': copy it from the input, `{ ...f }`",
+    );
     writeFileSync(
       path.join(dir, 'noentry.ts'),
       "import type { Fun } from 'scf/kernel';\nexport function run(f: Fun): Fun { return f; }\n",

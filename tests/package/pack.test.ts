@@ -1,9 +1,12 @@
 /**
  * scf as a user gets it: the package is packed (`npm pack`, which builds dist/), installed from
- * the tarball into a temporary app outside the repository, and used there under plain node — the
- * CLI, the API, a staged Table 2 config, a user's own optimizer, staged and made stale, and a
- * kernel config benchmarked and run in tiers; what the install weighs, and the published
- * declarations type-checked by TypeScript 7 and 5 in an app with neither the DOM nor Node types.
+ * the tarball into a temporary app outside the repository, and used there under plain node.
+ * First as installed, without its optional peer dependencies (oxc-parser, fast-check): what the
+ * install weighs, the CLI and the API, the published declarations type-checked by TypeScript 7 and
+ * 5 in an app with neither the DOM nor Node types, a staged Table 2 config, the example app and a
+ * kernel config benchmarked and run in tiers — all with the built-in passes — and a user's pass
+ * and `scf/testing` each saying in one line what to install. Then with the peers installed: a
+ * user's own optimizer checked, staged and made stale, and `scf/testing`'s members drawn.
  */
 import { spawnSync } from 'node:child_process';
 import {
@@ -16,6 +19,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -27,6 +31,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const APP = mkdtempSync(path.join(tmpdir(), 'scf-app-'));
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const PEERS = (
+  JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    peerDependencies: Record<string, string>;
+  }
+).peerDependencies;
+/** The optional peers a user's pass and `scf/testing` need. */
+const OPTIONAL = ['oxc-parser', 'fast-check'] as const;
 
 function run(cmd: string, args: string[]): { code: number; out: string; err: string } {
   const r = spawnSync(cmd, args, { cwd: APP, env: userEnv(), encoding: 'utf8', timeout: 120_000 });
@@ -92,7 +103,7 @@ function runStub(stub: string, values: number[]): { staged: boolean; fun: string
   return JSON.parse(r.out);
 }
 
-describe('the packed package, installed in an app', () => {
+describe('the packed package, installed in an app without its optional peers', () => {
   it('runs the CLI and the API under plain node', () => {
     const v = scf('--version');
     expect(v.code).toBe(0);
@@ -128,9 +139,9 @@ describe('the packed package, installed in an app', () => {
     expect(broken).toEqual([]);
   });
 
-  it('installs small: no tree-sitter package, the parser from its own copies', () => {
+  it('installs small: no tree-sitter package, the parser from its own copies, no optional peer', () => {
     const modules = path.join(APP, 'node_modules');
-    for (const gone of ['tree-sitter-c', 'web-tree-sitter', 'node-addon-api', 'node-gyp-build'])
+    for (const gone of ['tree-sitter-c', 'web-tree-sitter', 'node-addon-api', 'node-gyp-build', ...OPTIONAL])
       expect(existsSync(path.join(modules, gone)), gone).toBe(false);
     for (const f of ['tree-sitter.js', 'tree-sitter.wasm', 'tree-sitter-c.wasm', 'tree-sitter-c.LICENSE'])
       expect(existsSync(path.join(modules, 'scf/dist/vendor', f)), f).toBe(true);
@@ -159,9 +170,10 @@ describe('the packed package, installed in an app', () => {
         .map((p) => `${p.f} ${mib(p.n)}`)
         .join(', ')})`,
     );
-    // at most 12.5 MiB: the package ships only the SCF-lang sources the stager reads, and its docs
-    // (0.3 MiB); the app's dependencies resolve afresh, so their patch releases may move it a little
-    expect(total).toBeLessThanOrEqual(12.5 * 2 ** 20);
+    // at most 12 MB: the package ships only the SCF-lang sources the stager reads, and its docs
+    // (0.3 MiB), and needs none of its optional peers to stage with the built-in passes; the app's
+    // dependencies resolve afresh, so their patch releases may move it a little
+    expect(total).toBeLessThanOrEqual(12_000_000);
   });
 
   it('the published declarations type-check in a strict app without the DOM or Node types, under TypeScript 7 and 5', () => {
@@ -305,37 +317,6 @@ describe('the packed package, installed in an app', () => {
     expect(tampered.err).toMatch(/mul_add\.const-prop\.staged\.mjs is not the one staged with this stub/);
   });
 
-  it("a user's optimizer in the app is checked, run, staged, and its stub falls back when the pass changes", () => {
-    const check = scf('check', 'passes/add-zero.ts');
-    expect(check.code, check.err).toBe(0);
-    const values = [0, 1, 2];
-    const unstaged = values.map((a) =>
-      scf('opt', 'kernel.c', '--passes', './passes/add-zero.ts,dae', '--bind', `a=${a}`),
-    );
-    for (const u of unstaged) expect(u.code, u.err).toBe(0);
-    expect(unstaged[0]?.out).toContain('w = x;');
-    expect(scf('stage', 'add-zero.json', '--out', 'zstaged', '-q').code).toBe(0);
-    const staged = runStub('./zstaged/f.stub.mjs', values);
-    expect(staged.map((r) => r.fun)).toEqual(unstaged.map((u) => u.out.trim()));
-    expect(staged.every((r) => r.staged)).toBe(true);
-    // after an edit the stub warns once and runs the unstaged pipeline — the current pass
-    appendFileSync(path.join(APP, 'passes/add-zero.ts'), '\n// edited after staging\n');
-    const file = path.join(APP, 'stale.mjs');
-    writeFileSync(
-      file,
-      "import { specialize } from './zstaged/f.stub.mjs';\nconst r = specialize({ a: 1 });\nconsole.log(JSON.stringify({ staged: r.staged }));\n",
-    );
-    const r = node(file);
-    expect(r.code, r.err).toBe(0);
-    expect(r.err).toMatch(
-      /staged from an older pipeline \(add-zero's source .*add-zero\.ts changed\); re-stage/,
-    );
-    expect(JSON.parse(r.out)).toEqual({ staged: false });
-    const opt = scf('opt', 'kernel.c', '--bind', 'a=1', '--staged', 'zstaged');
-    expect(opt.code).toBe(0);
-    expect(opt.out).toBe(unstaged[1]?.out);
-  });
-
   it('the example app stages with the API at build time and runs the specialized kernel', () => {
     copyInto('examples/dot-app', 'dot');
     const build = node(path.join(APP, 'dot/scripts/stage.mjs'));
@@ -398,5 +379,126 @@ describe('the packed package, installed in an app', () => {
       next: expected,
       again: [1, 1.875, 2.5, 3],
     });
+  });
+
+  it("without the optional peers, a user's pass and scf/testing say in one line what to install", () => {
+    const line = (pkg: string, what: string) =>
+      `${what} needs the optional package '${pkg}', which is not installed: npm install ${pkg}@${PEERS[pkg]}`;
+    const compiling = line('oxc-parser', "compiling an SCF-lang source (a user's optimizer or entry)");
+    const check = scf('check', 'passes/add-zero.ts');
+    expect(check).toEqual({ code: 2, out: '', err: `scf check: ${compiling}\n` });
+    const opt = scf('opt', 'kernel.c', '--passes', './passes/add-zero.ts,dae', '--bind', 'a=1');
+    expect(opt).toEqual({ code: 2, out: '', err: `scf opt: ${compiling}\n` });
+    const stage = scf('stage', 'add-zero.json', '--out', 'unstaged', '-q');
+    expect(stage.code).toBe(2);
+    expect(stage.err.trimEnd().split('\n').at(-1)).toBe(`scf stage: ${compiling}`);
+    expect(existsSync(path.join(APP, 'unstaged'))).toBe(false);
+    const drawn = node(
+      '--input-type=module',
+      '-e',
+      "import { parseDescription } from 'scf'; import { arbMember } from 'scf/testing'; try { arbMember(parseDescription('0|1')); } catch (e) { console.log(e.message); }",
+    );
+    expect(drawn.err).toBe('');
+    expect(drawn.out.trim()).toBe(
+      line('fast-check', 'drawing random members of descriptions (scf test, testEntry, arbMember)'),
+    );
+  });
+});
+
+describe('the packed package, with its optional peers installed', () => {
+  beforeAll(() => {
+    const r = spawnSync(
+      NPM,
+      ['install', '--no-audit', '--no-fund', '--prefer-offline', ...OPTIONAL.map((p) => `${p}@${PEERS[p]}`)],
+      { cwd: APP, env: userEnv(), encoding: 'utf8', timeout: 240_000 },
+    );
+    expect(r.status, `npm install ${OPTIONAL.join(' ')}: ${r.stderr}`).toBe(0);
+  }, 300_000);
+
+  it("a user's optimizer in the app is checked, run, staged, and its stub falls back when the pass changes", () => {
+    const check = scf('check', 'passes/add-zero.ts');
+    expect(check.code, check.err).toBe(0);
+    const values = [0, 1, 2];
+    const unstaged = values.map((a) =>
+      scf('opt', 'kernel.c', '--passes', './passes/add-zero.ts,dae', '--bind', `a=${a}`),
+    );
+    for (const u of unstaged) expect(u.code, u.err).toBe(0);
+    expect(unstaged[0]?.out).toContain('w = x;');
+    expect(scf('stage', 'add-zero.json', '--out', 'zstaged', '-q').code).toBe(0);
+    const staged = runStub('./zstaged/f.stub.mjs', values);
+    expect(staged.map((r) => r.fun)).toEqual(unstaged.map((u) => u.out.trim()));
+    expect(staged.every((r) => r.staged)).toBe(true);
+    // after an edit the stub warns once and runs the unstaged pipeline — the current pass
+    appendFileSync(path.join(APP, 'passes/add-zero.ts'), '\n// edited after staging\n');
+    const file = path.join(APP, 'stale.mjs');
+    writeFileSync(
+      file,
+      "import { specialize } from './zstaged/f.stub.mjs';\nconst r = specialize({ a: 1 });\nconsole.log(JSON.stringify({ staged: r.staged }));\n",
+    );
+    const r = node(file);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(
+      /staged from an older pipeline \(add-zero's source .*add-zero\.ts changed\); re-stage/,
+    );
+    expect(JSON.parse(r.out)).toEqual({ staged: false });
+    const opt = scf('opt', 'kernel.c', '--bind', 'a=1', '--staged', 'zstaged');
+    expect(opt.code).toBe(0);
+    expect(opt.out).toBe(unstaged[1]?.out);
+    // the unstaged pipeline compiles the pass: where oxc-parser is gone, specialize says so
+    const oxc = path.join(APP, 'node_modules/oxc-parser');
+    renameSync(oxc, `${oxc}.away`);
+    try {
+      writeFileSync(
+        file,
+        "import { specialize } from './zstaged/f.stub.mjs';\ntry { specialize({ a: 1 }, () => {}); } catch (e) { console.log(e.message); }\n",
+      );
+      const gone = node(file);
+      expect(gone.code, gone.err).toBe(0);
+      expect(gone.out.trim()).toMatch(
+        /needs the optional package 'oxc-parser', which is not installed: npm install oxc-parser@\S+$/,
+      );
+    } finally {
+      renameSync(`${oxc}.away`, oxc);
+    }
+  });
+
+  it("scf/testing draws members of a description with the app's fast-check, and its declarations type-check", () => {
+    const drawn = node(
+      '--input-type=module',
+      '-e',
+      "import fc from 'fast-check'; import { parseDescription } from 'scf'; import { arbMember } from 'scf/testing'; console.log(JSON.stringify([...new Set(fc.sample(arbMember(parseDescription('0|1|7')), 50))].sort()));",
+    );
+    expect(drawn.err).toBe('');
+    expect(drawn.out.trim()).toBe('[0,1,7]');
+    const dir = path.join(APP, 'types-testing');
+    mkdirSync(dir);
+    writeFileSync(
+      path.join(dir, 'app.ts'),
+      [
+        "import fc from 'fast-check';",
+        "import { parseDescription } from 'scf';",
+        "import { arbMember, type MemberOptions } from 'scf/testing';",
+        'const opts: MemberOptions = { maxDepth: 2 };',
+        "export const property = fc.property(arbMember(parseDescription('0|1'), opts), (x) => x !== 2);",
+      ].join('\n'),
+    );
+    writeFileSync(
+      path.join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          module: 'nodenext',
+          target: 'es2022',
+          lib: ['ES2022'],
+          types: [],
+          skipLibCheck: false,
+          noEmit: true,
+        },
+        files: ['app.ts'],
+      }),
+    );
+    const r = run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', dir]);
+    expect(r.out + r.err).toBe('');
+    expect(r.code).toBe(0);
   });
 });

@@ -9,7 +9,6 @@ import { describe, expect, it } from 'vitest';
 import {
   type AbsValue,
   anyBool,
-  arbMember,
   base,
   con,
   constant,
@@ -20,6 +19,7 @@ import {
   top,
   union,
 } from '../../src/abstract-values/index.js';
+import { arbMember } from '../../src/testing.js';
 import {
   Contexts,
   finitenessAnalysis,

@@ -12,12 +12,12 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   type AbsValue,
-  arbMember,
   type CtorTable,
   conforms,
   printAbs,
   printDebug,
 } from '../../src/abstract-values/index.js';
+import { arbMember } from '../../src/testing.js';
 import {
   evaluate,
   type Fun,

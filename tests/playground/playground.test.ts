@@ -18,8 +18,15 @@
  *   stages and runs again afterwards;
  * - a device lost between runs (destroyed by the test): the next Run opens a new one, says so and
  *   gives the same results;
- * - without the flag the page has no adapter, says why and runs the JS back end.
- * A screenshot of the page after the runs is kept in the system's temporary folder (SHOT, printed).
+ * - without the flag the page has no adapter, says why and runs the JS back end;
+ * - the page opens on the op-code program; the convolution's note says why it gains little under
+ *   exact math, and the finite-math switch sets `"math": "finite"` in its config, stages and runs
+ *   again: the specialized kernel loses the zero taps' loads (9 loads of the image → 5 for the
+ *   sample's sharpen filter), and switched off gets them back.
+ * A screenshot of the page after the op-code program's run, cropped to the late values, the result
+ * and the chart, is kept in the system's temporary folder (SHOT, printed); with UPDATE_GOLDEN=1, or where it is
+ * missing, it is also written to docs/playground.png, which docs/playground.md shows. Nothing is
+ * asserted on it (it shows times).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -47,6 +54,7 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const CHROMIUM = '/usr/bin/chromium';
 const OUT = mkdtempSync(path.join(tmpdir(), 'scf-playground-'));
 const SHOT = path.join(tmpdir(), 'scf-playground-screenshot.png');
+const DOC_SHOT = path.join(ROOT, 'docs/playground.png');
 const TIMES = path.join(tmpdir(), 'scf-playground-staging.json');
 
 /** What the page leaves in `globalThis.__playground.staging` after a Stage. */
@@ -144,7 +152,7 @@ async function open(webgpu: boolean, runs = 1): Promise<{ page: Page; errors: st
     if (m.type() === 'error') errors.push(m.text());
   });
   page.on('pageerror', (e) => errors.push(String(e)));
-  await page.setViewport({ width: 1400, height: 1000 });
+  await page.setViewport({ width: 1000, height: 800 });
   await page.goto(`${url}?runs=${runs}`);
   await page.waitForFunction(() => '__playground' in globalThis);
   return { page, errors };
@@ -197,6 +205,33 @@ async function run(page: Page, values?: unknown): Promise<RunState> {
 
 const text = (page: Page, id: string) => page.$eval(`#${id}`, (el) => el.textContent ?? '');
 
+/**
+ * What a Run shows — the late values, the result and the chart — as SHOT, and as DOC_SHOT with
+ * UPDATE_GOLDEN=1 or where that is missing: the part of the page that changes with the values,
+ * small enough to keep in the repository.
+ */
+async function screenshot(page: Page): Promise<void> {
+  const box = (selector: string) =>
+    page.$eval(selector, (el) => {
+      const r = el.getBoundingClientRect();
+      const y = (globalThis as unknown as { scrollY: number }).scrollY;
+      return { top: r.top + y, bottom: r.bottom + y };
+    });
+  const top = Math.floor((await box('h2:has(+ #values)')).top - 8);
+  const bottom = Math.ceil((await box('#chart')).bottom + 8);
+  const width = page.viewport()?.width ?? 1000;
+  const clip = { x: 0, y: top, width, height: bottom - top };
+  await page.screenshot({ path: SHOT, clip, captureBeyondViewport: true });
+  console.log(`screenshot: ${SHOT}`);
+  if (process.env.UPDATE_GOLDEN === '1' || !existsSync(DOC_SHOT)) {
+    await page.screenshot({ path: DOC_SHOT, clip, captureBeyondViewport: true });
+    console.log(`screenshot: ${DOC_SHOT}`);
+  }
+}
+
+/** How many times `pattern` occurs in `s`. */
+const count = (s: string, pattern: RegExp) => (s.match(pattern) ?? []).length;
+
 beforeAll(async () => {
   if (!existsSync(path.join(ROOT, 'dist/stage.js')))
     execFileSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'build'], {
@@ -220,6 +255,10 @@ describe.skipIf(!existsSync(CHROMIUM))('the playground in headless Chromium', ()
   it("Stage each demo config in the page's worker as node stages it; Run: staged, WebGPU, node's outputs", async () => {
     // as many timed rounds as scf bench --kernel takes by default
     const { page, errors } = await open(true, 15);
+    // it opens on the first config, the op-code program
+    expect(built.configs[0]?.id).toBe('ops');
+    expect(await page.$eval('#config', (el) => (el as unknown as { value: string }).value)).toBe('ops');
+    expect(await text(page, 'note')).toBe(built.configs[0]?.note);
     const times: Record<string, { page: number; worker: number }> = {};
     const trips: Record<string, { page: Record<string, number>; node: Record<string, number> }> = {};
     for (const c of built.configs) {
@@ -263,14 +302,13 @@ describe.skipIf(!existsSync(CHROMIUM))('the playground in headless Chromium', ()
         ),
       };
       expect(r.times?.length).toBe(4);
+      if (c.id === 'ops') await screenshot(page);
     }
     console.log(`round trips, the page and scf bench --kernel in node, ms: ${JSON.stringify(trips)}`);
     console.log(
       `staging in the page (Stage to stub loaded, and in the worker), ms: ${JSON.stringify(times)}`,
     );
     writeFileSync(TIMES, `${JSON.stringify({ staging: times, roundTrips: trips })}\n`);
-    await page.screenshot({ path: SHOT, fullPage: true });
-    console.log(`screenshot: ${SHOT}`);
     expect(errors).toEqual([]);
   }, 240_000);
 
@@ -357,6 +395,58 @@ float *wide(float s, ${names.map((i) => `const float x${i}[]`).join(', ')}) { fl
     expect(again.error).toBeUndefined();
     expect(again.equal).toBe(true);
     expect(await shown()).toMatchObject({ hidden: true });
+    expect(errors).toEqual([]);
+  }, 240_000);
+
+  it("the convolution's note, and finite math: set in its config, staged and run again without the zero taps", async () => {
+    const { page, errors } = await open(false);
+    const conv = built.configs.find((x) => x.id === 'conv') as PlaygroundBuild['configs'][number];
+    expect(conv.note).toMatch(/NaN/);
+    expect(conv.note).toMatch(/"math": "finite"/);
+    expect((await stage(page, 'conv')).error).toBeUndefined();
+    expect(await text(page, 'note')).toBe(conv.note);
+    const isChecked = () => page.$eval('#finite', (el) => (el as unknown as { checked: boolean }).checked);
+    expect(await isChecked()).toBe(false);
+    const exact = await run(page);
+    expect(exact.error).toBeUndefined();
+    const exactC = await text(page, 'specialized');
+    // the sample is a sharpen filter: four zero taps, kept under exact math
+    expect(count(exactC, /img\[(?!\])/g)).toBe(9);
+    expect(count(exactC, /0\.0f \* img\[(?!\])/g)).toBe(4);
+    // the switch: the config's text says finite math, the page stages and runs again
+    const before = await state(page);
+    await page.click('#finite');
+    await page.waitForFunction(
+      (n) => (globalThis as unknown as { __playground: PageState }).__playground.runs > n,
+      { timeout: 120_000 },
+      before.runs,
+    );
+    const after = await state(page);
+    expect(after.stages).toBe(before.stages + 1);
+    expect(after.staging?.error).toBeUndefined();
+    expect(await isChecked()).toBe(true);
+    const configText = await page.$eval('#config-text', (el) => (el as unknown as { value: string }).value);
+    expect(JSON.parse(configText).math).toBe('finite');
+    const finite = after.run as RunState;
+    expect(finite.error).toBeUndefined();
+    expect(finite.staged).toBe(true);
+    expect(finite.equal).toBe(true);
+    const finiteC = await text(page, 'specialized');
+    expect(count(finiteC, /img\[(?!\])/g)).toBe(5);
+    expect(count(finiteC, /0\.0f \*/g)).toBe(0);
+    // on the test image (no NaN, no infinity) the outputs are those of exact math
+    expect(finite.js).toEqual(exact.js);
+    // switched off: exact math again, the zero taps back
+    await page.click('#finite');
+    await page.waitForFunction(
+      (n) => (globalThis as unknown as { __playground: PageState }).__playground.runs > n,
+      { timeout: 120_000 },
+      after.runs,
+    );
+    expect(
+      JSON.parse(await page.$eval('#config-text', (el) => (el as unknown as { value: string }).value)).math,
+    ).toBe('exact');
+    expect(count(await text(page, 'specialized'), /img\[(?!\])/g)).toBe(9);
     expect(errors).toEqual([]);
   }, 240_000);
 

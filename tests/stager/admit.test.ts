@@ -18,7 +18,6 @@ import {
   type AbsValue,
   absMap,
   absSet,
-  arbMember,
   base,
   bottom,
   type CtorTable,
@@ -34,6 +33,7 @@ import {
   top,
   union,
 } from '../../src/abstract-values/index.js';
+import { arbMember } from '../../src/testing.js';
 import { type Fun, findFun, loadKernelParser } from '../../src/kernel/index.js';
 import { compileFile } from '../../src/scf-lang/index.js';
 import { checkAdmitted } from '../../src/stager/admit-check.js';

@@ -18,13 +18,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AbsValue,
   base as absBase,
-  arbMember,
   con,
   conforms,
   constant,
   LIST_ARRAYS,
   union,
 } from '../../src/abstract-values/index.js';
+import { arbMember } from '../../src/testing.js';
 import { type Fun, listToArray, loadKernelParser } from '../../src/kernel/index.js';
 import type { LatticeVal } from '../../src/optimizers/index.js';
 import { loadConfig, stageConfig, writeStaged } from '../../src/pipeline/index.js';
