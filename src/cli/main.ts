@@ -208,13 +208,15 @@ const STDIO: CliIo = {
 /**
  * The `scf` command: runs `argv`, setting the exit status. A command that walks kernels runs on
  * the command thread, whose worker evaluates `boot` (thread.ts; undefined: in this thread, with
- * node's default stack), the others here.
+ * node's default stack), the others here; all do when node was given `--stack-size`.
  */
 export async function commandLine(argv: readonly string[], boot: string | undefined): Promise<void> {
   if (boot !== undefined && COMMANDS.find((c) => c.name === argv[0])?.largeStack?.(argv.slice(1))) {
-    const { runOnThread } = await import('./thread.js');
-    await runOnThread(argv, boot);
-    return;
+    const { runOnThread, stackSizeGiven } = await import('./thread.js');
+    if (!stackSizeGiven()) {
+      await runOnThread(argv, boot);
+      return;
+    }
   }
   process.exitCode = await main(argv, STDIO);
   if (mustExit()) process.exit();

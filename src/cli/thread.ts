@@ -21,6 +21,14 @@ import { EXIT_INTERNAL, setStderrTerminal } from './io.js';
 /** The stack of the command thread, in MiB. */
 export const CLI_STACK_MB = 1024;
 
+/**
+ * Whether the process was given a stack size of its own (node's `--stack-size=KIB`): then the
+ * commands run on the main thread, with that stack, as asked.
+ */
+export function stackSizeGiven(): boolean {
+  return process.execArgv.some((a) => a.startsWith('--stack-size'));
+}
+
 type ThreadMessage =
   | { readonly out: string }
   | { readonly err: string }

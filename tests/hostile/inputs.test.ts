@@ -425,9 +425,10 @@ describe('files and folders', () => {
       [['opt', DIR], `scf opt: cannot read '${DIR}': is a directory`],
       [['kernel', DIR, '--emit', 'js'], `scf kernel: cannot read '${DIR}': is a directory`],
       [['check', DIR], `scf check: cannot read '${DIR}': is a directory`],
+      // a folder is a folder of configs to `scf stage` (cli/stage-dir.ts): this one holds none
       [
         ['stage', DIR, '--out', path.join(TMP, 'never')],
-        `${DIR}:1:1: error C1001: cannot read the configuration: is a directory`,
+        `scf stage: '${DIR}' has no config (*.json with "input" or "entry")`,
       ],
       [['opt', KERNEL, '--passes', DIR], `scf opt: cannot read pass '${DIR}': is a directory`],
       [
