@@ -201,7 +201,8 @@ async function inPage(url: string): Promise<{ staged: boolean; fun: string; warn
 
 beforeAll(() => {
   installPacked(APP);
-  for (const tool of ['esbuild', 'vite', 'rolldown'])
+  // the bundlers, and oxc-parser: the optional peer an entry config's staging needs (docs/own-ir.md)
+  for (const tool of ['esbuild', 'vite', 'rolldown', 'oxc-parser'])
     symlinkSync(path.join(ROOT, 'node_modules', tool), path.join(APP, 'node_modules', tool), 'dir');
   copyFileSync(KERNEL, path.join(APP, 'mul_add.c'));
   for (const name of ['conv', 'conc', 'dev'])
