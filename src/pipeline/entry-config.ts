@@ -67,6 +67,8 @@ export interface LoadedEntry {
   readonly signature: EntrySignature;
   /** Each parameter's early description (`top` when unbound). */
   readonly inputs: readonly AbsValue[];
+  /** Any value of each parameter's declared type (`anyOfType`), in order: what the stub checks. */
+  readonly types: readonly AbsValue[];
   /** The descriptions' text, by bound parameter (their JSON). */
   readonly bindText: Readonly<Record<string, string>>;
   /** A run-time value per parameter, when the config gives every one (sample, args, literals). */
@@ -296,6 +298,7 @@ export function loadEntry(config: EntryConfig): LoadedEntry {
     program: r.program,
     signature,
     inputs,
+    types: params.map((p) => values.anyOf(p.type)),
     bindText,
     ...(complete ? { runArgs: run } : {}),
     sources: [...own, ...sources.filter((f) => f !== config.module).sort()],

@@ -252,6 +252,11 @@ export class EntryValues {
     this.names = namedTypes(ctx, roots);
   }
 
+  /** Any value of type `t` (`anyOfType`): what an argument of that type may be. */
+  anyOf(t: Type): AbsValue {
+    return anyOfType(this.ctx, t);
+  }
+
   /** The abstract value a JSON description denotes at type `t`. */
   describe(n: Node, t: Type): AbsValue {
     return this.walk(n, t, true) as AbsValue;

@@ -3,7 +3,8 @@
  * parameters' early descriptions by the stager's engine (src/stager: SCF Fig. 8, partial
  * evaluation then DAE), written as a folder:
  * - `EXPORT.staged.mjs`: the residual program as one module exporting `run`, with one admission
- *   check per described parameter (`admit_I` for the I-th);
+ *   check per described parameter (`admit_I` for the I-th) and one of every parameter's declared
+ *   type (`type_I`);
  * - `EXPORT.manifest.json`: the scf version, the entry, its parameters and descriptions, a SHA-256
  *   of every source of the entry and of the staged module;
  * - `EXPORT.abstract.txt`: each parameter's description in the Fig. 6 notation;
@@ -83,7 +84,11 @@ function moduleCode(s: StagedEntry, origin: string): string {
   const more = rest.map((p) =>
     emitAdmission([loaded.inputs[p.i] as never], { name: `admit_${p.i}`, ctors, exported: true }),
   );
-  return withFuel(more.length === 0 ? code : `${code}\n${more.join('\n\n')}\n`);
+  // every argument's declared type, checked before its description (`type_I`, runtime/entry-stub.ts)
+  const types = loaded.types.map((t, i) =>
+    emitAdmission([t as never], { name: `type_${i}`, ctors, exported: true }),
+  );
+  return withFuel(`${code}\n${[...more, ...types].join('\n\n')}\n`);
 }
 
 /**
@@ -105,7 +110,7 @@ function withFuel(code: string): string {
   const charged = chargeEachCall(
     code,
     `if (--${left} < 0) ${out}();`,
-    (name) => !/^admit_\d+(_|$)/.test(name),
+    (name) => !/^(admit|type)_\d+(_|$)/.test(name),
   );
   return [
     charged,

@@ -5,6 +5,10 @@
  * the manifest of what it was staged from.
  *
  * Invariants. A call returns exactly what the entry returns natively on the same arguments:
+ * - every argument is first checked against its parameter's declared type by the staged module's
+ *   checker for it (`type_I`): one that is not a value of that type (a number for a string, a
+ *   list with an element of another type, `null`) is a `TypeError` naming the parameter and the
+ *   place, never a run of either function on it;
  * - the staged code runs only for admitted arguments: each parameter described early (`bind`) is
  *   checked against its description by the staged module's checker for it (`admit_I` for the
  *   I-th parameter); staging is exact for those;
@@ -128,6 +132,10 @@ export async function loadEntryStub(
       const admit = typeof loaded === 'string' ? undefined : loaded[`admit_${p.i}`];
       return { ...p, admit: admit as ((args: unknown[]) => void) | undefined, seen: new WeakSet<object>() };
     });
+  const typed = manifest.params.map((name, i) => {
+    const check = typeof loaded === 'string' ? undefined : loaded[`type_${i}`];
+    return { name, i, check: check as ((args: unknown[]) => void) | undefined, seen: new WeakSet<object>() };
+  });
   const frozen = new WeakSet<object>();
   let warn: (message: string) => void = (m) => console.warn(m);
   let stale: string | undefined | null = null;
@@ -162,6 +170,22 @@ export async function loadEntryStub(
   const staged = (...args: unknown[]): unknown => {
     if (typeof loaded === 'string') throw new Error(`scf: ${shown}: ${loaded}`);
     arity(args);
+    for (const p of typed) {
+      const a = args[p.i];
+      const isObject = typeof a === 'object' && a !== null;
+      if (p.check === undefined || (isObject && p.seen.has(a))) continue;
+      try {
+        p.check([a]);
+      } catch (e) {
+        if (!(e instanceof InputNotAdmitted)) throw e;
+        const where = e.message.replace(/^input not admitted at \$\[0\]/, `at ${clip(p.name)}`);
+        throw new TypeError(
+          `scf: ${shown}: argument '${clip(p.name)}' is not a value of its declared type: ${where}`,
+        );
+      }
+      // a value this stub froze cannot change: it keeps its type
+      if (isObject && frozen.has(a)) p.seen.add(a);
+    }
     for (const p of bound) {
       const a = args[p.i];
       const isObject = typeof a === 'object' && a !== null;

@@ -131,6 +131,31 @@ describe('an entry config: the stack-machine interpreter staged against a known 
     );
   });
 
+  it('arguments not of their declared types are a TypeError naming the parameter and the place', async () => {
+    const { stub, native, loaded } = await stagedCopy('types');
+    const PROGRAM = loaded.runArgs?.[0];
+    const warnings: string[] = [];
+    stub.SCF.onFallback((m) => warnings.push(m));
+    const run = stub.run as (...a: unknown[]) => unknown;
+    // unknown early, and not a number
+    for (const bad of ['7', null, { kind: 'push', value: 1 }])
+      expect(() => run(PROGRAM, bad)).toThrow(
+        /^scf: \.\/interp\.ts#run: argument 'input' is not a value of its declared type: at input: expected 'Float/,
+      );
+    // described early: a list whose element is no instruction, a kind the type lacks
+    const odd = cons([{ kind: 'push', value: 'x' }, { kind: 'ret' }]);
+    expect(() => run(odd, 1)).toThrow(
+      /argument 'program' is not a value of its declared type: at program\.head\.value/,
+    );
+    expect(() => run(cons([{ kind: 'jump' }]), 1)).toThrow(
+      /argument 'program' is not a value of its declared type/,
+    );
+    expect(() => run([1, 2], 1)).toThrow(/argument 'program' is not a value of its declared type/);
+    expect(warnings).toEqual([]);
+    // the right types still run, staged
+    expect(run(PROGRAM, 3)).toBe(native.run(PROGRAM, 3));
+  });
+
   it('a changed source makes the stub stale: it warns once and runs the current source', async () => {
     const { dir, loaded, stub } = await stagedCopy('stale');
     const program = loaded.runArgs?.[0];
