@@ -116,6 +116,41 @@ function refusal(e: InputNotAdmitted, name: string, desc: string): string {
   return `argument '${clip(name)}' is outside its early description ${clip(desc.replace(/\s+/g, ' '), 120)} (${e.message})`;
 }
 
+/**
+ * The check of every argument against its parameter's declared type (the staged module's
+ * `type_I`): a `TypeError` naming the parameter and the place for one that is not of its type. An
+ * object the stub froze (`frozen`) cannot change, so it is checked once.
+ */
+function typeChecks(
+  manifest: EntryManifest,
+  loaded: EntryModule | string,
+  frozen: WeakSet<object>,
+): (args: readonly unknown[]) => void {
+  const shown = manifest.entry;
+  const typed = manifest.params.map((name, i) => {
+    const check = typeof loaded === 'string' ? undefined : loaded[`type_${i}`];
+    return { name, i, check: check as ((args: unknown[]) => void) | undefined, seen: new WeakSet<object>() };
+  });
+  return (args) => {
+    for (const p of typed) {
+      const a = args[p.i];
+      const isObject = typeof a === 'object' && a !== null;
+      if (p.check === undefined || (isObject && p.seen.has(a))) continue;
+      try {
+        p.check([a]);
+      } catch (e) {
+        if (!(e instanceof InputNotAdmitted)) throw e;
+        const where = e.message.replace(/^input not admitted at \$\[0\]/, `at ${clip(p.name)}`);
+        throw new TypeError(
+          `scf: ${shown}: argument '${clip(p.name)}' is not a value of its declared type: ${where}`,
+        );
+      }
+      // a value this stub froze cannot change: it keeps its type
+      if (isObject && frozen.has(a)) p.seen.add(a);
+    }
+  };
+}
+
 /** The stub of an entry's staged folder (see the header). */
 export async function loadEntryStub(
   manifest: EntryManifest,
@@ -132,11 +167,8 @@ export async function loadEntryStub(
       const admit = typeof loaded === 'string' ? undefined : loaded[`admit_${p.i}`];
       return { ...p, admit: admit as ((args: unknown[]) => void) | undefined, seen: new WeakSet<object>() };
     });
-  const typed = manifest.params.map((name, i) => {
-    const check = typeof loaded === 'string' ? undefined : loaded[`type_${i}`];
-    return { name, i, check: check as ((args: unknown[]) => void) | undefined, seen: new WeakSet<object>() };
-  });
   const frozen = new WeakSet<object>();
+  const checkTypes = typeChecks(manifest, loaded, frozen);
   let warn: (message: string) => void = (m) => console.warn(m);
   let stale: string | undefined | null = null;
   let warnedStale = false;
@@ -170,22 +202,7 @@ export async function loadEntryStub(
   const staged = (...args: unknown[]): unknown => {
     if (typeof loaded === 'string') throw new Error(`scf: ${shown}: ${loaded}`);
     arity(args);
-    for (const p of typed) {
-      const a = args[p.i];
-      const isObject = typeof a === 'object' && a !== null;
-      if (p.check === undefined || (isObject && p.seen.has(a))) continue;
-      try {
-        p.check([a]);
-      } catch (e) {
-        if (!(e instanceof InputNotAdmitted)) throw e;
-        const where = e.message.replace(/^input not admitted at \$\[0\]/, `at ${clip(p.name)}`);
-        throw new TypeError(
-          `scf: ${shown}: argument '${clip(p.name)}' is not a value of its declared type: ${where}`,
-        );
-      }
-      // a value this stub froze cannot change: it keeps its type
-      if (isObject && frozen.has(a)) p.seen.add(a);
-    }
+    checkTypes(args);
     for (const p of bound) {
       const a = args[p.i];
       const isObject = typeof a === 'object' && a !== null;
