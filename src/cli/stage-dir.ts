@@ -20,7 +20,7 @@
  * of their inputs, so the order and the number of threads change only when lines are printed. An
  * up-to-date folder is left byte for byte as it was.
  */
-import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -38,7 +38,7 @@ import {
 } from '../pipeline/index.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './kernel-input.js';
-import { prepareOutDir } from './out-path.js';
+import { prepareOutDir, prepareOutFile, writeOutFile } from './out-path.js';
 
 export interface FolderOptions {
   readonly k: number;
@@ -125,21 +125,6 @@ function parseJobs(jobs: string | undefined): number {
   return n;
 }
 
-/** Writes `rules` (make rules) into `file`, replacing it as a whole. */
-export function writeDeps(file: string, rules: readonly string[]): void {
-  const tmp = `${path.resolve(file)}.${process.pid}.tmp`;
-  try {
-    writeFileSync(tmp, rules.join(''));
-    renameSync(tmp, file);
-  } catch (e) {
-    throw new UsageError(
-      `cannot write --deps '${clip(file)}': ${e instanceof Error ? e.message : String(e)}`,
-    );
-  } finally {
-    rmSync(tmp, { force: true });
-  }
-}
-
 /**
  * A worker thread running stage-worker.ts. From the TypeScript sources (a checkout, under tsx or
  * vitest) the thread first registers tsx's loader, which a worker does not inherit.
@@ -223,6 +208,7 @@ export async function stageFolder(
     throw new UsageError(`'${clip(dir)}' has no config (*.json with "input" or "entry")`);
   const folders = outputFolders(dir, out, configs);
   prepareOutDir(out, '--out');
+  if (opts.deps !== undefined) prepareOutFile(opts.deps, '--deps');
   const options = { k: opts.k };
   const total = configs.length;
   const label = (i: number): string => `[${i + 1}/${total}] ${path.basename(configs[i] as string, '.json')}`;
@@ -276,10 +262,7 @@ export async function stageFolder(
     },
   );
   if (opts.deps !== undefined)
-    writeDeps(
-      opts.deps,
-      configs.flatMap((f) => rules.get(f) ?? []),
-    );
+    writeOutFile(opts.deps, configs.flatMap((f) => rules.get(f) ?? []).join(''), '--deps');
   const staged = jobs.length - failed;
   io.err(
     `${total} config(s): ${staged} staged, ${upToDate} up to date${failed > 0 ? `, ${failed} failed` : ''} in ${((Date.now() - t0) / 1000).toFixed(2)} s`,

@@ -40,8 +40,8 @@ import {
   stderrIsTerminal,
 } from './io.js';
 import { UsageError } from './kernel-input.js';
-import { prepareOutDir } from './out-path.js';
-import { type JobResult, type StageJob, stageFolder, writeDeps } from './stage-dir.js';
+import { prepareOutDir, prepareOutFile, writeOutFile } from './out-path.js';
+import { type JobResult, type StageJob, stageFolder } from './stage-dir.js';
 
 export const STAGE = {
   name: 'stage',
@@ -145,11 +145,15 @@ async function run({ values, positionals }: CommandArgs<typeof STAGE.flags>, io:
   for (const flag of ['jobs', 'force'] as const)
     if (values[flag] !== undefined)
       throw new UsageError(`--${flag} applies to a folder of configs, not to one config`);
+  // found before staging, not after
+  if (values.deps !== undefined) prepareOutFile(values.deps, '--deps');
   const staged = await stageFile(file, values.out, { ...values, k }, io);
   if (values.deps !== undefined)
-    writeDeps(values.deps, [
+    writeOutFile(
+      values.deps,
       makeRule(path.resolve(values.out, `${staged.name}.stub.mjs`), [...staged.reads.keys()], process.cwd()),
-    ]);
+      '--deps',
+    );
   return 0;
 }
 
