@@ -25,6 +25,11 @@ export interface WgslOptions {
    * is slow with many workgroup barriers, a discrete GPU wants more). At most `workgroupSize`.
    */
   readonly maxWorkgroups?: number;
+  /**
+   * Thread coarsening of straight-line maps over iota (coarsen.ts): 'auto' (default) where the
+   * elements of an invocation share loads, 'always' wherever a map qualifies, 'never'.
+   */
+  readonly coarsen?: 'auto' | 'always' | 'never';
 }
 
 /** A binding of a pass's bind group (group 0). */
@@ -40,7 +45,9 @@ export type ScratchSize = { readonly kind: 'words'; readonly words: number } | {
 
 /** How many workgroups a pass dispatches. */
 export type DispatchSize =
-  | { readonly kind: 'perElement' } // ceil(n / workgroupSize), at most the runtime's elementGroups (the shader strides beyond)
+  // ceil(n / (workgroupSize · perInvocation)), at most the runtime's elementGroups (the shader
+  // strides beyond); perInvocation (default 1) elements per invocation (a coarsened map, coarsen.ts)
+  | { readonly kind: 'perElement'; readonly perInvocation?: number }
   | { readonly kind: 'chunks' } // maxWorkgroups
   | { readonly kind: 'single' }; // one workgroup
 
@@ -55,6 +62,11 @@ export interface ShaderPass {
    * ⊕(ne, ne) != ne, folding all elements in order on one invocation.
    */
   readonly sequential: boolean;
+  /**
+   * A pass that runs only when each site scalar of `positive` is > 0 (`holds`), or only when one
+   * is not (`!holds`): a coarsened map and the plain one it stands for (coarsen.ts).
+   */
+  readonly when?: { readonly positive: readonly number[]; readonly holds: boolean };
   /** The `override` constants the shader declares (scalar mode 'override'): field and site scalar. */
   readonly overrides: readonly { readonly field: string; readonly scalar: number }[];
 }

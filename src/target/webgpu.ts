@@ -156,6 +156,20 @@ interface DeviceAccess {
 
 // ---- the runtime ---------------------------------------------------------------------------------
 
+/**
+ * Workgroups of an element-wise pass over n elements, `per` an invocation, at most `most`; a
+ * coarsened pass (per > 1) at most most / per, so that each workgroup's share of the elements is
+ * what it is uncoarsened (on a software adapter, where `most` is small, see `elementGroups`).
+ */
+function perElementGroups(n: number, W: number, per: number, most: number): number {
+  return Math.min(Math.max(1, Math.ceil(n / (W * per))), Math.max(1, Math.floor(most / per)));
+}
+
+/** Whether `pass` runs for these site scalars (ShaderPass.when). */
+function runsFor(pass: ShaderPass, scalars: readonly number[]): boolean {
+  return !pass.when || pass.when.positive.every((k) => (scalars[k] as number) > 0) === pass.when.holds;
+}
+
 /** Workgroups of an element-wise pass on a software adapter (see `GpuRuntime.elementGroups`). */
 export const SOFTWARE_ELEMENT_GROUPS = 32;
 
@@ -685,7 +699,7 @@ class Run {
         const bindGroup = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
         const groups =
           pass.dispatch.kind === 'perElement'
-            ? Math.min(Math.max(1, Math.ceil(n / W)), rt.elementGroups)
+            ? perElementGroups(n, W, pass.dispatch.perInvocation ?? 1, rt.elementGroups)
             : pass.dispatch.kind === 'chunks'
               ? G
               : 1;
@@ -724,7 +738,7 @@ class Run {
       rt.usable(plan.fn);
       return words;
     };
-    let words = await execute(site.passes.filter((p) => !p.sequential));
+    let words = await execute(site.passes.filter((p) => !p.sequential && runsFor(p, scalars)));
     const notIdempotent = site.members.some((m, k) => {
       const r = resReads[k] as number;
       return FOLD_OPS.has(m.op) && r >= 0 && new DataView(words[r] as ArrayBuffer).getUint32(4, true) !== 1;

@@ -97,7 +97,19 @@ import {
 } from '../kernel/index.js';
 import { constantMakesUb, constValue } from './fold.js';
 import { alwaysReturns, bare, emitHostJs, type LaunchCall, lamText, soacText } from './js.js';
+import { type Coarsened, type CoarseActual, type CoarsenMode, coarseLoop, coarsenMap } from './coarsen.js';
 import { NameSupply } from './names.js';
+import {
+  atRunTime,
+  constantLiteral,
+  exprDepth,
+  HOIST_EVERY,
+  LONG,
+  literal,
+  wgslType,
+  ZERO,
+  zeroOf,
+} from './wgsl-literals.js';
 import { type ExprWriter, exprValue, truthTest } from './expr-core.js';
 import {
   type DispatchSize,
@@ -127,6 +139,9 @@ export function planKernelWgsl(program: Program, fnName: string, options: WgslOp
   if (!Number.isInteger(groups) || groups < 1 || groups > wg)
     throw new RangeError(`maxWorkgroups must be an integer in 1..${wg}, not ${groups}`);
   const mode = options.scalars ?? 'uniform';
+  const coarsen = options.coarsen ?? 'auto';
+  if (!['auto', 'always', 'never'].includes(coarsen))
+    throw new RangeError(`coarsen must be 'auto', 'always' or 'never', not ${JSON.stringify(coarsen)}`);
 
   const commands = soacCommands(fun.body);
   if (commands.length === 0)
@@ -143,7 +158,7 @@ export function planKernelWgsl(program: Program, fnName: string, options: WgslOp
   commands.forEach((c, index) => {
     sites.set(
       c,
-      new SiteBuilder(fun, funs, c, index, { wg, groups, mode }, hostReads, names.scope()).build(),
+      new SiteBuilder(fun, funs, c, index, { wg, groups, mode, coarsen }, hostReads, names.scope()).build(),
     );
   });
   const hostSource = emitHostJs(program, fnName, (c): LaunchCall => {
@@ -183,109 +198,6 @@ function hostArrayUses(x: Cmd | Expr, out: Set<string>): void {
 }
 
 // ---- names and literals ------------------------------------------------------------------------
-
-/** The WGSL type holding a kernel scalar type (bool is an i32 holding 0/1). */
-function wgslType(ty: string): string {
-  switch (ty) {
-    case 'int':
-    case 'bool':
-      return 'i32';
-    case 'float':
-      return 'f32';
-    default:
-      throw new Error(`internal error: no WGSL type for '${ty}'`);
-  }
-}
-
-function intLiteral(v: number): string {
-  if (v === -2147483648) return 'i32(-2147483648)';
-  return v < 0 ? `(${v}i)` : `${v}i`;
-}
-
-/** A WGSL f32 expression for a binary32 value: a literal, or for inf/NaN the bits at run time. */
-function floatLiteral(v: number): string {
-  if (Number.isNaN(v)) return nonFinite('0x7fc00000u');
-  if (v === Number.POSITIVE_INFINITY) return nonFinite('0x7f800000u');
-  if (v === Number.NEGATIVE_INFINITY) return nonFinite('0xff800000u');
-  if (Object.is(v, -0)) return '(-0.0f)';
-  let text = String(v);
-  if (!/[.e]/.test(text)) text += '.0';
-  return v < 0 ? `(${text}f)` : `${text}f`;
-}
-
-/**
- * A module-scope `var<private>` that is never written, so it holds 0: reading it makes an
- * expression a run-time one, which WGSL does not evaluate (or reject) when creating the shader.
- * Its name is reserved in every site's scope; `pass` declares it where it is used.
- */
-/** Longest kernel text kept in a comment of the generated code (commentText). */
-const LONG = 4000;
-
-const ZERO = 'zero';
-
-/** WGSL rejects non-finite constants: the bits are or-ed with the run-time zero. */
-function nonFinite(bits: string): string {
-  return `bitcast<f32>(${bits} | ${ZERO})`;
-}
-
-/** The WGSL of a literal atom; undefined for anything else. */
-function literal(e: Expr): string | undefined {
-  switch (e.kind) {
-    case 'intLit':
-      return intLiteral(e.value);
-    case 'floatLit':
-      return floatLiteral(e.value);
-    case 'boolLit':
-      return e.value ? '1i' : '0i';
-    default:
-      return undefined;
-  }
-}
-
-/** Every this many levels of an expression, its WGSL is held in a `let` (ExprEmitter.hoisted). */
-const HOIST_EVERY = 16;
-
-const depthMemo = new WeakMap<Expr, number>();
-
-/**
- * The height of `e` (1 for a leaf; its subexpressions from the kernel's field table); memoized, so
- * computing it for every node is linear.
- */
-function exprDepth(e: Expr): number {
-  const known = depthMemo.get(e);
-  if (known !== undefined) return known;
-  const d = 1 + Math.max(0, ...(nodesOfType(e, 'Expr') as Expr[]).map(exprDepth));
-  depthMemo.set(e, d);
-  return d;
-}
-
-/** The WGSL of a folded constant of kernel type `ty` (constValue's value). */
-function constantLiteral(v: number, ty: string): string {
-  switch (ty) {
-    case 'int':
-      return intLiteral(v);
-    case 'bool':
-      return v !== 0 ? '1i' : '0i';
-    case 'float':
-      return floatLiteral(v);
-    default:
-      throw new Error(`internal error: a constant of type '${ty}'`);
-  }
-}
-
-/**
- * `wgsl` (of kernel type `ty`) as a run-time value: the same bits or-ed with the run-time zero,
- * so WGSL neither evaluates nor rejects it when creating the shader.
- */
-function atRunTime(wgsl: string, ty: string): string {
-  return wgslType(ty) === 'f32'
-    ? `bitcast<f32>(bitcast<u32>(${bare(wgsl)}) | ${ZERO})`
-    : `(${wgsl} | bitcast<i32>(${ZERO}))`;
-}
-
-function zeroOf(ty: string): string {
-  return wgslType(ty) === 'f32' ? '0.0f' : '0i';
-}
 
 // ---- expressions and device functions ----------------------------------------------------------
 
@@ -753,6 +665,7 @@ interface SiteOptions {
   readonly wg: number;
   readonly groups: number;
   readonly mode: ScalarMode;
+  readonly coarsen: CoarsenMode;
 }
 
 /** A member and what its lambda's parameters are bound to (without the accumulator). */
@@ -984,6 +897,7 @@ class SiteBuilder {
     main: readonly string[],
     dispatch: DispatchSize,
     scratch: ReadonlyMap<string, { ty: string; words: PassBinding & { kind: 'scratch' } }>,
+    when?: ShaderPass['when'],
   ): void {
     // Comments are left out: they quote the C program, whose names may look like ours.
     const body = [...device.texts, ...workgroupVars, ...main].join('\n').replace(/\/\/.*$/gm, '');
@@ -1043,6 +957,7 @@ class SiteBuilder {
       dispatch,
       overrides,
       sequential: k === 0,
+      ...(when ? { when } : {}),
     });
   }
 
@@ -1095,24 +1010,84 @@ class SiteBuilder {
   }
 
   private mapPass(): void {
-    const { device, ex } = this.emitters();
-    const body: string[] = [];
-    this.members.forEach((m, k) => {
-      const app = ex.applyLam(m.soac.fn, m.actuals, false);
-      body.push(
-        `// ${commentText(this.text[k] as string, LONG)}`,
-        ...app.lines,
-        `out_${k}[e] = ${bare(app.result)};`,
-      );
-    });
-    const main = [
+    const coarse = this.coarsened();
+    // with a divisor that is a scalar operand, the coarsened pass runs where it is > 0, the plain one else
+    const d = coarse?.divisorScalar;
+    const when = (holds: boolean) => (d === undefined ? undefined : { positive: [d], holds });
+    const header = [
       `@compute @workgroup_size(${this.opts.wg})`,
       'fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {',
       `  let stride = nwg.x * ${this.wg};`,
-      ...this.elementLoop(body, 'gid.x', 'params.n', 'stride'),
-      '}',
     ];
-    this.pass('map', 1, 1, device, [], main, { kind: 'perElement' }, new Map());
+    if (!coarse || d !== undefined) {
+      const { device, ex } = this.emitters();
+      const body = this.members.flatMap((m, k) => {
+        const app = ex.applyLam(m.soac.fn, m.actuals, false);
+        return [
+          `// ${commentText(this.text[k] as string, LONG)}`,
+          ...app.lines,
+          `out_${k}[e] = ${bare(app.result)};`,
+        ];
+      });
+      const main = [...header, ...this.elementLoop(body, 'gid.x', 'params.n', 'stride'), '}'];
+      const name = d === undefined ? 'map' : `map, where ${coarse?.divisorName} ≤ 0`;
+      this.pass(name, 1, 1, device, [], main, { kind: 'perElement' }, new Map(), when(false));
+    }
+    if (!coarse) return;
+    const { device, ex } = this.emitters();
+    const cx = new ExprEmitter(this.fun.name, device, (n) => coarse.scope.get(n), ex.fresh);
+    const loop = coarseLoop(coarse.plan, {
+      value: (e) => ({ wgsl: bare(cx.value(e)), pre: cx.takePre() }),
+      fresh: ex.fresh,
+      bind: (name, wgsl) => coarse.scope.set(name, { wgsl, isArray: false, global: false }),
+    });
+    const per = coarse.plan.width;
+    const dispatch: DispatchSize = { kind: 'perElement', perInvocation: per };
+    const main = [...header, ...this.indent(loop, 1), '}'];
+    const where = d === undefined ? '' : `, where ${coarse.divisorName} > 0`;
+    this.pass(
+      `map, ${per} elements per invocation${where}`,
+      1,
+      1,
+      device,
+      [],
+      main,
+      dispatch,
+      new Map(),
+      when(true),
+    );
+  }
+
+  /**
+   * The coarsened plan of a one-member map over iota (coarsen.ts), the bindings of the names its
+   * expressions use for the member's broadcast arrays and scalar operands, and the site scalar
+   * it divides by.
+   */
+  private coarsened():
+    | { plan: Coarsened; scope: Map<string, Binding>; divisorScalar?: number; divisorName?: string }
+    | undefined {
+    const [m, ...rest] = this.members;
+    if (!m || rest.length > 0 || m.soac.fn.ret === 'bool') return undefined;
+    const scope = new Map<string, Binding>();
+    const scalarOf = new Map<string, { index: number; name: string }>();
+    const actuals: CoarseActual[] = [];
+    for (const [j, a] of listToArray(m.soac.args).entries()) {
+      const actual = m.actuals[j] as Binding;
+      if (a.kind === 'argIota') actuals.push({ kind: 'lane' });
+      else if (a.kind === 'argArray') {
+        if (!actual.isArray) return undefined; // a mapped array
+        scope.set(`$a${j}`, actual);
+        actuals.push({ kind: 'array', name: `$a${j}` });
+      } else if (a.value.kind === 'var') {
+        scope.set(`$s${j}`, actual);
+        scalarOf.set(`$s${j}`, { index: this.scalar(a.value).index, name: a.value.name });
+        actuals.push({ kind: 'scalar', value: { ...a.value, name: `$s${j}` } });
+      } else actuals.push({ kind: 'scalar', value: a.value });
+    }
+    const plan = coarsenMap(m.soac.fn, actuals, this.funs, this.opts.coarsen);
+    if (!plan) return undefined;
+    const d = plan.divisor?.kind === 'var' ? scalarOf.get(plan.divisor.name) : undefined;
+    return { plan, scope, ...(d ? { divisorScalar: d.index, divisorName: d.name } : {}) };
   }
 
   /** The chunk of the invocation `t`: `start`/`end` lines. */

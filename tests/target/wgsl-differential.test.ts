@@ -77,12 +77,16 @@ beforeAll(async () => {
 
 type Outcome = { result: number | number[] | undefined; outputs: Record<string, number[]> };
 
-/** Workgroup shapes: the default (256 × 64 chunk workgroups) and small ones, so n ≤ 300 spans chunks. */
+/**
+ * Workgroup shapes: the default (256 × 64 chunk workgroups) and small ones, so n ≤ 300 spans
+ * chunks; one coarsens every map that qualifies (src/target/coarsen.ts).
+ */
 const SHAPES: readonly WgslOptions[] = [
   {},
   { workgroupSize: 64, maxWorkgroups: 4 },
   { workgroupSize: 32, maxWorkgroups: 2 },
   { workgroupSize: 32, maxWorkgroups: 32 },
+  { workgroupSize: 64, maxWorkgroups: 4, coarsen: 'always' },
 ];
 
 function jsRun(program: Program, fn: string, args: readonly ArgValue[]): Outcome {
