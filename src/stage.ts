@@ -20,4 +20,5 @@ export {
   stageInMemory,
 } from './pipeline/memory.js';
 export type { PipelineProgress } from './pipeline/pipeline.js';
-export { describeStages, type FolderFile, type StagedText } from './pipeline/staged-text.js';
+export { describeStages } from './pipeline/stage-report.js';
+export type { FolderFile, StagedText } from './pipeline/staged-text.js';

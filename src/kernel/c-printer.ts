@@ -4,7 +4,7 @@
  * one constructor to its *hooks* (`PrintHooks`). Two views use it:
  * - concrete kernel ASTs (print.ts: `printFun`, `printCmd`, …), where every node is one
  *   constructor and the hooks are never called;
- * - abstract kernel programs (pipeline/print-kernel.ts), sets of ASTs with holes `'Int`,
+ * - abstract kernel programs (pipeline/print-abstract.ts), sets of ASTs with holes `'Int`,
  *   alternatives `a | b`, `fix α.` recursion and list tails `e...` (SCF Fig. 6), which the hooks
  *   print in that notation.
  *

@@ -4,11 +4,12 @@
  * from files under node) with early descriptions of a kernel's formals (describe-input.ts) is
  * staged on its parsed kernel (stage-kernel.ts) pass by pass (pipeline.ts, SCF Fig. 4), either
  * from files (stage-config.ts, `stageConfig`) or from text in a page or a worker (memory.ts,
- * `stageInMemory`, hashing with sha256.ts); the staged folder's text (staged-text.ts) is written
+ * `stageInMemory`, hashing with sha256.ts), and reported (stage-report.ts: the abstract text,
+ * `--explain`, `--json`); the staged folder's text (staged-text.ts) is written
  * to a folder (write.ts), published into it atomically under a lock (staged-folder.ts), and
  * loaded back (load.ts); a config file is staged into a folder with its build record
  * (stage-file.ts, build-record.ts); the abstract kernel programs between the passes print in the Fig. 6
- * notation (print-kernel.ts: the kernel's C printer, kernel/c-printer.ts, over abstract values).
+ * notation (print-abstract.ts: the kernel's C printer, kernel/c-printer.ts, over abstract values).
  */
 export { argValue, seededRandom } from './args.js';
 export {
@@ -66,11 +67,11 @@ export {
   PRINT_ALTS,
   PRINT_LINE,
   PRINT_NODES,
-  type PrintKernelOptions,
+  type PrintAbstractOptions,
   printAbstractCmd,
   printAbstractExpr,
   printAbstractFun,
-} from './print-kernel.js';
+} from './print-abstract.js';
 export { configPasses, stageConfig } from './stage-config.js';
 export {
   isEntryConfigFile,
@@ -89,16 +90,14 @@ export {
   TEMP_PREFIX,
 } from './staged-folder.js';
 export {
-  describeStages,
-  explainStages,
   type FolderFile,
   RUNTIME_SPECIFIER,
   type StagedText,
   type StagedTextOptions,
-  stageReport,
   stagedModuleCode,
   stagedText,
 } from './staged-text.js';
+export { describeStages, explainStages, stageReport } from './stage-report.js';
 export { stageManifest, type WriteOptions, type WrittenFiles, writeStaged } from './write.js';
 export { EntryValueError, EntryValues, anyOfType } from './entry-describe.js';
 export {

@@ -3,7 +3,7 @@
  * the `*.staged.mjs` of SCF §2.2 (Fig. 4's ".staged.scf-ml" files; Fig. 7 shows what such code looks
  * like: one straight-line fragment per input node, case tests folded away).
  *
- * Algorithm. One TypeScript function per Core function reachable from the entry, compiled by one
+ * Algorithm. One JavaScript function per Core function reachable from the entry, compiled by one
  * walk that knows whether the expression is in *tail* position (it becomes statements ending in
  * `return`), is the value of a `let` (a `const`), or is an operand (a JavaScript expression):
  * - `let x = e1 in e2` ⇒ `const x = e1;` then `e2`; lets nested in operands are hoisted to the

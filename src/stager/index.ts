@@ -1,10 +1,10 @@
 /**
  * The stager's engine (SCF Fig. 8): staging one optimizer's Core program against abstract inputs
- * with its steps as records (stage.ts: partial evaluation, then DAE, merging equal residual
- * functions (minimize.ts) and splitting large ones (outline.ts)), and emitting the staged optimizer
- * as TypeScript with a checked admission of its input (emit.ts; admit-plan.ts plans it, admit-emit.ts
- * emits it, admit-check.ts interprets it; the helpers emitted
- * code calls at run time, staged-helpers.ts). Which optimizers, kernel and config are staged is the
+ * with its steps as records (stage-program.ts: partial evaluation, then DAE, merging equal residual
+ * functions (minimize.ts) and outlining parts of large ones (outline.ts)), and emitting the staged
+ * optimizer as a JavaScript module with a checked admission of its input (emit.ts; admit-plan.ts
+ * plans it, admit-emit.ts emits it, admit-check.ts interprets it; the helpers emitted code calls
+ * at run time, staged-helpers.ts). Which optimizers, kernel and config are staged is the
  * pipeline's business (src/pipeline).
  */
 export { checkAdmitted } from './admit-check.js';
@@ -25,4 +25,4 @@ export {
   type StepState,
   outlineStep,
   stage,
-} from './stage.js';
+} from './stage-program.js';

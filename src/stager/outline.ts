@@ -1,6 +1,6 @@
 /**
- * Outlining parts of large residual functions into functions of their own (a step after merging,
- * before emission).
+ * Outlining parts of large residual functions into functions of their own (the stager's step
+ * `outline`, after merging, before emission).
  *
  * Why. Unfolding (src/partial-eval) evaluates whole call trees in place, so one residual function
  * can hold thousands of Core nodes (configuration 6's staged const-prop would be one function of

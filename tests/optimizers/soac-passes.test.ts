@@ -41,7 +41,7 @@ import {
 import { maxLabelFun, relabelCmd } from '../../src/optimizers/kernel-walk.js';
 import { compileFile, Interpreter } from '../../src/scf-lang/index.js';
 import { equal } from '../../src/scf-lang/prelude.js';
-import { KERNEL_CTORS, printAbstractFun } from '../../src/pipeline/print-kernel.js';
+import { KERNEL_CTORS, printAbstractFun } from '../../src/pipeline/print-abstract.js';
 import { expectOpt, parseC, passes, ROOT, replaceFun, tryEval } from './helpers.js';
 
 beforeAll(loadKernelParser);

@@ -1,5 +1,5 @@
 /**
- * Splitting residual functions too large for V8 to optimize (outline.ts): every function ends
+ * Outlining parts of residual functions too large for V8 to optimize (outline.ts): every function ends
  * within the limit, the split program computes what the original computes (errors in branches
  * not taken included), free variables respect `let` scoping, the result is deterministic, and a
  * staged optimizer split finely still equals the unstaged one.

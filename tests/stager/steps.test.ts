@@ -1,7 +1,7 @@
 /**
- * The stager's steps as records (stager/stage.ts): `stage` runs partial evaluation, then the steps
- * it is given in order; `DEFAULT_STEPS` are DAE, merging equal functions and splitting large ones;
- * under `SCF_PASS_DEBUG=1` a step that breaks the Core program is named.
+ * The stager's steps as records (stager/stage-program.ts): `stage` runs partial evaluation, then
+ * the steps it is given in order; `DEFAULT_STEPS` are DAE, merging equal functions and outlining
+ * parts of large ones; under `SCF_PASS_DEBUG=1` a step that breaks the Core program is named.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { fromConcrete } from '../../src/abstract-values/index.js';
@@ -31,8 +31,8 @@ afterEach(() => {
 });
 
 describe('stage(program, entry, input, opts, steps)', () => {
-  it('runs the default steps (dae, minimize, split) after partial evaluation', () => {
-    expect(DEFAULT_STEPS.map((s) => s.name)).toEqual(['dae', 'minimize', 'split']);
+  it('runs the default steps (dae, minimize, outline) after partial evaluation', () => {
+    expect(DEFAULT_STEPS.map((s) => s.name)).toEqual(['dae', 'minimize', 'outline']);
     const r = stage(program, entry, input);
     expect(r.sizes.staged).toBeLessThanOrEqual(r.sizes.residual);
     expect(interpret(r.residual, r.entry, [5, 3]).value).toBe(11);

@@ -1,5 +1,5 @@
 /**
- * The Fig. 6 printer for abstract kernel programs (src/pipeline/print-kernel.ts):
+ * The Fig. 6 printer for abstract kernel programs (src/pipeline/print-abstract.ts):
  * - singleton values print exactly as the concrete printer (every benchmark function, their
  *   optimized versions, and generated programs);
  * - the shapes of SCF Fig. 6, built by hand and obtained from real optimizer outputs;
@@ -38,7 +38,7 @@ import {
   printAbstractCmd,
   printAbstractExpr,
   printAbstractFun,
-} from '../../src/pipeline/print-kernel.js';
+} from '../../src/pipeline/print-abstract.js';
 import { generate } from '../kernel/gen.js';
 import { loadKernels, ROOT } from '../optimizers/helpers.js';
 

@@ -73,7 +73,7 @@ export const KERNEL_CTORS: CtorTable = new Map<string, CtorInfo>([
   ]),
 ]);
 
-export interface PrintKernelOptions {
+export interface PrintAbstractOptions {
   /** Constructor table giving field order (default `KERNEL_CTORS`). */
   readonly ctors?: CtorTable;
   /**
@@ -108,7 +108,7 @@ export const PRINT_NODES = 50_000;
 export const ELIDED = '…';
 
 /** An abstract kernel `Fun` (or a union of them) in Fig. 6 notation. */
-export function printAbstractFun(v: AbsValue, opts: PrintKernelOptions = {}): string {
+export function printAbstractFun(v: AbsValue, opts: PrintAbstractOptions = {}): string {
   const { p, hooks } = printer(opts);
   const text = p.fun(v);
   const notes = [...(hooks.elided ? [hooks.note()] : []), ...(hooks.abbreviated ? [ABBREVIATED_NOTE] : [])];
@@ -119,12 +119,12 @@ export function printAbstractFun(v: AbsValue, opts: PrintKernelOptions = {}): st
 export const ABBREVIATED_NOTE = `(* ${ELIDED}: big unions cut short; scf stage --full prints them whole *)`;
 
 /** An abstract kernel `Expr` in Fig. 6 notation (`x | (x * 'Int)`). */
-export function printAbstractExpr(v: AbsValue, opts: PrintKernelOptions = {}): string {
+export function printAbstractExpr(v: AbsValue, opts: PrintAbstractOptions = {}): string {
   return printer(opts).p.expr(v, 0);
 }
 
 /** An abstract kernel `Cmd` in Fig. 6 notation, one line per statement, indented `indent` levels. */
-export function printAbstractCmd(v: AbsValue, indent = 0, opts: PrintKernelOptions = {}): string {
+export function printAbstractCmd(v: AbsValue, indent = 0, opts: PrintAbstractOptions = {}): string {
   const lines: string[] = [];
   const { p, hooks } = printer(opts);
   p.printList(p.flatten(v), indent, lines);
@@ -132,7 +132,7 @@ export function printAbstractCmd(v: AbsValue, indent = 0, opts: PrintKernelOptio
   return lines.join('\n');
 }
 
-function printer(opts: PrintKernelOptions): { p: CPrinter<AbsValue>; hooks: Fig6Hooks } {
+function printer(opts: PrintAbstractOptions): { p: CPrinter<AbsValue>; hooks: Fig6Hooks } {
   const ctors = withPrelude(opts.ctors ?? KERNEL_CTORS);
   const hooks = new Fig6Hooks(opts.maxNodes ?? PRINT_NODES, opts.full ?? false);
   return { p: new CPrinter(new AbstractView(ctors), hooks, { pointerReturn: false }), hooks };

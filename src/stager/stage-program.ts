@@ -94,9 +94,12 @@ export const minimizeStep: StageStep = {
   },
 };
 
-/** Splitting functions too large for V8 to optimize (outline.ts). */
+/**
+ * Outlining: functions too large for V8 to optimize split into parts (outline.ts), each part's
+ * comment naming the function it came from.
+ */
 export const outlineStep: StageStep = {
-  name: 'split',
+  name: 'outline',
   run: (s, opts) => {
     const limit = opts.maxFunNodes ?? MAX_FUN_NODES;
     const split = outlineLargeFunctions(s.program, limit);
