@@ -24,6 +24,7 @@ export {
   BindError,
   type Bindings,
   type BindValue,
+  compileFile,
   defaultPipeline,
   findPass,
   formalsFromBindings,
@@ -43,7 +44,8 @@ export {
 } from './optimizers/index.js';
 export { formatDiagnostic, scfVersion } from './common/index.js';
 export { registerScfResolver } from './runtime/resolver.js';
-export type { Specialized, StageManifest, Stub } from './runtime/stub.js';
+export type { Specialized, Stub } from './optimizers/index.js';
+export type { StageManifest } from './runtime/stub.js';
 export { checkManifest } from './runtime/stub.js';
 export {
   type CompiledKernel,
@@ -60,7 +62,7 @@ export {
   TieredKernels,
   tieredKernels,
 } from './target/index.js';
-export { compileFile, formatDiagnostic as formatScfDiagnostic } from './scf-lang/index.js';
+export { formatDiagnostic as formatScfDiagnostic } from './scf-lang/index.js';
 export { InputNotAdmitted } from './stager/index.js';
 export {
   ConfigError,

@@ -26,9 +26,9 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { clip, inSystemFileSystem, readSourceFile, SOURCE_ROOT } from '../common/index.js';
-import { kernelHash, type ManifestFile, type StageManifest, sha256 } from '../runtime/index.js';
+import { type ManifestFile, type StageManifest, sha256 } from '../runtime/index.js';
 import type { Fun } from '../kernel/index.js';
-import { optimizerSources, type Pass } from '../optimizers/index.js';
+import { kernelHash, optimizerSources, type Pass } from '../optimizers/index.js';
 import type { PipelineStage } from './pipeline.js';
 import { publishFolder } from './staged-folder.js';
 import { stagedManifest, stagedModuleCode, stagedText } from './staged-text.js';
