@@ -45,7 +45,15 @@ export {
 export { formatDiagnostic, scfVersion } from './common/index.js';
 export { registerScfResolver } from './runtime/resolver.js';
 export type { Specialized, Stub } from './optimizers/index.js';
-export type { StageManifest } from './runtime/stub.js';
+export type {
+  DescribeTables,
+  EntrySubject,
+  LanguagePass,
+  ObjectLanguage,
+  Refused,
+  RuntimeLanguage,
+  StageManifest,
+} from './runtime/index.js';
 export { checkManifest } from './runtime/stub.js';
 export {
   type CompiledKernel,
@@ -67,16 +75,26 @@ export { InputNotAdmitted } from './stager/index.js';
 export {
   ConfigError,
   configPasses,
+  type EntryConfig,
+  type EntryLanguage,
+  entryLanguage,
   explainStages,
   importStub,
+  type KernelLanguage,
+  kernelLanguage,
   loadConfig,
+  type LoadedEntry,
   type LoadedStub,
+  loadEntry,
+  loadEntryConfig,
   parseConfig,
   type StageConfig,
   type StagedConfig,
   stageConfig,
   stageManifest,
+  stageEntry,
   stagePipeline,
+  type StagePipelineOptions,
   stageReport,
   type WriteOptions,
   type WrittenFiles,

@@ -21,7 +21,7 @@ import { type ManifestFile, type ManifestPass, type StageManifest, stageHashLine
 import { GROW_CAP, type PeEvent, SPEC_FUEL, UNFOLD_DEPTH } from '../partial-eval/index.js';
 import { emitModule } from '../stager/index.js';
 import { baseName } from './config.js';
-import { printAbstractFun } from './print-kernel.js';
+import { kernelLanguage } from './languages.js';
 import type { Pass } from '../optimizers/index.js';
 import type { PipelineStage } from './pipeline.js';
 
@@ -159,15 +159,13 @@ export function stagedText(
  */
 export function describeStages(stages: readonly PipelineStage[], full = false): string {
   const out: string[] = [];
+  const print = (v: AbsValue): string => kernelLanguage.printAbstract(v, full);
   stages.forEach((s, i) => {
-    const fun = s.input[0] as AbsValue;
-    out.push(`(* I${i + 1}: input of ${s.pass.name} *)\n${printAbstractFun(fun, { full })}`);
+    out.push(`(* I${i + 1}: input of ${s.pass.name} *)\n${print(s.input[0] as AbsValue)}`);
   });
   const last = stages[stages.length - 1];
   if (last)
-    out.push(
-      `(* I${stages.length + 1}: output of ${last.pass.name} *)\n${printAbstractFun(last.result.output, { full })}`,
-    );
+    out.push(`(* I${stages.length + 1}: output of ${last.pass.name} *)\n${print(last.result.output)}`);
   return `${out.join('\n\n')}\n`;
 }
 
