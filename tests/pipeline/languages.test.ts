@@ -118,8 +118,13 @@ describe("an entry config's types as an object language", () => {
     const loaded = loadEntry(loadEntryConfig(path.join(ROOT, 'examples/own-ir/interp.json')));
     const subject = { entry: loaded.config.entry, params: loaded.signature.params.map((p) => p.name) };
     const tables = { subject: loaded.program.ctors, formals: loaded.program.ctors };
+    // the language of the entry's types (what loadEntry made, `loaded.language`)
+    const language = entryLanguage(
+      loaded.values,
+      loaded.signature.params.map((p) => p.type),
+    );
     const r = drive({
-      language: loaded.language,
+      language,
       subject,
       descriptions: loaded.config.bind,
       tables,
