@@ -193,6 +193,29 @@ function errorAt(
   return new ConfigError(config.file, at.line, at.col, reason, code);
 }
 
+/**
+ * A bound parameter's run-time value is its `sample`, an unbound one's its `args` entry: the
+ * other key is a `ConfigError` there.
+ */
+function checkRunValues(config: EntryConfig, params: EntrySignature['params']): void {
+  for (const p of params) {
+    if (config.bind.has(p.name) && config.args.has(p.name))
+      throw errorAt(
+        config,
+        `args.${p.name}`,
+        `'${p.name}' is in 'bind': its run-time value is the 'sample' one`,
+        'C1011',
+      );
+    if (!config.bind.has(p.name) && config.sample.has(p.name))
+      throw errorAt(
+        config,
+        `sample.${p.name}`,
+        `'${p.name}' is not in 'bind': its run-time value goes in 'args'`,
+        'C1009',
+      );
+  }
+}
+
 /** Compiles the entry and reads the config's descriptions and values at its parameters' types. */
 export function loadEntry(config: EntryConfig): LoadedEntry {
   const cwd = process.cwd();
@@ -247,22 +270,7 @@ export function loadEntry(config: EntryConfig): LoadedEntry {
     }
   };
   const ctors: CtorTable = r.program.ctors;
-  for (const p of params) {
-    if (config.bind.has(p.name) && config.args.has(p.name))
-      throw errorAt(
-        config,
-        `args.${p.name}`,
-        `'${p.name}' is in 'bind': its run-time value is the 'sample' one`,
-        'C1011',
-      );
-    if (!config.bind.has(p.name) && config.sample.has(p.name))
-      throw errorAt(
-        config,
-        `sample.${p.name}`,
-        `'${p.name}' is not in 'bind': its run-time value goes in 'args'`,
-        'C1009',
-      );
-  }
+  checkRunValues(config, params);
   // the descriptions, through the entry's object language (languages.ts)
   const language = entryLanguage(
     values,
