@@ -23,7 +23,7 @@ export const BUILTIN_SOURCE_SHA256: Readonly<Record<string, string>> = {
   'optimizers/fusion.ts': '85927e807b084949b279eb3bce87dbbed354a6dbfd53ef43c41fa24ad167bf11',
   'optimizers/index.ts': 'f1947da1b4877edef5fc97ac5175b6dd43bebf88cb3d6b793b3cd4dbffe7b3aa',
   'optimizers/int-offsets.ts': '5b32d78c269c98431b77b6e9be13272ef82a73ab580331114ba84d9fcaef7039',
-  'optimizers/kernel-stub.ts': 'df9144ef2d68478568c0cc0524f322c4a74ccd6e1f90230b91f6b5dd7a3d6c30',
+  'optimizers/kernel-stub.ts': '4e91cf0907e392d351dc27ff72984dce7838695cca44c97c700fa8f554d3d138',
   'optimizers/kernel-walk.ts': '69d835f26ce811de5a575a72c0ebaf884e8354e756226cbef03683cc6b8f67c5',
   'optimizers/lattice.ts': 'a49ccfb0a664d5a44259bd9ed757dbfb5e47c4fe37a3014b16091494f6dcbe83',
   'optimizers/leaf.generated.ts': '1e41906a8736f371a074aff931d5a59874931be8b4abbe9b1a03b5af3fc1c1a8',

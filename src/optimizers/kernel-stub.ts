@@ -88,7 +88,7 @@ function kernelRefusal(
 export const KERNEL_RUNTIME: RuntimeLanguage<Fun, Bindings, LatticeVal> = {
   name: 'kernel',
   hash: kernelHash,
-  freeze: (value) => deepFreeze(value),
+  freeze: (value, seen) => deepFreeze(value, seen),
   formals: formalsFromBindings,
   toCore: (formals) => listFromArray([...formals]),
   checkOutput(by, output) {
