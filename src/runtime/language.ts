@@ -21,7 +21,8 @@
  * run time, pipeline/languages.ts's `kernelLanguage` with staging: passes over `Fun`, late values
  * bound to its formals) and an entry config's (entry-language.ts at run time,
  * pipeline/languages.ts's `entryLanguage`: whatever types the entry's modules declare, the
- * arguments themselves as late values). Nothing in the runtime or the engine names either.
+ * arguments themselves as late values, which needs nothing but SCF-lang values and so lives here).
+ * Nothing in the runtime or the engine names the kernel.
  */
 import type { AbsValue, CtorTable } from '../abstract-values/index.js';
 import type { PassContract } from '../scf-lang/index.js';
