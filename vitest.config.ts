@@ -10,7 +10,7 @@ export default defineConfig({
     alias: [
       { find: /^scf$/, replacement: src('index.ts') },
       { find: /^scf\/prelude$/, replacement: src('scf-lang/prelude.ts') },
-      { find: /^scf\/runtime$/, replacement: src('runtime/index.ts') },
+      { find: /^scf\/runtime$/, replacement: src('runtime.ts') },
       { find: /^scf\/kernel$/, replacement: src('kernel/public.ts') },
       { find: /^scf\/gpu$/, replacement: src('target/index.ts') },
       { find: /^scf\/stage$/, replacement: src('stage.ts') },

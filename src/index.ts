@@ -24,6 +24,7 @@ export {
   BindError,
   type Bindings,
   type BindValue,
+  compileFile,
   defaultPipeline,
   findPass,
   formalsFromBindings,
@@ -43,7 +44,16 @@ export {
 } from './optimizers/index.js';
 export { formatDiagnostic, scfVersion } from './common/index.js';
 export { registerScfResolver } from './runtime/resolver.js';
-export type { Specialized, StageManifest, Stub } from './runtime/stub.js';
+export type { Specialized, Stub } from './optimizers/index.js';
+export type {
+  DescribeTables,
+  EntrySubject,
+  LanguagePass,
+  ObjectLanguage,
+  Refused,
+  RuntimeLanguage,
+  StageManifest,
+} from './runtime/index.js';
 export { checkManifest } from './runtime/stub.js';
 export {
   type CompiledKernel,
@@ -60,21 +70,31 @@ export {
   TieredKernels,
   tieredKernels,
 } from './target/index.js';
-export { compileFile, formatDiagnostic as formatScfDiagnostic } from './scf-lang/index.js';
+export { formatDiagnostic as formatScfDiagnostic } from './scf-lang/index.js';
 export { InputNotAdmitted } from './stager/index.js';
 export {
   ConfigError,
   configPasses,
+  type EntryConfig,
+  type EntryLanguage,
+  entryLanguage,
   explainStages,
   importStub,
+  type KernelLanguage,
+  kernelLanguage,
   loadConfig,
+  type LoadedEntry,
   type LoadedStub,
+  loadEntry,
+  loadEntryConfig,
   parseConfig,
   type StageConfig,
   type StagedConfig,
   stageConfig,
   stageManifest,
+  stageEntry,
   stagePipeline,
+  type StagePipelineOptions,
   stageReport,
   type WriteOptions,
   type WrittenFiles,

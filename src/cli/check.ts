@@ -6,7 +6,8 @@
  * severity }] }] }` instead.
  *
  * A module that exports `optimize` and uses the kernel AST's `Fun` is a pass: its `optimize` is
- * also checked against the pass contract (SCF3017, src/scf-lang/contract.ts), as `scf opt` and
+ * also checked against the kernel's pass contract (SCF3017, src/scf-lang/contract.ts, with
+ * `KERNEL_CONTRACT`), as `scf opt` and
  * `scf stage` check a pass they load. Helper modules, and optimizers over another AST, are not.
  *
  * Exit status: 0 every file is in the subset; 1 some file has an error; 2 bad input — a bad flag,
@@ -15,6 +16,7 @@
  */
 import path from 'node:path';
 import { clip, lineCol, nearestName, readFailure, readSourceFile, SOURCE_ROOT } from '../common/index.js';
+import { KERNEL_CONTRACT } from '../optimizers/index.js';
 import { compileFile, formatDiagnostic, printCoreProgram, type ScfDiagnostic } from '../scf-lang/index.js';
 import { type CliIo, type CommandArgs, type CommandSpec, defineCommand, UsageError } from './io.js';
 
@@ -67,7 +69,7 @@ function run({ values, positionals: files }: CommandArgs<typeof CHECK.flags>, io
   const results: JsonFileResult[] = [];
   let errors = 0;
   for (const file of files) {
-    const r = compileFile(file);
+    const r = compileFile(file, { contract: KERNEL_CONTRACT });
     errors += r.diagnostics.length;
     if (values.json) {
       results.push({

@@ -36,7 +36,7 @@ export function sourceFile(rel: string): string {
   return path.join(SOURCE_ROOT, rel);
 }
 
-/** The running module of a public entry (`runtime/index`) as a file URL. */
+/** The running module of a public entry (`runtime`, `kernel/public`) as a file URL. */
 export function moduleUrl(stem: string): string {
   return new URL(`file://${path.join(MODULE_ROOT, `${stem}${FROM_SOURCES ? '.ts' : '.js'}`)}`).href;
 }

@@ -22,6 +22,7 @@
 import type { Cmd, Fun, Program } from '../kernel/index.js';
 import { listFromArray, listToArray, programWith, repeatedLabels, withFns } from '../kernel/index.js';
 import { clip, sourceFile } from '../common/index.js';
+import type { LanguagePass, LanguagePassContext } from '../runtime/index.js';
 import {
   optimize as constPropOptimize,
   optimizeFinite as constPropFinite,
@@ -50,6 +51,17 @@ export {
   PassError,
   userPassProgram,
 } from './user.js';
+export { compileFile } from './compile.js';
+export { loadEntryStub } from './entry-stub.js';
+export {
+  KERNEL_PASSES,
+  KERNEL_RUNTIME,
+  kernelHash,
+  makeStub,
+  type Specialized,
+  type Stub,
+  type StubParts,
+} from './kernel-stub.js';
 export { builtinSources, OptimizerError, optimizerProgram, optimizerSources } from './programs.js';
 
 export type { LatticeVal } from './lattice.js';
@@ -61,29 +73,22 @@ export {
   checksPass,
   firstSharedNode,
   formalsFromBindings,
+  KERNEL_CONTRACT,
   MAX_LATE_ARRAY,
   type PassChecks,
   PassOutputError,
 } from './pass-io.js';
 
 /** What a pass gets besides the function: the lattice values of its formals (in order). */
-export interface PassContext {
-  readonly formals: readonly LatticeVal[];
-}
+export type PassContext = LanguagePassContext<LatticeVal>;
 
-export interface Pass {
-  readonly name: string;
-  readonly description: string;
-  /** Absolute path of the pass's SCF-lang source (what the stager specializes). */
-  readonly file: string;
-  /** Core name of its entry function (`const-prop.optimize`). */
-  readonly entry: string;
-  /** Whether the entry takes the formals' lattice values after the function (const-prop does). */
-  readonly takesFormals: boolean;
-  /** A pass shipped with scf, or a user's (compiled from its Core by the code emitter). */
-  readonly builtin: boolean;
-  readonly run: (f: Fun, ctx: PassContext) => Fun;
-}
+/**
+ * A pass over the kernel (runtime/language.ts's `LanguagePass` with the kernel's function as the
+ * subject and the lattice values as formals): `file` its SCF-lang source, `entry` the Core name of
+ * its `optimize` (`const-prop.optimize`), `takesFormals` whether it also takes the formals'
+ * lattice values, `builtin` whether scf ships it, `run` the pass itself.
+ */
+export type Pass = LanguagePass<Fun, LatticeVal>;
 
 const builtin = (name: string, takesFormals: boolean) => ({
   name,

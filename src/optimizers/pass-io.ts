@@ -1,8 +1,9 @@
 /**
  * What goes into a pass and what comes out of one, apart from the passes themselves (which
  * index.ts registers): the late-stage values bound to a function's formals made into the formals'
- * lattice values (`formalsFromBindings`, `BindError`), and the check of a pass's output against the
- * kernel AST's invariants (`checkPassOutput`, `PassOutputError`). A staged stub needs these and
+ * lattice values (`formalsFromBindings`, `BindError`), the check of a pass's output against the
+ * kernel AST's invariants (`checkPassOutput`, `PassOutputError`), and the signature a pass has
+ * (`KERNEL_CONTRACT`). A staged stub needs these and
  * not the built-in passes' native code, which a page loads only when it runs the unstaged pipeline
  * (src/runtime/fallback.browser.ts), so they live apart from index.ts, which re-exports them.
  */
@@ -19,7 +20,18 @@ import {
   validateFun,
 } from '../kernel/index.js';
 import { clip } from '../common/index.js';
+import type { PassContract } from '../scf-lang/index.js';
 import type { LatticeVal } from './lattice.js';
+
+/**
+ * The kernel's pass contract (scf-lang/contract.ts, SCF3017): a pass is `optimize(f: Fun): Fun`,
+ * or `optimize(f: Fun, formals: List<LatticeVal>): Fun` — `Fun` the kernel AST's function (its
+ * one kind `fun`), `LatticeVal` the formals' constant lattice (lattice.ts).
+ */
+export const KERNEL_CONTRACT: PassContract = {
+  subject: { name: 'Fun', kinds: ['fun'] },
+  formal: { name: 'LatticeVal', kinds: ['const', 'constArray', 'nonConst'] },
+};
 
 /** A value bound to a formal: a scalar (booleans for bool formals) or an array's contents. */
 export type BindValue = number | boolean | readonly (number | boolean)[];

@@ -6,8 +6,11 @@
  */
 import { sourceFile } from '../common/index.js';
 import type { CoreProgram } from '../scf-lang/index.js';
-import type { Pass } from './index.js';
+import type { LanguagePass } from '../runtime/index.js';
 import { precompiledProgram, precompiledSources } from './precompiled.js';
+
+/** What compiling a pass reads of it, in any object language: its name, source and origin. */
+type PassFile = Pick<LanguagePass<unknown, unknown>, 'name' | 'file' | 'builtin'>;
 
 /** An optimizer's source does not compile (it is outside SCF-lang), or cannot be read here. */
 export class OptimizerError extends Error {
@@ -15,7 +18,7 @@ export class OptimizerError extends Error {
 }
 
 /** The built-in pass's sources in the generated data; a user's pass is refused. */
-function builtinFiles(pass: Pass): readonly string[] {
+function builtinFiles(pass: PassFile): readonly string[] {
   const files = pass.builtin ? precompiledSources(pass.name) : undefined;
   if (files === undefined)
     throw new OptimizerError(
@@ -25,17 +28,17 @@ function builtinFiles(pass: Pass): readonly string[] {
 }
 
 /** The Core program of a built-in pass, as compiled at build time. */
-export function optimizerProgram(pass: Pass): CoreProgram {
+export function optimizerProgram(pass: PassFile): CoreProgram {
   builtinFiles(pass);
   return precompiledProgram(pass.name) as CoreProgram;
 }
 
 /** The sources a built-in pass was compiled from, relative to src/, its own module first. */
-export function builtinSources(pass: Pass): string[] {
+export function builtinSources(pass: PassFile): string[] {
   return [...builtinFiles(pass)];
 }
 
 /** The sources a built-in pass was compiled from, as `sourceFile` names them here. */
-export function optimizerSources(pass: Pass): string[] {
+export function optimizerSources(pass: PassFile): string[] {
   return builtinFiles(pass).map(sourceFile).sort();
 }

@@ -10,9 +10,13 @@
  */
 import path from 'node:path';
 import { FROM_SOURCES, readSourceFile, SOURCE_ROOT } from '../common/index.js';
-import { compileFile, formatDiagnostic, type CoreProgram } from '../scf-lang/index.js';
-import type { Pass } from './index.js';
+import { formatDiagnostic, type CoreProgram } from '../scf-lang/index.js';
+import { compileFile } from './compile.js';
+import type { LanguagePass } from '../runtime/index.js';
 import { precompiledProgram, precompiledSources } from './precompiled.js';
+
+/** What compiling a pass reads of it, in any object language: its name, source and origin. */
+type PassFile = Pick<LanguagePass<unknown, unknown>, 'name' | 'file' | 'builtin'>;
 
 /** An optimizer's source does not compile (it is outside SCF-lang). */
 export class OptimizerError extends Error {
@@ -30,7 +34,7 @@ interface Compiled {
 
 const compiled = new Map<string, Compiled>();
 
-function compilePass(pass: Pass): Compiled {
+function compilePass(pass: PassFile): Compiled {
   let c = compiled.get(pass.file);
   if (!c) {
     c = (pass.builtin && !FROM_SOURCES && precompiled(pass)) || compileSource(pass);
@@ -43,7 +47,7 @@ function compilePass(pass: Pass): Compiled {
  * A built-in pass as compiled at build time, with the texts of its shipped sources (what the
  * interpreter positions a run-time error in), so that it is the program compiling them gives.
  */
-function precompiled(pass: Pass): Compiled | undefined {
+function precompiled(pass: PassFile): Compiled | undefined {
   const program = precompiledProgram(pass.name);
   const rels = precompiledSources(pass.name);
   if (program === undefined || rels === undefined) return undefined;
@@ -52,7 +56,7 @@ function precompiled(pass: Pass): Compiled | undefined {
   return { program: { ...program, sources }, files };
 }
 
-function compileSource(pass: Pass): Compiled {
+function compileSource(pass: PassFile): Compiled {
   // built-in sources are named relative to the package's src/ (as the manifest records them)
   const r = compileFile(pass.file, pass.builtin ? { cwd: SOURCE_ROOT } : {});
   if (!r.program) {
@@ -64,7 +68,7 @@ function compileSource(pass: Pass): Compiled {
 }
 
 /** The Core program of a pass, compiled once; an `OptimizerError` lists its diagnostics. */
-export function optimizerProgram(pass: Pass): CoreProgram {
+export function optimizerProgram(pass: PassFile): CoreProgram {
   return compilePass(pass).program;
 }
 
@@ -73,7 +77,7 @@ export function optimizerProgram(pass: Pass): CoreProgram {
  * its own module first, then those it imports, sorted (a manifest's `files`, which memory.ts
  * fills with the hashes recorded at build time).
  */
-export function builtinSources(pass: Pass): string[] {
+export function builtinSources(pass: PassFile): string[] {
   if (!pass.builtin) throw new OptimizerError(`${pass.name}: not a built-in pass`);
   const rel = (f: string) => path.relative(SOURCE_ROOT, f).split(path.sep).join('/');
   const own = rel(pass.file);
@@ -89,7 +93,7 @@ export function builtinSources(pass: Pass): string[] {
  * Every source file a pass is compiled from (its module and the modules it imports), as absolute
  * paths: what a staged stub's manifest hashes.
  */
-export function optimizerSources(pass: Pass): string[] {
+export function optimizerSources(pass: PassFile): string[] {
   const cwd = pass.builtin ? SOURCE_ROOT : process.cwd();
   return compilePass(pass)
     .files.map((f) => path.resolve(cwd, f))

@@ -7,9 +7,9 @@
  */
 import type { CoreProgram } from '../scf-lang/index.js';
 import type { Pass } from './index.js';
-import { DEFAULT_PASS_FUEL, PassError } from './pass-error.js';
+import { DEFAULT_PASS_FUEL, PassError } from '../runtime/index.js';
 
-export { DEFAULT_PASS_FUEL, PassError } from './pass-error.js';
+export { DEFAULT_PASS_FUEL, PassError } from '../runtime/index.js';
 
 /** Whether a pipeline entry names a file (a user's optimizer) rather than a built-in pass. */
 export function isPassPath(spec: string): boolean {

@@ -30,9 +30,10 @@ import { compileFile, formatDiagnostic, type CoreProgram } from '../scf-lang/ind
 import { chargeEachCall, emitModule } from '../stager/emit.js';
 import * as stagedRuntime from '../stager/staged-helpers.js';
 import type { Pass } from './index.js';
-import { DEFAULT_PASS_FUEL, PassError } from './pass-error.js';
+import { DEFAULT_PASS_FUEL, PassError } from '../runtime/index.js';
+import { KERNEL_CONTRACT } from './pass-io.js';
 
-export { DEFAULT_PASS_FUEL, PassError } from './pass-error.js';
+export { DEFAULT_PASS_FUEL, PassError } from '../runtime/index.js';
 
 /** Whether a pipeline entry names a file (a user's optimizer) rather than a built-in pass. */
 export function isPassPath(spec: string): boolean {
@@ -72,7 +73,7 @@ export function loadUserPass(file: string, base: string = process.cwd()): Pass {
   } catch (e) {
     throw new PassError(`${shown}: ${readFailure(e)}`);
   }
-  const r = compileFile(abs, { cwd, passCheck: 'pass' });
+  const r = compileFile(abs, { cwd, passCheck: 'pass', contract: KERNEL_CONTRACT });
   if (!r.program) {
     throw new PassError(
       `${shown}: not a valid SCF-lang optimizer\n${r.diagnostics.map((d) => formatDiagnostic(d, r.sources)).join('\n')}`,

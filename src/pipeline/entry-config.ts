@@ -23,7 +23,7 @@
  */
 import path from 'node:path';
 import { type Node, type ParseError, parse as parseJson } from 'jsonc-parser';
-import { type AbsValue, type CtorTable, conforms, singleton, top } from '../abstract-values/index.js';
+import { type AbsValue, type CtorTable, conforms, singleton } from '../abstract-values/index.js';
 import { clip, lineCol, readFailure, readSourceFile } from '../common/index.js';
 import {
   type CompileResult,
@@ -37,6 +37,7 @@ import {
 import { ConfigError, ConfigReader } from './config.js';
 import { NODE_FILES } from './config-files.js';
 import { EntryValueError, EntryValues } from './entry-describe.js';
+import { type EntryLanguage, entryLanguage } from './languages.js';
 
 /** The keys an entry config may have (docs/own-ir.md documents each). */
 export const ENTRY_CONFIG_KEYS = ['id', 'description', 'entry', 'bind', 'sample', 'args', 'pe'] as const;
@@ -77,6 +78,8 @@ export interface LoadedEntry {
   readonly sources: readonly string[];
   /** Reads values of the entry's types (for `scf test` and the tests). */
   readonly values: EntryValues;
+  /** The entry's object language (languages.ts): its descriptions, refusals and printer. */
+  readonly language: EntryLanguage;
   /** The constructors with their field types (what "any value of a type" is made from). */
   readonly ctorTypes: ReadonlyMap<string, CtorInfo>;
 }
@@ -190,6 +193,29 @@ function errorAt(
   return new ConfigError(config.file, at.line, at.col, reason, code);
 }
 
+/**
+ * A bound parameter's run-time value is its `sample`, an unbound one's its `args` entry: the
+ * other key is a `ConfigError` there.
+ */
+function checkRunValues(config: EntryConfig, params: EntrySignature['params']): void {
+  for (const p of params) {
+    if (config.bind.has(p.name) && config.args.has(p.name))
+      throw errorAt(
+        config,
+        `args.${p.name}`,
+        `'${p.name}' is in 'bind': its run-time value is the 'sample' one`,
+        'C1011',
+      );
+    if (!config.bind.has(p.name) && config.sample.has(p.name))
+      throw errorAt(
+        config,
+        `sample.${p.name}`,
+        `'${p.name}' is not in 'bind': its run-time value goes in 'args'`,
+        'C1009',
+      );
+  }
+}
+
 /** Compiles the entry and reads the config's descriptions and values at its parameters' types. */
 export function loadEntry(config: EntryConfig): LoadedEntry {
   const cwd = process.cwd();
@@ -244,36 +270,30 @@ export function loadEntry(config: EntryConfig): LoadedEntry {
     }
   };
   const ctors: CtorTable = r.program.ctors;
-  const inputs: AbsValue[] = [];
+  checkRunValues(config, params);
+  // the descriptions, through the entry's object language (languages.ts)
+  const language = entryLanguage(
+    values,
+    params.map((p) => p.type),
+  );
+  const subject = { entry: config.entry, params: params.map((p) => p.name) };
+  const inputs = read(
+    () => language.describe(subject, config.bind, { subject: ctors, formals: ctors }),
+    undefined,
+  );
   const bindText: Record<string, string> = Object.create(null);
   const run: unknown[] = [];
   let complete = true;
-  for (const p of params) {
+  params.forEach((p, i) => {
     const b = config.bind.get(p.name);
     const sample = config.sample.get(p.name);
     const arg = config.args.get(p.name);
-    if (b !== undefined && arg !== undefined)
-      throw errorAt(
-        config,
-        `args.${p.name}`,
-        `'${p.name}' is in 'bind': its run-time value is the 'sample' one`,
-        'C1011',
-      );
-    if (b === undefined && sample !== undefined)
-      throw errorAt(
-        config,
-        `sample.${p.name}`,
-        `'${p.name}' is not in 'bind': its run-time value goes in 'args'`,
-        'C1009',
-      );
     if (b === undefined) {
-      inputs.push(top());
       if (arg === undefined) complete = false;
       else run.push(read(() => values.value(arg, p.type), 'C1011'));
-      continue;
+      return;
     }
-    const desc = read(() => values.describe(b, p.type), undefined);
-    inputs.push(desc);
+    const desc = inputs[i] as AbsValue;
     bindText[p.name] = config.text.slice(b.offset, b.offset + b.length);
     if (sample !== undefined) {
       const v = read(() => values.value(sample, p.type), 'C1009');
@@ -290,7 +310,7 @@ export function loadEntry(config: EntryConfig): LoadedEntry {
       if (only === undefined) complete = false;
       else run.push(only.value);
     }
-  }
+  });
   const sources = [...r.sources.keys()].map((f) => path.resolve(cwd, f));
   const own = sources.filter((f) => f === config.module);
   return {
@@ -303,6 +323,7 @@ export function loadEntry(config: EntryConfig): LoadedEntry {
     ...(complete ? { runArgs: run } : {}),
     sources: [...own, ...sources.filter((f) => f !== config.module).sort()],
     values,
+    language,
     ctorTypes: r.ctorTypes,
   };
 }

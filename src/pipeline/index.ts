@@ -58,8 +58,14 @@ export {
 export { importStub } from './load.js';
 export { importStagedText, type LoadedStub } from './load-text.js';
 export { type MemoryInput, type MemoryOptions, type StagedInMemory, stageInMemory } from './memory.js';
+export { type EntryLanguage, entryLanguage, type KernelLanguage, kernelLanguage } from './languages.js';
 export { sha256Hex } from './sha256.js';
-export { type PipelineProgress, type PipelineStage, stagePipeline } from './pipeline.js';
+export {
+  type PipelineOptions as StagePipelineOptions,
+  type PipelineProgress,
+  type PipelineStage,
+  stagePipeline,
+} from './pipeline.js';
 export {
   ABBREVIATED_NOTE,
   ELIDED,

@@ -14,8 +14,10 @@
  * blob URLs are revoked once the stub is loaded (its modules are loaded before it is).
  */
 import type { Fun } from '../kernel/index.js';
-import * as runtime from '../runtime/index.js';
-import type { StageManifest, Stub } from '../runtime/index.js';
+import type { Stub } from '../optimizers/index.js';
+import type { StageManifest } from '../runtime/index.js';
+// the package entry itself: what staged code imports as `scf/runtime`
+import * as runtime from '../runtime.js';
 import { type FolderFile, RUNTIME_SPECIFIER } from './staged-text.js';
 
 /** What a stub written by `writeStaged` (or made by `stagedText`) exports. */

@@ -7,7 +7,8 @@
  *   type (`type_I`);
  * - `EXPORT.manifest.json`: the scf version, the entry, its parameters and descriptions, a SHA-256
  *   of every source of the entry and of the staged module;
- * - `EXPORT.abstract.txt`: each parameter's description in the Fig. 6 notation;
+ * - `EXPORT.abstract.txt`: each parameter's description, as the entry's object language prints it
+ *   (languages.ts: the abstract domain's notation);
  * - `EXPORT.stub.d.mts`, then `EXPORT.stub.mjs` last: the stub (runtime/entry-stub.ts) exporting a
  *   function named like the entry, typed as the entry (`typeof import(…)` of its module).
  *
@@ -18,7 +19,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { printAbs } from '../abstract-values/index.js';
+import type { AbsValue } from '../abstract-values/index.js';
 import {
   clip,
   commentText,
@@ -162,7 +163,7 @@ export function entryFolderText(
   const abstract = loaded.signature.params
     .map((p, i) =>
       Object.hasOwn(loaded.bindText, p.name)
-        ? `${p.name} = ${printAbs(loaded.inputs[i] as never)}`
+        ? `${p.name} = ${loaded.language.printAbstract(loaded.inputs[i] as AbsValue)}`
         : `${p.name}: unknown early`,
     )
     .join('\n');

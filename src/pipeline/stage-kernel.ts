@@ -1,6 +1,7 @@
 /**
  * Staging a config's pipeline on its parsed kernel: build the abstract pipeline input from the
- * config's descriptions (config.ts, `configPipelineInput`) and stage the passes in order
+ * config's descriptions (the kernel's object language, languages.ts: config.ts's
+ * `configPipelineInput`) and stage the passes in order
  * (pipeline.ts), reporting progress per pass. The one path both `stageConfig` (stage-config.ts:
  * the config and kernel read from files, under node) and `stageInMemory` (memory.ts: from text, in
  * a page or a worker) take once they have the kernel. With `SCF_PASS_DEBUG=1` the kernel is
@@ -23,7 +24,8 @@ import {
   PassOutputError,
   runPipeline,
 } from '../optimizers/index.js';
-import { ConfigError, configError, configPipelineInput, type StageConfig } from './config.js';
+import { ConfigError, configError, type StageConfig } from './config.js';
+import { kernelLanguage } from './languages.js';
 import { type PipelineProgress, type PipelineStage, stagePipeline } from './pipeline.js';
 
 export interface StagedConfig {
@@ -69,7 +71,8 @@ export function stageKernel(
   const formalCtors = optimizerProgram(formalPass).ctors;
   // (first: `bind` and `sample` are checked against the function, at their entries, before the
   // run before staging takes the sample's values)
-  const [funAbs, formalsAbs] = configPipelineInput(config, fun, ctors, formalCtors) as [AbsValue, AbsValue];
+  const tables = { subject: ctors, formals: formalCtors };
+  const [funAbs, formalsAbs] = kernelLanguage.describe(fun, config, tables) as [AbsValue, AbsValue];
   tryUserPasses(config, passes, program);
   let staging = -1;
   let stages: PipelineStage[];

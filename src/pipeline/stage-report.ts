@@ -13,22 +13,19 @@ import { assertNever } from '../common/index.js';
 import { GROW_CAP, type PeEvent, SPEC_FUEL, UNFOLD_DEPTH } from '../partial-eval/index.js';
 import { baseName } from './config.js';
 import type { PipelineStage } from './pipeline.js';
-import { printAbstractFun } from './print-abstract.js';
+import { kernelLanguage } from './languages.js';
 /**
  * I1, I2, … in Fig. 6 notation, one block per stage; big unions cut short unless `full`
  * (`printAbstractFun`). The staged folder's `NAME.abstract.txt` holds them in full.
  */
 export function describeStages(stages: readonly PipelineStage[], full = false): string {
   const out: string[] = [];
+  const print = (v: AbsValue): string => kernelLanguage.printAbstract(v, full);
   stages.forEach((s, i) => {
-    const fun = s.input[0] as AbsValue;
-    out.push(`(* I${i + 1}: input of ${s.pass.name} *)\n${printAbstractFun(fun, { full })}`);
+    out.push(`(* I${i + 1}: input of ${s.pass.name} *)\n${print(s.input[0] as AbsValue)}`);
   });
   const last = stages[stages.length - 1];
-  if (last)
-    out.push(
-      `(* I${stages.length + 1}: output of ${last.pass.name} *)\n${printAbstractFun(last.result.output, { full })}`,
-    );
+  if (last) out.push(`(* I${stages.length + 1}: output of ${last.pass.name} *)\n${print(last.result.output)}`);
   return `${out.join('\n\n')}\n`;
 }
 

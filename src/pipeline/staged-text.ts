@@ -4,8 +4,8 @@
  * first, and the first pass taking the formals, also exporting the admission check of its early
  * description) with its `.d.mts`, then `NAME.manifest.json`, `NAME.abstract.txt` (I1, I2, … in
  * the Fig. 6 notation), `NAME.stub.d.mts` and, last, `NAME.stub.mjs` (SCF Fig. 5's run-time
- * interface, runtime/stub.ts's `makeStub` over the modules). The reports of a stage, the
- * abstract text among them, are stage-report.ts's.
+ * interface, `makeStub` over the modules: optimizers/kernel-stub.ts, runtime/stub.ts). The
+ * reports of a stage, the abstract text among them, are stage-report.ts's.
  *
  * Invariants: the modules import only `scf/runtime` (`RUNTIME_SPECIFIER`) and each other (`./`);
  * each ends in the line stating its SHA-256 (`stageHashLine`), which the manifest records too;

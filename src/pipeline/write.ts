@@ -5,8 +5,9 @@
  *   exporting the admission check of the early description (stager/admit-emit.ts);
  * - `NAME.stub.mjs` — SCF Fig. 5's run-time interface: `specialize(values)` takes the late-stage
  *   values of the staged formals, builds the pipeline's input, checks it, and runs the staged
- *   pipeline (runtime/stub.ts: `makeStub`); with `NAME.stub.d.mts`, whose `Values` type names the
- *   staged formals, so a caller's `specialize({ a: 1 })` is type-checked;
+ *   pipeline (`makeStub`: optimizers/kernel-stub.ts over runtime/stub.ts); with
+ *   `NAME.stub.d.mts`, whose `Values` type names the staged formals, so a caller's
+ *   `specialize({ a: 1 })` is type-checked;
  * - `NAME.manifest.json` — what the folder was staged from: the config, the scf version, and a
  *   SHA-256 of the kernel, of every optimizer source (`stageManifest`, read from the files here) and
  *   of every staged module; embedded in the stub too, which checks each module before importing
@@ -26,9 +27,9 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { clip, inSystemFileSystem, readSourceFile, SOURCE_ROOT } from '../common/index.js';
-import { kernelHash, type ManifestFile, type StageManifest, sha256 } from '../runtime/index.js';
+import { type ManifestFile, type StageManifest, sha256 } from '../runtime/index.js';
 import type { Fun } from '../kernel/index.js';
-import { optimizerSources, type Pass } from '../optimizers/index.js';
+import { kernelHash, optimizerSources, type Pass } from '../optimizers/index.js';
 import type { PipelineStage } from './pipeline.js';
 import { publishFolder } from './staged-folder.js';
 import { stagedManifest, stagedModuleCode, stagedText } from './staged-text.js';

@@ -2,7 +2,7 @@
 export const PUBLIC_ENTRIES: Readonly<Record<string, string>> = {
   scf: 'index',
   'scf/prelude': 'scf-lang/prelude',
-  'scf/runtime': 'runtime/index',
+  'scf/runtime': 'runtime',
   'scf/kernel': 'kernel/public',
   'scf/gpu': 'target/index',
   'scf/stage': 'stage',

@@ -23,15 +23,20 @@
  * - a staged run counts its calls as a user's pass does (SCF_PASS_FUEL, read when the stub is
  *   loaded): one that does not end is a `PassError` naming the entry, as the unstaged run's is;
  * - every other argument runs the unstaged function: the entry's source compiled by scf's front
- *   end (optimizers/user.ts, `loadUserFunction`, with a user pass's fuel), after a warning through
- *   the hook `SCF.onFallback` sets (console.warn by default). The unstaged function needs node and
- *   the entry's source; in a page only admitted arguments run.
+ *   end (`EntryFunctions.load`: optimizers/user.ts's `loadUserFunction`, with a user pass's fuel),
+ *   after a warning through the hook `SCF.onFallback` sets (console.warn by default). The unstaged
+ *   function needs node and the entry's source; in a page only admitted arguments run.
+ * The object language's hooks (entry-language.ts, `ENTRY_RUNTIME`: the argument count, freezing,
+ * refusals) and the loader of the unstaged function are parameters (`loadEntryStubWith`);
+ * `scf/runtime`'s `loadEntryStub` binds them (src/optimizers/entry-stub.ts).
  */
 import { clip, scfVersion } from '../common/index.js';
-import { DEFAULT_PASS_FUEL, loadUserFunction, PassError, passFuel } from '../optimizers/user.js';
 import { InputNotAdmitted } from '../stager/staged-helpers.js';
+import type { EntrySubject } from './entry-language.js';
 import { type ManifestFile, sourceHash, sourcePath, sourcePlaces, stubFolder } from './files.js';
-import { deepFreeze, stagedFile } from './stub.js';
+import type { RuntimeLanguage } from './language.js';
+import { DEFAULT_PASS_FUEL, PassError } from './pass-error.js';
+import { stagedFile } from './stub.js';
 
 /** What an entry's staged folder was staged from (`EXPORT.manifest.json`, also in the stub). */
 export interface EntryManifest {
@@ -51,8 +56,19 @@ export interface EntryManifest {
   readonly module: ManifestFile;
 }
 
+/** How the stub gets the unstaged function and the fuel of a run (the front end's, under node). */
+export interface EntryFunctions {
+  /**
+   * Export `exportName` of the SCF-lang module at `file` (absolute), compiled, as a function of the
+   * arguments and the fuel; `shown` names it in messages. Throws `PassError`.
+   */
+  load(file: string, exportName: string, shown: string): (args: readonly unknown[], fuel?: number) => unknown;
+  /** The calls a run may make (SCF_PASS_FUEL). */
+  fuel(): number;
+}
+
 /** What the staged module exports. */
-interface EntryModule {
+export interface EntryModule {
   readonly run?: unknown;
   /** Sets the calls the next run may make; `OUT_OF_FUEL` is what a run throws past them. */
   readonly fuel?: unknown;
@@ -111,11 +127,6 @@ function checkSources(m: EntryManifest, stubDir: string | undefined): string | u
   return undefined;
 }
 
-/** Why `e` refused argument `name`, in the user's terms. */
-function refusal(e: InputNotAdmitted, name: string, desc: string): string {
-  return `argument '${clip(name)}' is outside its early description ${clip(desc.replace(/\s+/g, ' '), 120)} (${e.message})`;
-}
-
 /**
  * The check of every argument against its parameter's declared type (the staged module's
  * `type_I`): a `TypeError` naming the parameter and the place for one that is not of its type. An
@@ -151,13 +162,16 @@ function typeChecks(
   };
 }
 
-/** The stub of an entry's staged folder (see the header). */
-export async function loadEntryStub(
+/** The stub of an entry's staged folder (see the header), over `language` and `functions`. */
+export async function loadEntryStubWith(
+  language: RuntimeLanguage<EntrySubject, readonly unknown[], unknown>,
+  functions: EntryFunctions,
   manifest: EntryManifest,
   url: string,
   importer: () => Promise<EntryModule>,
 ): Promise<EntryStub> {
   const loaded = await loadModule(manifest, url, importer);
+  const subject: EntrySubject = { entry: manifest.entry, params: manifest.params };
   const stubDir = stubFolder(url);
   const shown = manifest.entry;
   const bound = manifest.params
@@ -177,7 +191,7 @@ export async function loadEntryStub(
     return stale;
   };
   // read once: an environment variable costs more to read than a small staged run takes
-  const fuel = passFuel();
+  const fuel = functions.fuel();
   let unstagedFn: ((args: readonly unknown[], fuel?: number) => unknown) | undefined;
   const unstaged = (...args: unknown[]): unknown => {
     if (unstagedFn === undefined) {
@@ -187,15 +201,12 @@ export async function loadEntryStub(
         throw new PassError(
           `${shown}: its source is ${sourcePlaces(f, stubDir)}, where it was staged from; the unstaged run (for arguments outside the early description) needs it`,
         );
-      unstagedFn = loadUserFunction(file, manifest.export, shown);
+      unstagedFn = functions.load(file, manifest.export, shown);
     }
     return unstagedFn(args, fuel);
   };
   const arity = (args: readonly unknown[]): void => {
-    if (args.length !== manifest.params.length)
-      throw new TypeError(
-        `scf: ${shown} takes ${manifest.params.length} argument(s) (${manifest.params.join(', ')}), not ${args.length}`,
-      );
+    language.formals(subject, args);
   };
   // the parameter whose check threw last, for the warning
   let refusedAt: (typeof bound)[number] | undefined;
@@ -213,7 +224,7 @@ export async function loadEntryStub(
       p.admit([a]);
       refusedAt = undefined;
       if (isObject) {
-        deepFreeze(a, frozen);
+        language.freeze(a, frozen);
         p.seen.add(a);
       }
     }
@@ -247,7 +258,9 @@ export async function loadEntryStub(
       if (!(e instanceof InputNotAdmitted)) throw e;
       const p = refusedAt;
       refusedAt = undefined;
-      const message = p ? refusal(e, p.name, manifest.bind[p.name] ?? '') : e.message;
+      // the check saw the argument alone (`$[0]`): its place among the arguments is `$[I]`
+      const at = (i: number) => ({ ...e, path: e.path.replace(/^\$\[0\]/, `$[${i}]`), message: e.message });
+      const message = p ? language.refusal(at(p.i), subject, manifest.bind, args) : e.message;
       warn(`scf: ${shown}: ${message}; running the unstaged function`);
       return unstaged(...args);
     }

@@ -1,11 +1,13 @@
 /**
- * `scf/runtime`: everything staged output imports at run time — the prelude functions the emitted
- * optimizers call, the helpers their admission checks and hoisted constants use (stager/staged-helpers.ts),
- * and `loadStagedModules` and `makeStub`, from which a staged stub builds `specialize` (stub.ts). Staged folders import
- * nothing else, so they can be moved anywhere an app has `scf` installed.
+ * The runtime, over any object language: the prelude functions the emitted optimizers call, the
+ * helpers their admission checks and hoisted constants use (stager/staged-helpers.ts), the
+ * object-language interface (language.ts), and the stubs a staged folder builds its exports from,
+ * generic over the language — a pipeline's (`loadStagedModules`, `makePipelineStub`: stub.ts) and
+ * an entry config's (`loadEntryStubWith`: entry-stub.ts, with the entry's language,
+ * entry-language.ts). It imports nothing of the kernel: `scf/runtime` (src/runtime.ts) is this
+ * plus the kernel's and the entry's bindings (src/optimizers/kernel-stub.ts, entry-stub.ts), and
+ * staged folders import nothing else, so they can be moved anywhere an app has `scf` installed.
  */
-export type { Fun } from '../kernel/index.js';
-export type { Bindings, BindValue, LatticeVal } from '../optimizers/index.js';
 export * from '../scf-lang/prelude.js';
 export {
   ACTUAL_MAX,
@@ -28,22 +30,41 @@ export {
   shortValue,
   tupleWith,
 } from '../stager/staged-helpers.js';
-export { type EntryManifest, type EntryStub, loadEntryStub } from './entry-stub.js';
+export { ENTRY_RUNTIME, type EntrySubject } from './entry-language.js';
+export {
+  type EntryFunctions,
+  type EntryManifest,
+  type EntryModule,
+  type EntryStub,
+  loadEntryStubWith,
+} from './entry-stub.js';
+export type {
+  DescribeTables,
+  LanguagePass,
+  LanguagePassContext,
+  ObjectLanguage,
+  OutputOf,
+  Refused,
+  RuntimeLanguage,
+} from './language.js';
+export { DEFAULT_PASS_FUEL, PassError } from './pass-error.js';
 export { registerScfResolver } from './resolver.js';
 export {
   checkManifest,
+  deepFreeze,
   FallbackNotLoaded,
-  kernelHash,
   type LoadedStages,
   loadStagedModules,
   type ManifestFile,
   type ManifestPass,
-  makeStub,
-  type Specialized,
-  type StageManifest,
+  makePipelineStub,
+  NOT_LOADED,
+  type PassSource,
+  type PipelineStub,
+  type PipelineStubParts,
   type StagedModule,
+  type StagedOutput,
+  type StageManifest,
   stageHashLine,
-  type Stub,
-  type StubParts,
   sha256,
 } from './stub.js';

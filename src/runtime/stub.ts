@@ -1,9 +1,13 @@
 /**
- * The run-time side of a staged stub (SCF Fig. 5's interface): what `NAME.stub.mjs`, written by
- * `scf stage`, builds its exports from. A stub holds the kernel function, the staged modules of
- * its pipeline and a manifest of what it was staged from; `makeStub` turns them into
- * `specialize(values)`, which takes the late-stage values of the staged formals and returns the
- * optimized function.
+ * The run-time side of a staged pipeline's stub (SCF Fig. 5's interface), over any object
+ * language (language.ts): what `NAME.stub.mjs`, written by `scf stage`, builds its exports from. A
+ * stub holds the subject (the kernel's function), the staged modules of its pipeline and a
+ * manifest of what it was staged from; `makePipelineStub` turns them into `specialize(values)`,
+ * which takes the late-stage values of the staged formals and returns the optimized subject. The
+ * language says how the values become the formals and the staged input, how the subject is
+ * frozen, how a pass's output is checked and how a refusal reads; `PassSource` gives the passes
+ * of the unstaged pipeline. (The kernel's binding of both, `makeStub`, is
+ * src/optimizers/kernel-stub.ts.)
  *
  * Invariants. `specialize` returns exactly what the unstaged pipeline returns on the same values:
  * - the staged path is taken only for admitted inputs (`admit` throws `InputNotAdmitted`
@@ -13,10 +17,10 @@
  *   them (built-in sources in this installation's `src/`, a user's relative to the stub's folder),
  *   and a stale stub warns once ("staged from an older …; re-stage") and runs the unstaged
  *   pipeline — the current optimizers — never the stale staged code;
- * - every other input goes through the unstaged passes themselves. Their built-in passes come
- *   from fallback.ts: under node always there; in a page a chunk loaded on demand (`loadFallback`),
- *   and until it is, the synchronous `specialize` throws `FallbackNotLoaded` before it warns or
- *   runs anything, while `specializeAsync` loads it first.
+ * - every other input goes through the unstaged passes themselves. Their built-in passes may be
+ *   loaded on demand (the kernel's in a page: `PassSource.builtin` answers `NOT_LOADED`), and until
+ *   they are, the synchronous `specialize` throws `FallbackNotLoaded` before it warns or runs
+ *   anything, while `specializeAsync` loads them first.
  * - and only when its staged modules are the ones staged with it: the manifest records a SHA-256
  *   of every staged module, and `loadStagedModules` reads and checks each file *before* importing
  *   it, so a module that was edited, truncated, deleted or written by another stage never runs
@@ -24,15 +28,12 @@
  *   warns once and runs the unstaged pipeline. `scf stage` writes the stub last
  *   (pipeline/write.ts), so a stage interrupted while rewriting a folder leaves either the old stub
  *   over modules it does not match, which it detects, or a complete new folder.
- * The kernel is the stub's own (`FUN`), deep-frozen here, so it is admitted once, on the first
+ * The subject is the stub's own, frozen here (`freeze`), so it is admitted once, on the first
  * staged run; every run admits the formals (on config 8 checking the kernel on every run would be a
- * fifth of the staged pipeline's time). The output of a user's pass, staged or not, is validated
- * (src/kernel/validate.ts): a broken one is a `PassOutputError` naming the pass.
+ * fifth of the staged pipeline's time). The output of every pass, staged or not, goes through the
+ * language's `checkOutput` (the kernel's validates a user's pass's: a broken one is a
+ * `PassOutputError` naming the pass).
  */
-import { type Fun, listFromArray, listToArray } from '../kernel/index.js';
-import { type Bindings, checkPassOutput, checksPass, formalsFromBindings } from '../optimizers/pass-io.js';
-import type { LatticeVal, Pass } from '../optimizers/index.js';
-import { loadUserPass, PassError } from '../optimizers/user.js';
 import { InputNotAdmitted } from '../stager/staged-helpers.js';
 import { BUILTIN_SOURCE_SHA256, clip, scfVersion } from '../common/index.js';
 import {
@@ -44,7 +45,8 @@ import {
   sourcePlaces,
   stubFolder,
 } from './files.js';
-import { fallbackPasses, loadFallback } from './fallback.js';
+import type { LanguagePass, RuntimeLanguage } from './language.js';
+import { PassError } from './pass-error.js';
 
 export { type ManifestFile, sha256 } from './files.js';
 
@@ -58,7 +60,10 @@ export interface ManifestPass {
   readonly files: readonly ManifestFile[];
 }
 
-/** What a staged folder was staged from (`NAME.manifest.json`, also embedded in the stub). */
+/**
+ * What a staged pipeline's folder was staged from (`NAME.manifest.json`, also embedded in the
+ * stub), in any object language: `function` names the subject and `kernel` records its hash.
+ */
 export interface StageManifest {
   readonly scf: string;
   readonly function: string;
@@ -66,7 +71,7 @@ export interface StageManifest {
   readonly config?: string;
   /** The staged formals and their early descriptions. */
   readonly bind: Readonly<Record<string, string>>;
-  /** SHA-256 of the kernel function (its JSON). */
+  /** SHA-256 of the subject (the kernel's function: of its JSON), as its language hashes it. */
   readonly kernel: string;
   readonly passes: readonly ManifestPass[];
   /**
@@ -100,18 +105,20 @@ export type LoadedStages =
     }
   | { readonly ok: false; readonly problem: string };
 
-export interface Specialized {
-  readonly fun: Fun;
+/** What `specialize` returns: the pipeline's output, and whether the staged pipeline made it. */
+export interface StagedOutput<S> {
+  readonly output: S;
   /** false when the unstaged pipeline ran (input not admitted, or the stub is stale). */
   readonly staged: boolean;
 }
 
-export interface StubParts {
+export interface PipelineStubParts<S> {
   readonly manifest: StageManifest;
-  readonly fun: Fun;
+  /** The subject the pipeline optimizes (frozen by the stub). */
+  readonly subject: S;
   /**
    * The staged modules (`loadStagedModules`): the first one's admission check, whose arguments
-   * before `from` are not checked (the kernel, once admitted: `makeStub` freezes it), and the
+   * before `from` are not checked (the subject, once admitted: the stub freezes it), and the
    * staged optimizers in pipeline order.
    */
   readonly staged: LoadedStages;
@@ -119,28 +126,44 @@ export interface StubParts {
   readonly url: string;
 }
 
-export interface Stub {
-  /** The lattice values of the formals for these late-stage values (as the unstaged pipeline computes them). */
-  formalsOf(values: Bindings): LatticeVal[];
+/** A pipeline stub over subjects `S`, late values `V` and formals `F` (`makePipelineStub`). */
+export interface PipelineStub<S, V, F> {
+  /** The formals for these late-stage values (as the unstaged pipeline computes them). */
+  formalsOf(values: V): F[];
   /** The staged pipeline; throws `InputNotAdmitted` for inputs outside the early description. */
-  stagedPipeline(formals: readonly LatticeVal[]): Fun;
-  /** The unstaged pipeline (the current optimizers) on the same function. */
-  unstagedPipeline(formals: readonly LatticeVal[]): Fun;
+  stagedPipeline(formals: readonly F[]): S;
+  /** The unstaged pipeline (the current optimizers) on the same subject. */
+  unstagedPipeline(formals: readonly F[]): S;
   /** Why the staged code may not run (it was staged from other sources), or undefined. */
   staleness(): string | undefined;
   /**
-   * Optimizes the function for the late-stage values of its staged formals. Throws
+   * Optimizes the subject for the late-stage values of its staged formals. Throws
    * `FallbackNotLoaded` when these values need the unstaged pipeline and its built-in passes are
-   * not loaded yet (only in a page: `loadFallback`, `specializeAsync`).
+   * not loaded yet (`loadFallback`, `specializeAsync`).
    */
-  specialize(values: Bindings, warn?: (message: string) => void): Specialized;
+  specialize(values: V, warn?: (message: string) => void): StagedOutput<S>;
   /** `specialize`, first loading the unstaged pipeline's built-in passes when the values need them. */
-  specializeAsync(values: Bindings, warn?: (message: string) => void): Promise<Specialized>;
+  specializeAsync(values: V, warn?: (message: string) => void): Promise<StagedOutput<S>>;
   /**
-   * Loads the built-in passes the unstaged pipeline runs (under node they are loaded already; a
-   * page imports their chunk once), after which `specialize` never throws `FallbackNotLoaded`.
+   * Loads the built-in passes the unstaged pipeline runs, after which `specialize` never throws
+   * `FallbackNotLoaded`.
    */
   loadFallback(): Promise<void>;
+}
+
+/** What `PassSource.builtin` answers while the built-in passes are not loaded (a page loads them on demand). */
+export const NOT_LOADED: unique symbol = Symbol('not loaded');
+
+/** The passes of the unstaged pipeline over a language, as a manifest names them. */
+export interface PassSource<S, F> {
+  /** The built-in pass of this name and entry; `NOT_LOADED` until `load` has resolved. */
+  builtin(name: string, entry: string): LanguagePass<S, F> | undefined | typeof NOT_LOADED;
+  /** A user's pass from its source file (absolute); throws `PassError`. */
+  user(file: string): LanguagePass<S, F>;
+  /** Loads the built-in passes (once; at once where they are always there). */
+  load(): Promise<void>;
+  /** Whether the built-in passes are loaded. */
+  loaded(): boolean;
 }
 
 /**
@@ -159,11 +182,6 @@ export class FallbackNotLoaded extends Error {
       `scf: ${fun}: ${reason === undefined ? '' : `${reason}; `}the unstaged pipeline's built-in passes are not loaded in this page yet: await loadFallback() (the stub exports it) before specialize, or call specializeAsync`,
     );
   }
-}
-
-/** The SHA-256 a manifest records for a kernel function. */
-export function kernelHash(fun: Fun): string {
-  return sha256(JSON.stringify(fun));
 }
 
 /**
@@ -284,52 +302,6 @@ export async function loadStagedModules(
   };
 }
 
-/** Elements of a late array a message shows before `…`. */
-const ELEMENTS_SHOWN = 8;
-
-/** A late value as a message shows it: an array's first elements and its length when long. */
-function showLate(v: unknown): string {
-  if (!Array.isArray(v)) return clip(String(v), 40);
-  const head = v.slice(0, ELEMENTS_SHOWN).map((x) => clip(String(x), 20));
-  return v.length <= ELEMENTS_SHOWN
-    ? `[${head.join(', ')}]`
-    : `[${head.join(', ')}, …] (${v.length} elements)`;
-}
-
-/**
- * Why the late values were not admitted, in the user's terms: the formal, its value and the early
- * description its config gave (`formal 'a' = 5 is outside its early description 3|1`), the element
- * of an array formal where one differed. The admission check reports a path into the pipeline's
- * input (`$[1].tail.tail.head.value`: the formals' list, the third formal, its value); a path that
- * leads elsewhere keeps the check's own words.
- */
-function refusal(
-  e: InputNotAdmitted,
-  fun: Fun,
-  bind: Readonly<Record<string, string>>,
-  values: Readonly<Record<string, unknown>>,
-): string {
-  const m = /^\$\[1\]((?:\.tail)*)\.head(.*)$/s.exec(e.path);
-  const p = m ? listToArray(fun.params)[(m[1] as string).length / 5] : undefined;
-  if (!m || p === undefined) return e.message;
-  const name = p.name;
-  const desc = clip((bind[name] ?? e.expected).replace(/\s+/g, ' '), 120);
-  const v = Object.hasOwn(values, name) ? values[name] : undefined;
-  if (v === undefined) return `formal '${clip(name)}' is not given, and was staged as known early: ${desc}`;
-  if (!Object.hasOwn(bind, name)) {
-    const bound = Object.keys(bind).map((n) => `'${clip(n)}'`);
-    return `formal '${clip(name)}' = ${showLate(v)} was not bound early (the config binds ${bound.join(', ') || 'no formal'}), so the staged pipeline takes it as unknown; bind it in the config to stage for it, or leave it out of the values`;
-  }
-  const el = /^\.elems((?:\.tail)*)(\.head)?/s.exec(m[2] as string);
-  const where =
-    !el || (el[1] === '' && el[2] === undefined)
-      ? ''
-      : el[2] !== undefined
-        ? ` (its element ${(el[1] as string).length / 5})`
-        : ' (its length)';
-  return `formal '${clip(name)}' = ${showLate(v)} is outside its early description ${desc}${where}`;
-}
-
 /** `x` and everything reachable from it frozen (a loop, not a recursion: lists are long). */
 export function deepFreeze<T>(x: T, seen = new WeakSet<object>()): T {
   const stack: unknown[] = [x];
@@ -344,16 +316,19 @@ export function deepFreeze<T>(x: T, seen = new WeakSet<object>()): T {
 }
 
 /**
- * The passes of the unstaged pipeline a manifest names: a built-in one from the unstaged fallback
- * (`FallbackNotLoaded` while a page has not loaded it), a user's from its source where it was
+ * The passes of the unstaged pipeline a manifest names: a built-in one from `source`
+ * (`FallbackNotLoaded` while a page has not loaded them), a user's from its source where it was
  * staged from (a `PassError` when it is not there).
  */
-function unstagedPasses(manifest: StageManifest, stubDir: string | undefined): Pass[] {
+function unstagedPasses<S, F>(
+  manifest: StageManifest,
+  source: PassSource<S, F>,
+  stubDir: string | undefined,
+): LanguagePass<S, F>[] {
   return manifest.passes.map((p) => {
     if (p.builtin) {
-      const find = fallbackPasses();
-      if (!find) throw new FallbackNotLoaded(manifest.function);
-      const b = find(p.name, p.entry);
+      const b = source.builtin(p.name, p.entry);
+      if (b === NOT_LOADED) throw new FallbackNotLoaded(manifest.function);
       if (!b) throw new Error(`scf ${scfVersion()} has no pass '${p.name}'`);
       return b;
     }
@@ -363,33 +338,20 @@ function unstagedPasses(manifest: StageManifest, stubDir: string | undefined): P
       throw new PassError(
         `${p.name}: its source is ${sourcePlaces(f, stubDir)}, where it was staged from; the unstaged pipeline (for values outside the early description) needs it`,
       );
-    return loadUserPass(file);
+    return source.user(file);
   });
 }
 
-export function makeStub(parts: StubParts): Stub {
-  const { manifest } = parts;
-  const fun = deepFreeze(parts.fun);
-  // whether `fun` (frozen) has been admitted: later runs check only the formals
-  let funAdmitted = false;
-  const stubDir = stubFolder(parts.url);
-  let passes: Pass[] | undefined;
-  const current = (): Pass[] => {
-    passes ??= unstagedPasses(manifest, stubDir);
-    return passes;
-  };
-  // a user's pass's output is validated, staged or not (`PassOutputError` names the pass)
-  const check = (f: Fun, i: number): void => {
-    const p = manifest.passes[i];
-    if (p !== undefined && checksPass(p)) checkPassOutput(p, f, undefined);
-  };
-  const { staged } = parts;
-  // a staged user's pass keeps the recursion of its source: one without end exhausts the stack,
-  // which is the pass's error (`PassError`), as it is when the pass runs unstaged
-  const runStaged = (i: number, args: readonly unknown[]): Fun => {
+/**
+ * Runs staged pass `i` on `args`. A staged user's pass keeps the recursion of its source: one
+ * without end exhausts the stack, which is the pass's error (`PassError`), as it is when the pass
+ * runs unstaged.
+ */
+function stagedRunner<S>(manifest: StageManifest, staged: LoadedStages) {
+  return (i: number, args: readonly unknown[]): S => {
     if (!staged.ok) throw new Error(`scf: ${manifest.function}: ${staged.problem}`);
     try {
-      return (staged.stages[i] as (...a: unknown[]) => unknown)(...args) as Fun;
+      return (staged.stages[i] as (...a: unknown[]) => unknown)(...args) as S;
     } catch (e) {
       if (!(e instanceof RangeError) || !/call stack/i.test(e.message)) throw e;
       throw new PassError(
@@ -397,6 +359,31 @@ export function makeStub(parts: StubParts): Stub {
       );
     }
   };
+}
+
+/** The stub of a staged pipeline over `language`, its unstaged passes from `source` (see the header). */
+export function makePipelineStub<S, V, F>(
+  language: RuntimeLanguage<S, V, F>,
+  source: PassSource<S, F>,
+  parts: PipelineStubParts<S>,
+): PipelineStub<S, V, F> {
+  const { manifest } = parts;
+  const subject = language.freeze(parts.subject);
+  // whether `subject` (frozen) has been admitted: later runs check only the formals
+  let subjectAdmitted = false;
+  const stubDir = stubFolder(parts.url);
+  let passes: LanguagePass<S, F>[] | undefined;
+  const current = (): LanguagePass<S, F>[] => {
+    passes ??= unstagedPasses(manifest, source, stubDir);
+    return passes;
+  };
+  // every pass's output goes through the language's check, staged or not
+  const check = (out: S, i: number): void => {
+    const p = manifest.passes[i];
+    if (p !== undefined) language.checkOutput(p, out);
+  };
+  const { staged } = parts;
+  const runStaged = stagedRunner<S>(manifest, staged);
   // why the staged code may not run, and the warning that says so (computed on first use)
   let stale: { readonly why: string; readonly warning: string } | undefined | null = null;
   let warned = false;
@@ -415,34 +402,34 @@ export function makeStub(parts: StubParts): Stub {
   // whether the unstaged pipeline can run now: its built-in passes are loaded (a page loads them
   // on demand), or it has none
   const fallbackReady = (): boolean =>
-    passes !== undefined || fallbackPasses() !== undefined || !manifest.passes.some((p) => p.builtin);
-  const stub: Stub = {
-    formalsOf: (values) => formalsFromBindings(fun, values),
+    passes !== undefined || source.loaded() || !manifest.passes.some((p) => p.builtin);
+  const stub: PipelineStub<S, V, F> = {
+    formalsOf: (values) => language.formals(subject, values),
     stagedPipeline(formals) {
       if (!staged.ok) throw new Error(`scf: ${manifest.function}: ${staged.problem}`);
-      const list = listFromArray([...formals]);
-      const input: unknown[] = manifest.passes[0]?.takesFormals ? [fun, list] : [fun];
+      const core = language.toCore(formals);
+      const input: unknown[] = manifest.passes[0]?.takesFormals ? [subject, core] : [subject];
       // every late value is checked before any staged code runs: the formals by the first pass
-      // that takes them (the kernel, its own, once)
-      staged.admit(input, funAdmitted ? 1 : 0);
-      staged.admitFormals?.([undefined, list], 1);
-      funAdmitted = true;
-      let f = runStaged(0, input);
-      check(f, 0);
+      // that takes them (the subject, its own, once)
+      staged.admit(input, subjectAdmitted ? 1 : 0);
+      staged.admitFormals?.([undefined, core], 1);
+      subjectAdmitted = true;
+      let out = runStaged(0, input);
+      check(out, 0);
       for (let i = 1; i < staged.stages.length; i++) {
-        f = runStaged(i, manifest.passes[i]?.takesFormals ? [f, list] : [f]);
-        check(f, i);
+        out = runStaged(i, manifest.passes[i]?.takesFormals ? [out, core] : [out]);
+        check(out, i);
       }
-      return f;
+      return out;
     },
     unstagedPipeline(formals) {
       const passes = current();
-      let f = fun;
+      let out = subject;
       for (let i = 0; i < passes.length; i++) {
-        f = (passes[i] as Pass).run(f, { formals });
-        check(f, i);
+        out = (passes[i] as LanguagePass<S, F>).run(out, { formals });
+        check(out, i);
       }
-      return f;
+      return out;
     },
     staleness,
     specialize(values, warn = console.warn) {
@@ -456,16 +443,16 @@ export function makeStub(parts: StubParts): Stub {
             `scf: ${manifest.function}: ${why.warning}; re-stage with 'scf stage'; running the unstaged pipeline`,
           );
         }
-        return { fun: stub.unstagedPipeline(formals), staged: false };
+        return { output: stub.unstagedPipeline(formals), staged: false };
       }
       try {
-        return { fun: stub.stagedPipeline(formals), staged: true };
+        return { output: stub.stagedPipeline(formals), staged: true };
       } catch (e) {
         if (!(e instanceof InputNotAdmitted)) throw e;
-        const refused = refusal(e, fun, manifest.bind, values);
+        const refused = language.refusal(e, subject, manifest.bind, values);
         if (!fallbackReady()) throw new FallbackNotLoaded(manifest.function, refused);
         warn(`scf: ${manifest.function}: ${refused}; running the unstaged pipeline`);
-        return { fun: stub.unstagedPipeline(formals), staged: false };
+        return { output: stub.unstagedPipeline(formals), staged: false };
       }
     },
     // the admission check throws before any staged code runs, so the second try repeats nothing
@@ -474,12 +461,12 @@ export function makeStub(parts: StubParts): Stub {
         return stub.specialize(values, warn);
       } catch (e) {
         if (!(e instanceof FallbackNotLoaded)) throw e;
-        await loadFallback();
+        await source.load();
         return stub.specialize(values, warn);
       }
     },
     async loadFallback() {
-      await loadFallback();
+      await source.load();
     },
   };
   return stub;

@@ -28,3 +28,21 @@ export type SourceReader = (absPath: string) => string;
 
 /** `'pass'`: the module is run as a pass; `'auto'`: only when it looks like one (contract.ts). */
 export type PassCheck = 'pass' | 'auto';
+
+/** A data type of a pass contract: its name in messages, and its constructors' kinds. */
+export interface ContractType {
+  readonly name: string;
+  readonly kinds: readonly string[];
+}
+
+/**
+ * The signature a pass over an object language has (contract.ts checks it, SCF3017):
+ * `optimize(s: Subject): Subject`, or `optimize(s: Subject, formals: List<Formal>): Subject` for
+ * a pass that reads the formals' early values. The object language supplies it (the kernel's:
+ * `Fun`, whose one kind is `fun`, and `LatticeVal`, src/optimizers/pass-io.ts); SCF-lang knows no
+ * object language of its own.
+ */
+export interface PassContract {
+  readonly subject: ContractType;
+  readonly formal: ContractType;
+}

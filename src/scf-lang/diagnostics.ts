@@ -81,8 +81,8 @@ export const MESSAGES = {
   SCF3014: (op: string, t: string) => `operator '${op}' cannot be applied to ${t}`,
   SCF3015: () => "'absurd' is reachable here: the value it is given is not of type never",
   SCF3016: () => "'return' needs a value: every SCF-lang function returns one",
-  SCF3017: (what: string) =>
-    `'optimize' does not have the signature of a pass: ${what} (a pass is optimize(f: Fun): Fun, or optimize(f: Fun, formals: List<LatticeVal>): Fun)`,
+  SCF3017: (what: string, signature: string) =>
+    `'optimize' does not have the signature of a pass: ${what} (a pass is ${signature})`,
   SCF3018: (name: string) =>
     `constant '${name}' is defined in terms of itself: a constant may read only other constants`,
   SCF3019: (param: string, fn: string) =>

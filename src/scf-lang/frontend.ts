@@ -12,7 +12,7 @@ import type { CtorDecl, FunDef, Program } from './core.js';
 import { forEachExpr, tupleCtor } from './core.js';
 import { constantEvaluator } from './constants.js';
 import { checkPassContract } from './contract.js';
-import type { CtorInfo, PassCheck, SourceReader } from './compile-types.js';
+import type { CtorInfo, PassCheck, PassContract, SourceReader } from './compile-types.js';
 import { Declarations } from './declarations.js';
 import { type Diagnostic, DiagnosticLog } from './diagnostics.js';
 import { FunctionElaborator } from './elaborate.js';
@@ -28,9 +28,14 @@ export interface CompileOptions {
   /**
    * Whether the entry module's exported `optimize` is held to the pass contract (contract.ts):
    * `'pass'` for a module run as a pass; `'auto'` (default) when it exports `optimize` and the
-   * program has the kernel AST's `Fun`.
+   * program has a constructor of the contract's subject type (the kernel's `Fun`).
    */
   readonly passCheck?: PassCheck;
+  /**
+   * The pass contract of the object language the passes are over (contract.ts): without one, no
+   * module is held to a contract.
+   */
+  readonly contract?: PassContract;
 }
 
 export interface CompileResult {
@@ -69,7 +74,7 @@ export function compileFile(entry: string, options: CompileOptions = {}): Compil
   }
   decls.resolveFieldTypes();
   decls.resolveSignatures();
-  if (entryModule) checkPassContract(decls, entryModule, options.passCheck ?? 'auto', log);
+  if (entryModule) checkPassContract(decls, entryModule, options.passCheck ?? 'auto', options.contract, log);
 
   const labels = { next: 0 };
   // constants of data are evaluated on their first read; each is read here once, so an unused one

@@ -27,7 +27,7 @@ export {
   tupleCtorName,
 } from './core.js';
 export { type CompileOptions, type CompileResult, compileFile, type EntrySignature } from './frontend.js';
-export type { CtorInfo, FieldInfo, PassCheck } from './compile-types.js';
+export type { ContractType, CtorInfo, FieldInfo, PassCheck, PassContract } from './compile-types.js';
 export { type DataType, showType, substitute, type Type } from './types.js';
 export { type CoreData, decodeProgram, type Encoded as EncodedCore, encodePrograms } from './core-data.js';
 export {

@@ -138,7 +138,7 @@ async function bundle(stub: string, make: (stub: string) => string = pageEntry):
   const outputs = Object.entries(r.metafile?.outputs ?? {}).map(
     ([out, o]) => [path.relative(outdir, path.join(APP, out)), o] as const,
   );
-  const lazy = outputs.find(([, o]) => o.entryPoint?.endsWith('runtime/fallback-passes.js'))?.[0];
+  const lazy = outputs.find(([, o]) => o.entryPoint?.endsWith('optimizers/fallback-passes.js'))?.[0];
   // the staged modules are dynamic imports too, made before the stub's module finishes
   const upFront = new Set([`${name}.js`]);
   for (const file of upFront)

@@ -12,10 +12,10 @@ import type { Fun } from '../../src/kernel/index.js';
 import { loadKernelParser } from '../../src/kernel/index.js';
 import { findPass } from '../../src/optimizers/index.js';
 import { loadConfig, stageConfig } from '../../src/pipeline/index.js';
-import { FallbackNotLoaded, makeStub, type StageManifest } from '../../src/runtime/index.js';
+import { FallbackNotLoaded, makeStub, type StageManifest } from '../../src/runtime.js';
 import { ROOT } from '../optimizers/helpers.js';
 
-vi.mock('../../src/runtime/fallback.js', () => import('../../src/runtime/fallback.browser.js'));
+vi.mock('../../src/optimizers/fallback.js', () => import('../../src/optimizers/fallback.browser.js'));
 
 /** The curve config's kernel under a manifest of another scf: a stale stub, whose pipeline is dae. */
 async function staleStub() {
@@ -72,8 +72,8 @@ describe('the unstaged fallback in a page (fallback.browser.ts)', () => {
   }, 60_000);
 
   it("node's fallback.ts has the passes loaded from the start", async () => {
-    const node = await vi.importActual<typeof import('../../src/runtime/fallback.js')>(
-      '../../src/runtime/fallback.js',
+    const node = await vi.importActual<typeof import('../../src/optimizers/fallback.js')>(
+      '../../src/optimizers/fallback.js',
     );
     const find = node.fallbackPasses();
     expect(find?.('dae', 'dae.optimize')).toBe(findPass('dae'));

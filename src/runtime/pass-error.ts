@@ -1,7 +1,8 @@
 /**
- * The error of a user's pass and the fuel it runs with, apart from user.ts (which compiles the
- * pass with the SCF-lang front end) so that a browser bundle, whose user.ts twin compiles nothing,
- * shares them.
+ * The error of a user's pass or function and the fuel it runs with: the runtime's, because a stub
+ * raises it for a staged run that does not end, whatever the object language; the pass registry
+ * (optimizers/user.ts, which compiles the user's SCF-lang source, and its browser twin, which
+ * compiles nothing) re-exports it.
  */
 
 /**

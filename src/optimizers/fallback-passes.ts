@@ -4,4 +4,4 @@
  * the chunk a bundler splits off holds the passes' native code and not the rest of what
  * optimizers/index.ts exports (the passes' Core programs among it).
  */
-export { findPassEntry } from '../optimizers/index.js';
+export { findPassEntry } from './index.js';

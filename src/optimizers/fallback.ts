@@ -1,11 +1,12 @@
 /**
- * The unstaged fallback of a staged stub: the built-in passes, run natively when late values fall
- * outside the staged description or the stub is stale (stub.ts's `unstagedPipeline`). Under node
+ * The unstaged fallback of a kernel stub: the built-in passes, run natively when late values fall
+ * outside the staged description or the stub is stale (runtime/stub.ts's `unstagedPipeline`,
+ * through kernel-stub.ts's `KERNEL_PASSES`). Under node
  * they are imported statically and always there; in a page, fallback.browser.ts (package.json's
  * "browser" map) puts a dynamic import in their place, so a bundle splits them into a chunk of
  * their own that a page downloads only when it first needs them (`loadFallback`).
  */
-import type { Pass } from '../optimizers/index.js';
+import type { Pass } from './index.js';
 import { findPassEntry } from './fallback-passes.js';
 
 /** The built-in pass a manifest names by its name and entry, if any (`findPassEntry`). */

@@ -4,7 +4,7 @@
  * `splitting: true`) makes a chunk of its own, so a page that never runs the unstaged pipeline
  * never downloads their native code. `loadFallback` imports them once (a failed load may be
  * tried again); until it has resolved `fallbackPasses` is undefined, and a stub's synchronous
- * `specialize` that needs them throws `FallbackNotLoaded` (stub.ts).
+ * `specialize` that needs them throws `FallbackNotLoaded` (runtime/stub.ts).
  */
 import type { PassFinder } from './fallback.js';
 
