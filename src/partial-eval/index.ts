@@ -11,6 +11,7 @@ export { type Chain, Contexts, type Key } from './context.js';
 export { type Finiteness, finitenessAnalysis } from './finiteness.js';
 export {
   GROW_CAP,
+  K,
   MAX_NODES,
   NEST_LIMIT,
   SPEC_FUEL,
