@@ -5,7 +5,7 @@
  * them all; or the result) and reports each loss of precision to its caller, which records it as
  * a `PeEvent` (pe.ts); everything below it is a pure function of values and limits (limits.ts).
  *
- * Recursion through one context is solved as a fixpoint with a worklist (pe.ts): a
+ * Recursion through one context is solved as a fixpoint with a worklist (pe.ts, table.ts): a
  * specialization is re-analysed when its arguments grow, or when the result of a specialization
  * it called grew. Growth is stepwise, never a cliff (`grow`):
  * - the first `joins` changes join shape-preservingly (`shapeJoin`: one constructor joins

@@ -134,6 +134,7 @@ import {
   type PeStats,
   type Slot,
   type Spec,
+  zeroStats,
 } from './types.js';
 
 export function partialEvaluate(
@@ -180,23 +181,7 @@ function paramWhat(spec: Spec, i: number): string {
 
 class PartialEvaluator {
   readonly limits: Limits;
-  readonly stats: PeStats = {
-    visits: 0,
-    specs: 0,
-    analyses: 0,
-    staticCalls: 0,
-    staticWork: 0,
-    unfolded: 0,
-    dispatches: 0,
-    deferred: 0,
-    generalized: 0,
-    widenedToTop: 0,
-    skeletons: 0,
-    folded: 0,
-    raisedOps: 0,
-    materialized: 0,
-    residualFuns: 0,
-  };
+  readonly stats: PeStats = zeroStats();
   readonly events: PeEvent[] = [];
   private readonly ctors: CtorTable;
   private readonly budget: Budget;

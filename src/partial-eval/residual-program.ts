@@ -1,6 +1,6 @@
 /**
- * The partial evaluator's residual program (SCF Fig. 8's output), assembled when its worklist is
- * empty (pe.ts): the specializations reachable from the entry by residual calls, each a
+ * The partial evaluator's residual program (SCF Fig. 8's output), assembled when the table's
+ * worklist is empty (table.ts, pe.ts): the specializations reachable from the entry by residual calls, each a
  * function named `fn$N` commented with what it was specialized for (Fig. 7's comments,
  * `describeSpec`), the original functions that calls left generic need (and everything they
  * call), the constructors of the tuples raised maps became (raise.ts), the collecting semantics

@@ -13,8 +13,9 @@
  *
  * Invariants
  * - One specialization per context id; ids and names in order of creation.
- * - A dirty specialization is in the worklist, or being analysed; `next` returns only
- *   specializations that are dirty and not being analysed, most recently queued first.
+ * - A dirty specialization is queued, being analysed, or just made (its first analysis is the
+ *   evaluator's to start or to `defer`); `next` returns only specializations that are dirty and
+ *   not being analysed, most recently queued first.
  */
 import { type AbsValue, bottom } from '../abstract-values/index.js';
 import type { FunDef } from '../scf-lang/index.js';

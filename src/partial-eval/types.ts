@@ -9,8 +9,8 @@
  * - `Spec`: one specialization, a function analysed for one context, with one `Slot` per
  *   parameter and one for its result (value, representation, `1`), the `Steps` of each group on
  *   the growth staircase, and what the table (table.ts) keeps of it: callers, dirty, analysing.
- * - `PeResult`, `PeStats`, `PeEvent`: the residual program, its collecting semantics and every
- *   loss of precision, for `scf stage --explain`.
+ * - `PeResult`, `PeStats` (`zeroStats`), `PeEvent`: the residual program, its collecting
+ *   semantics and every loss of precision, for `scf stage --explain`.
  */
 import type { AbsValue } from '../abstract-values/index.js';
 import type { CoreExpr, CoreProgram, FunDef, Label } from '../scf-lang/index.js';
@@ -127,6 +127,27 @@ export interface PeStats {
   materialized: number;
   /** Specializations in the residual program. */
   residualFuns: number;
+}
+
+/** Every count `0`: the stats of a run that has not started. */
+export function zeroStats(): PeStats {
+  return {
+    visits: 0,
+    specs: 0,
+    analyses: 0,
+    staticCalls: 0,
+    staticWork: 0,
+    unfolded: 0,
+    dispatches: 0,
+    deferred: 0,
+    generalized: 0,
+    widenedToTop: 0,
+    skeletons: 0,
+    folded: 0,
+    raisedOps: 0,
+    materialized: 0,
+    residualFuns: 0,
+  };
 }
 
 export interface PeResult {

@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type AbsValue, base, con, constant } from '../../src/abstract-values/index.js';
-import { type PeStats, partialEvaluate } from '../../src/partial-eval/index.js';
+import { partialEvaluate } from '../../src/partial-eval/index.js';
+import { zeroStats } from '../../src/partial-eval/types.js';
 import * as L from '../../src/partial-eval/limits.js';
 import { Interpreter } from '../../src/scf-lang/index.js';
 import { equal } from '../../src/scf-lang/prelude.js';
@@ -85,26 +86,6 @@ export function run(x: number, n: number): number {
     expect(partialEvaluate(q, 't.run', inp).stop).not.toBe('fuel');
   });
 });
-
-function zeroStats(): PeStats {
-  return {
-    visits: 0,
-    specs: 0,
-    analyses: 0,
-    staticCalls: 0,
-    staticWork: 0,
-    unfolded: 0,
-    dispatches: 0,
-    deferred: 0,
-    generalized: 0,
-    widenedToTop: 0,
-    skeletons: 0,
-    folded: 0,
-    raisedOps: 0,
-    materialized: 0,
-    residualFuns: 0,
-  };
-}
 
 describe('limits', () => {
   it('options resolve against the defaults, each given or not', () => {

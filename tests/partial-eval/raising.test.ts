@@ -15,7 +15,8 @@ import {
   union,
   withPrelude,
 } from '../../src/abstract-values/index.js';
-import { type PeStats, partialEvaluate } from '../../src/partial-eval/index.js';
+import { partialEvaluate } from '../../src/partial-eval/index.js';
+import { zeroStats } from '../../src/partial-eval/types.js';
 import { Raiser, tupleRep } from '../../src/partial-eval/raise.js';
 import { type Binding, ResidualCode } from '../../src/partial-eval/residual.js';
 import { forEachExpr, Interpreter } from '../../src/scf-lang/index.js';
@@ -24,23 +25,6 @@ import { checkExact, compile, GET, mapOpsOf } from './helpers.js';
 
 describe('where representations meet', () => {
   const span = { file: '', start: 0, end: 0 };
-  const stats = (): PeStats => ({
-    visits: 0,
-    specs: 0,
-    analyses: 0,
-    staticCalls: 0,
-    staticWork: 0,
-    unfolded: 0,
-    dispatches: 0,
-    deferred: 0,
-    generalized: 0,
-    widenedToTop: 0,
-    skeletons: 0,
-    folded: 0,
-    raisedOps: 0,
-    materialized: 0,
-    residualFuns: 0,
-  });
   const KEYS = tupleRep(['a', 'b']);
   const env = (a: AbsValue, b: AbsValue) =>
     absMap(
@@ -53,7 +37,7 @@ describe('where representations meet', () => {
   /** A raised map held by a variable, a plain one, and a map constant. */
   function bindings() {
     const code = new ResidualCode(withPrelude(new Map()));
-    const s = stats();
+    const s = zeroStats();
     const raise = new Raiser(code, s, true);
     const raised: Binding = code.bind(
       env(base('Int'), base('Int')),
