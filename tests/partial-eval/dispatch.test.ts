@@ -10,7 +10,7 @@ import { splitKey } from '../../src/partial-eval/dispatch.js';
 import { SPLIT_MAX } from '../../src/partial-eval/limits.js';
 import { partialEvaluate } from '../../src/partial-eval/index.js';
 import { forEachExpr } from '../../src/scf-lang/index.js';
-import { checkExact, compile } from './helpers.js';
+import { checkExact, fixtureProgram } from './helpers.js';
 
 describe('splitKey', () => {
   const op = (lbl: AbsValue, w: AbsValue) => con('op', [lbl, w]);
@@ -54,16 +54,7 @@ describe('calls on a key argument', () => {
     // `size(c ? e.l : e.r)` with c late: keyed on the union of both subtrees, `size` would be
     // specialized to a tree it cannot tell apart (kind tests and calls left in the residual
     // code); split into `c ? size(e.l) : size(e.r)`, each call has a known tree and folds
-    const COND = `
-type T = { readonly kind: 'leaf' } | { readonly kind: 'node'; readonly l: T; readonly r: T };
-function size(t: T): number {
-  return t.kind === 'leaf' ? 1 : 1 + size(t.l) + size(t.r);
-}
-export function run(t: T, c: boolean): number {
-  return t.kind === 'node' ? size(c ? t.l : t.r) : 0;
-}
-`;
-    const q = compile(COND);
+    const q = fixtureProgram('conditional-key');
     const leaf = con('leaf', []);
     const tree = con('node', [leaf, con('node', [leaf, con('node', [leaf, leaf])])]);
     const inp = [tree, union([constant(true), constant(false)])];
@@ -84,18 +75,7 @@ export function run(t: T, c: boolean): number {
     // after a loop that may have been emitted or not): specialized to the union, its projections
     // mix the two programs (kind tests and a generic walk left); dispatched on the label, each
     // branch walks one known program
-    const SEQ = `
-type C =
-  | { readonly kind: 'seq'; readonly lbl: number; readonly first: C; readonly second: C }
-  | { readonly kind: 'op'; readonly lbl: number; readonly w: number };
-function cost(c: C, k: number): number {
-  return c.kind === 'op' ? c.w * k : cost(c.first, k) + cost(c.second, k);
-}
-export function run(c: C, k: number, late: boolean): number {
-  return late ? cost(c, k) : 0;
-}
-`;
-    const q = compile(SEQ);
+    const q = fixtureProgram('dispatch-label');
     const op = (l: number, w: number) => con('op', [constant(l), constant(w)]);
     const suffix = con('seq', [constant(3), op(4, 5), op(5, 7)]);
     const whole = con('seq', [constant(1), op(2, 3), suffix]);

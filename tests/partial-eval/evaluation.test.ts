@@ -7,10 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { type AbsValue, base, con, constant, printAbs, union } from '../../src/abstract-values/index.js';
 import { partialEvaluate } from '../../src/partial-eval/index.js';
 import { Interpreter } from '../../src/scf-lang/index.js';
-import { checkExact, compile, EXPR } from './helpers.js';
+import { checkExact, compile, fixtureProgram } from './helpers.js';
 
 describe('partial evaluation', () => {
-  const p = compile(EXPR);
+  const p = fixtureProgram('interpreter');
   const num = (n: AbsValue) => con('num', [n]);
   const add = (l: AbsValue, r: AbsValue) => con('add', [l, r]);
   const v = (name: string) => con('v', [constant(name)]);

@@ -1,7 +1,10 @@
 /**
- * Shared by the partial evaluator's tests: SCF-lang programs compiled from source, and the check
- * that a residual program computes what the original does on random members of its input.
+ * Shared by the partial evaluator's tests: SCF-lang programs compiled from source or taken from
+ * the residual fixtures (tests/fixtures/residual), and the check that a residual program computes
+ * what the original does on random members of its input.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import fc from 'fast-check';
 import type { AbsValue } from '../../src/abstract-values/index.js';
 import { type PeOptions, type PeResult, partialEvaluate } from '../../src/partial-eval/index.js';
@@ -23,18 +26,13 @@ export const GET = `function get(m: PMap<string, number>, k: string): number {
   return r.kind === 'some' ? r.value : 0;
 }`;
 
-/** An expression interpreter: `run(e, x)` evaluates `e` with `x` bound to 'x'. */
-export const EXPR = `
-type E = { readonly kind: 'num'; readonly n: number } | { readonly kind: 'add'; readonly l: E; readonly r: E } | { readonly kind: 'v'; readonly name: string };
-export function ev(e: E, env: PMap<string, number>): number {
-  switch (e.kind) {
-    case 'num': return e.n;
-    case 'add': return ev(e.l, env) + ev(e.r, env);
-    case 'v': { const x = mapFind(env, e.name); return x.kind === 'some' ? x.value : 0; }
-  }
+/** The program of the residual fixture `name` (tests/fixtures/residual/NAME/input.ts), as the module `t`. */
+export function fixtureProgram(name: string): CoreProgram {
+  return compile(readFileSync(path.join(FIXTURES, name, 'input.ts'), 'utf8'), '');
 }
-export function run(e: E, x: number): number { return ev(e, mapInsert(mapEmpty(), 'x', x)); }
-`;
+
+/** The residual fixtures: one folder per feature of the partial evaluator. */
+export const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/residual');
 
 /** `src` (after HEADER) compiled as the module `t`. */
 export function compile(src: string, header = HEADER): CoreProgram {

@@ -13,7 +13,7 @@ import { zeroStats } from '../../src/partial-eval/types.js';
 import * as L from '../../src/partial-eval/limits.js';
 import { Interpreter } from '../../src/scf-lang/index.js';
 import { equal } from '../../src/scf-lang/prelude.js';
-import { checkExact, compile, EXPR } from './helpers.js';
+import { checkExact, compile, fixtureProgram } from './helpers.js';
 
 describe('fuel', () => {
   it('a divergent optimizer stages in bounded time with stop: fuel, and stays exact where it returns', () => {
@@ -35,7 +35,7 @@ describe('fuel', () => {
   });
 
   it('the visit budget bounds everything, and the result is still exact', () => {
-    const p = compile(EXPR);
+    const p = fixtureProgram('interpreter');
     const e = add3(6);
     const res = partialEvaluate(p, 't.run', [e, base('Int')], { budget: 20 });
     expect(res.stop).toBe('fuel');

@@ -21,7 +21,7 @@ import { Raiser, tupleRep } from '../../src/partial-eval/raise.js';
 import { type Binding, ResidualCode } from '../../src/partial-eval/residual.js';
 import { forEachExpr, Interpreter } from '../../src/scf-lang/index.js';
 import { equal } from '../../src/scf-lang/prelude.js';
-import { checkExact, compile, GET, mapOpsOf } from './helpers.js';
+import { checkExact, compile, GET, mapOpsOf, fixtureProgram } from './helpers.js';
 
 describe('where representations meet', () => {
   const span = { file: '', start: 0, end: 0 };
@@ -99,26 +99,7 @@ describe('where representations meet', () => {
 describe('arity raising of maps with known keys', () => {
   // an environment with known keys and unknown values, threaded through a loop-like recursion
   // with updates, lookups, a join of two branches and a map handed to a caller as a whole
-  const ENV = `
-type S = { readonly kind: 'st'; readonly env: PMap<string, number>; readonly n: number };
-function step(s: S, k: number): S {
-  const a = mapFind(s.env, 'a');
-  const b = mapFind(s.env, 'b');
-  const av = a.kind === 'some' ? a.value : 0;
-  const bv = b.kind === 'some' ? b.value : 0;
-  const env = k > 0 ? mapInsert(s.env, 'a', av + bv) : mapInsert(s.env, 'b', bv - 1);
-  return { kind: 'st', env, n: s.n + 1 };
-}
-function loop(s: S, k: number): S {
-  return k <= 0 ? s : loop(step(s, k), k - 1);
-}
-export function run(x: number, y: number, k: number): PMap<string, number> {
-  const env0 = mapInsert(mapInsert(mapEmpty(), 'a', x), 'b', y);
-  const s = loop({ kind: 'st', env: env0, n: 0 }, k);
-  return mapInsert(s.env, 'c', s.n);
-}
-`;
-  const p = compile(ENV);
+  const p = fixtureProgram('raise-env');
   const input = [base('Int'), base('Int'), union([constant(0), constant(1), constant(2), constant(3)])];
 
   it('lookups and updates become tuple operations; the staged result is exact', () => {
@@ -287,21 +268,7 @@ export function run(xs: List<number>): number {
     // a kill over every variable: each key's fact is reset when it mentions x; written as a
     // chain of conditional updates, a tuple literal per update would make the code quadratic in
     // the number of keys
-    const KILL = `
-function kill(names: List<string>, m: PMap<string, string>, x: string): PMap<string, string> {
-  if (names.kind === 'nil') return m;
-  const k = names.head;
-  const r = mapFind(m, k);
-  const y = r.kind === 'some' ? r.value : k;
-  return kill(names.tail, y === x ? mapInsert(m, k, k) : m, x);
-}
-export function run(a: string, b: string, c: string, d: string, x: string): PMap<string, string> {
-  const names: List<string> = { kind: 'cons', head: 'a', tail: { kind: 'cons', head: 'b', tail: { kind: 'cons', head: 'c', tail: { kind: 'cons', head: 'd', tail: { kind: 'nil' } } } } };
-  const m = mapInsert(mapInsert(mapInsert(mapInsert(mapEmpty(), 'a', a), 'b', b), 'c', c), 'd', d);
-  return kill(names, m, x);
-}
-`;
-    const q = compile(KILL);
+    const q = fixtureProgram('tuple-with');
     const name = union([constant('a'), constant('b'), constant('c'), constant('d')]);
     const inp = [name, name, name, name, name];
     const res = partialEvaluate(q, 't.run', inp);

@@ -1,13 +1,14 @@
 /**
  * Fixture folders tests/fixtures/residual/<feature>/, one per feature of the partial evaluator:
- * input.ts (an SCF-lang program, compiled as the module `t`), describe.json (`entry`, `input`:
- * one description per parameter in the syntax of configs, `options`: PeOptions, and `sample`:
- * descriptions of the inputs the exactness check draws from, the input by default) and
- * expected.txt: how the run stopped and why, the abstract output, the residual functions with
- * what each was specialized for, every loss of precision, the counts that show the structure
- * (specializations, unfolded and static calls, dispatches, raised map operations) and the
- * residual program. A mismatch writes an ignored actual.txt beside it; UPDATE_GOLDEN=1 rewrites
- * expected.txt. Each residual program must also compute what the original does.
+ * input.ts (an SCF-lang program, compiled as the module `t`), describe.json (its `entry` and its
+ * `runs`, each with a `name`, an `input`: one description per parameter in the syntax of configs,
+ * `options`: PeOptions, and `sample`: descriptions of the inputs the exactness check draws from,
+ * the input by default) and expected.txt, per run: how it stopped and why, the abstract output,
+ * the residual functions with what each was specialized for, every loss of precision, the counts
+ * that show the structure (specializations, unfolded and static calls, dispatches, raised map
+ * operations) and the residual program. A mismatch writes an ignored actual.txt beside it;
+ * UPDATE_GOLDEN=1 rewrites expected.txt. Each residual program must also compute what the
+ * original does.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -16,15 +17,18 @@ import { parseDescription, printAbs } from '../../src/abstract-values/index.js';
 import { type PeOptions, type PeResult, partialEvaluate } from '../../src/partial-eval/index.js';
 import { printCoreProgram } from '../../src/scf-lang/index.js';
 import { expectGolden } from '../golden.js';
-import { checkExact, compile } from './helpers.js';
+import { checkExact, FIXTURES, fixtureProgram } from './helpers.js';
 
-const DIR = path.resolve(import.meta.dirname, '../fixtures/residual');
-
-interface Case {
-  readonly entry: string;
+interface Run {
+  readonly name: string;
   readonly input: readonly string[];
   readonly options?: PeOptions;
   readonly sample?: readonly string[];
+}
+
+interface Case {
+  readonly entry: string;
+  readonly runs: readonly Run[];
 }
 
 /** What the fixture records of a run. */
@@ -46,16 +50,19 @@ function residualStructure(res: PeResult): string {
 }
 
 describe('residual fixtures', () => {
-  for (const name of readdirSync(DIR).sort()) {
+  for (const name of readdirSync(FIXTURES).sort()) {
     it(name, () => {
-      const dir = path.join(DIR, name);
+      const dir = path.join(FIXTURES, name);
       const c = JSON.parse(readFileSync(path.join(dir, 'describe.json'), 'utf8')) as Case;
-      const program = compile(readFileSync(path.join(dir, 'input.ts'), 'utf8'), '');
+      const program = fixtureProgram(name);
       const describeAll = (texts: readonly string[]) =>
         texts.map((t) => parseDescription(t, { ctors: program.ctors }));
-      const res = partialEvaluate(program, c.entry, describeAll(c.input), c.options);
-      expectGolden(dir, 'expected.txt', residualStructure(res));
-      checkExact(program, c.entry, describeAll(c.sample ?? c.input), 50, c.options);
+      const text = c.runs.map((r) => {
+        const res = partialEvaluate(program, c.entry, describeAll(r.input), r.options);
+        checkExact(program, c.entry, describeAll(r.sample ?? r.input), 50, r.options);
+        return `== ${r.name}\n${residualStructure(res)}`;
+      });
+      expectGolden(dir, 'expected.txt', text.join('\n'));
     });
   }
 });

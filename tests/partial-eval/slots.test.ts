@@ -20,7 +20,7 @@ import { type GrowLoss, growSlots, slotLimits } from '../../src/partial-eval/gro
 import { partialEvaluate } from '../../src/partial-eval/index.js';
 import { limitsOf, SKELETON_STEPS } from '../../src/partial-eval/limits.js';
 import type { Slot, Steps } from '../../src/partial-eval/types.js';
-import { checkExact, compile, GET } from './helpers.js';
+import { checkExact, compile, GET, fixtureProgram } from './helpers.js';
 
 /** No widening: a union of new constructors grows at every change. */
 const LIMITS = { joins: 99, specFuel: 2, cap: 256 };
@@ -164,22 +164,7 @@ describe('slots end to end', () => {
     // parameters are pinned. Pinned to `1`, `m` would forget that it binds 'b', so the `some`
     // test on its lookup would stay in the residual code; pinned to its constructors and keys
     // ({"a": 1, "b": 1}) the lookup is known to succeed.
-    const PINNED = `
-function len(xs: List<number>): number {
-  return xs.kind === 'nil' ? 0 : 1 + len(xs.tail);
-}
-function walk(m: PMap<string, number>, acc: List<number>, i: number, n: number): PMap<string, number> {
-  if (i >= n) return mapInsert(m, 'c', len(acc));
-  const r = mapFind(m, 'b');
-  return walk(mapInsert(m, 'a', (r.kind === 'some' ? r.value : 0) + i), { kind: 'cons', head: i, tail: acc }, i + 1, n);
-}
-export function run(x: number, y: number, n: number): number {
-  const m = walk(mapInsert(mapInsert(mapEmpty(), 'a', x), 'b', y), { kind: 'nil' }, 0, n);
-  const r = mapFind(m, 'b');
-  return r.kind === 'some' ? 1 : 2;
-}
-`;
-    const q = compile(PINNED);
+    const q = fixtureProgram('pinned-keys');
     // n late but small (the unstaged recursion is that deep)
     const inp = [base('Int'), base('Int'), union([constant(0), constant(3), constant(40)])];
     const res = partialEvaluate(q, 't.run', inp, { specFuel: 1 });
