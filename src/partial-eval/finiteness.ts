@@ -38,7 +38,7 @@
  *
  * Invariant. A parameter marked finite must be: the call-chain bound k (context.ts) only limits
  * repeats of one key, and a parameter that receives ever new values makes a new key each time.
- * What still stops the partial evaluator then is its specialization and visit budgets (pe.ts,
+ * What still stops the partial evaluator then is its specialization and visit budgets (limits.ts,
  * `maxSpecs`), so a wrongly "finite" parameter costs size — but keys that deepen on every call
  * can also exhaust the stack in the recursive walks over values before a budget is reached
  * (`retag` overflows on such keys), so the rules above must stay sound.

@@ -1,9 +1,11 @@
 /**
  * Growth of a specialization's parameters and result (SCF §3: the fixpoint over the calls of one
- * context), as pure functions of values and limits; pe.ts applies them and records each loss of
- * precision as a `PeEvent`.
+ * context): the whole staircase, from exact joins to `1`. `growSlots` takes one step of a group
+ * of slots (types.ts `Slot`: the parameters, one group since a call's arguments are one change of
+ * them all; or the result) and reports each loss of precision to its caller, which records it as
+ * a `PeEvent` (pe.ts); everything below it is a pure function of values and limits (limits.ts).
  *
- * Recursion through one context is solved as a fixpoint with a worklist (pe.ts): a
+ * Recursion through one context is solved as a fixpoint with a worklist (pe.ts, table.ts): a
  * specialization is re-analysed when its arguments grow, or when the result of a specialization
  * it called grew. Growth is stepwise, never a cliff (`grow`):
  * - the first `joins` changes join shape-preservingly (`shapeJoin`: one constructor joins
@@ -26,16 +28,21 @@
  *   are all known (an environment), so a big part (commands built by unrolling) does not cost a
  *   small one (the dataflow state after them) its shape;
  * - after `specFuel` changes each further change keeps only a skeleton whose numeric leaves are
- *   `1`, so a changing constant is absorbed; after `specFuel` + SKELETON_STEPS changes the
- *   parameters outside the key and the result are pinned to their constructors and map keys
+ *   `1`, so a changing constant is absorbed; the first change past `specFuel` + SKELETON_STEPS
+ *   pins the parameters outside the key and the result to their constructors and map keys
  *   (`pin`, `shapeTop`: everything else `1`) — the specialization still handles its key (say,
  *   one input node), so the staged code stays specialized to the input, and an environment stays
- *   a map with known keys, so it stays arity-raised (raise.ts); one more change makes that
- *   parameter or result `1`.
+ *   a map with known keys, so it stays arity-raised (raise.ts). At that change the parameters are
+ *   grown first and their grown values pinned (every parameter outside the key, changed or not);
+ *   the result's shape join (`shapeJoin`) is pinned without growing it;
+ * - once pinned, a value outside a slot's pinned shape makes that slot `1` (`Slot.top`), which
+ *   nothing outgrows.
  *
  * Invariants
  * - `grow(old, next, …).value` is an upper bound of both `old` and `next`; so is `pin(v).value`
- *   of `v`, and `mergeTuples(v)` of `v`.
+ *   of `v`, and `mergeTuples(v)` of `v`; after `growSlots`, every slot's value is an upper bound
+ *   of its old value and of what came in, unless the step was held (the budget is spent: the
+ *   specialization is given up instead).
  * - Termination: each specialization's parameters and result change at most specFuel +
  *   SKELETON_STEPS + 2 times (after the pinned shape, `1` absorbs everything).
  */
@@ -48,31 +55,121 @@ import {
   equals,
   foldSpines,
   isConcrete,
+  leq,
   mergeSameCtor,
   openSize,
   shapeJoin,
   shapeTop,
   size,
+  top,
   union,
   widen,
 } from '../abstract-values/index.js';
+import { KEYED_JOINS, type Limits, RESULT_CAP_PER_KEY_NODE, SKELETON_STEPS } from './limits.js';
+import type { Slot, Steps } from './types.js';
+
+/** What one step of a group of slots takes from its caller (`growSlots`). */
+export interface SlotStep {
+  /** `params`: the arguments of one call; `result`: what one analysis of the body returned. */
+  readonly kind: 'params' | 'result';
+  /** The group's limits (`slotLimits`), asked for only when something grows. */
+  readonly limits: () => GrowLimits;
+  /** A new value as the slot keeps it (a parameter's fresh identity tags: `retag`, residual.ts). */
+  readonly fresh: (v: AbsValue) => AbsValue;
+  /** Records what slot `i` lost, in order. */
+  readonly lose: (i: number, loss: GrowLoss) => void;
+  /** The budget is spent: a change is counted but its values are not kept (the caller gives the specialization up). */
+  readonly held: boolean;
+}
 
 /**
- * Changes a specialization's parameters (or result) may still make after `specFuel`: each keeps
- * only a skeleton (constructors and must-keys, numeric leaves `1`), so most late growth — a
- * constant becoming another — is absorbed; past these the parameters (or result) are pinned to
- * their constructors and map keys (`shapeTop`), and past that they become `1`.
+ * One step of the staircase for a group of slots sharing `steps`, given the values that came in
+ * (`incoming[i]` for slot `i`): nothing when every one is inside its slot; else one change of the
+ * group — grown (`grow`), or at the change that spends the fuel pinned (`pin`), or, pinned, each
+ * slot that would grow made `1`. Returns whether any slot grew, whether widening was needed,
+ * and whether the change was held (`SlotStep.held`: counted, its values not kept).
  */
-export const SKELETON_STEPS = 2;
+export function growSlots(
+  steps: Steps,
+  slots: readonly Slot<unknown>[],
+  incoming: readonly AbsValue[],
+  step: SlotStep,
+): { readonly grew: boolean; readonly widened: boolean; readonly held: boolean } {
+  let grew = false;
+  if (steps.pinned) {
+    slots.forEach((s, i) => {
+      if (s.top || leq(incoming[i] as AbsValue, s.value)) return;
+      grew = true;
+      s.top = true;
+      s.value = top();
+      step.lose(i, { reason: 'spec-fuel', kind: 'top', to: '1' });
+    });
+    if (grew) steps.changes++;
+    return { grew, widened: false, held: false };
+  }
+  const n = steps.changes;
+  let limits: GrowLimits | undefined;
+  const lim = (): GrowLimits => {
+    limits ??= step.limits();
+    return limits;
+  };
+  let widened = false;
+  const next = slots.map((s) => s.value);
+  slots.forEach((s, i) => {
+    const x = incoming[i] as AbsValue;
+    if (leq(x, s.value)) return;
+    grew = true;
+    // the result is pinned from its shape join, not grown first
+    if (step.kind === 'result' && n + 1 > lim().specFuel + SKELETON_STEPS) return;
+    const g = grow(s.value, x, n, lim());
+    if (g.widened) widened = true;
+    if (g.loss !== undefined) step.lose(i, g.loss);
+    next[i] = step.fresh(g.value);
+  });
+  if (!grew) return { grew, widened, held: false };
+  steps.changes = n + 1;
+  if (step.held) return { grew, widened, held: true };
+  if (steps.changes <= lim().specFuel + SKELETON_STEPS) {
+    slots.forEach((s, i) => {
+      s.value = next[i] as AbsValue;
+    });
+    return { grew, widened, held: false };
+  }
+  steps.pinned = true;
+  slots.forEach((s, i) => {
+    if (s.key) {
+      s.value = next[i] as AbsValue;
+      return;
+    }
+    const p = pin(
+      step.kind === 'result' ? shapeJoin(s.value, incoming[i] as AbsValue) : (next[i] as AbsValue),
+    );
+    step.lose(i, { reason: 'spec-fuel', kind: p.top ? 'top' : 'skeleton', to: p.to });
+    s.value = step.fresh(p.value);
+  });
+  return { grew, widened, held: false };
+}
 
 /**
- * Changes a specialization keyed on a known input node makes to its result by joins before it is
- * widened (`joinsBeforeWiden` for the others): see `grow`.
+ * The limits of a group's growth: `joinsBeforeWiden` and `growCap` for parameters; for the result
+ * of a specialization keyed on a known input node (a command of the input program), KEYED_JOINS
+ * joins — it grows as its callees' results do, not by recursion, so widening (which folds the
+ * labelled commands of a program into one recursive shape) waits longer — and a cap that grows
+ * with its key (`resultCap`).
  */
-export const KEYED_JOINS = 6;
-
-/** A specialization's result may have this many nodes per node of its key values (`resultCap`). */
-export const RESULT_CAP_PER_KEY_NODE = 4;
+export function slotLimits(
+  kind: SlotStep['kind'],
+  keyValues: readonly (AbsValue | undefined)[],
+  limits: Limits,
+): GrowLimits {
+  if (kind === 'params')
+    return { joins: limits.joinsBeforeWiden, specFuel: limits.specFuel, cap: limits.growCap };
+  return {
+    joins: inputKeyed(keyValues) ? KEYED_JOINS : limits.joinsBeforeWiden,
+    specFuel: limits.specFuel,
+    cap: resultCap(keyValues, limits.growCap),
+  };
+}
 
 /** How far a value may grow at one change (`grow`). */
 export interface GrowLimits {

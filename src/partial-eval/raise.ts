@@ -18,15 +18,17 @@
  * Invariant: a residual expression with rep R evaluates, on every admitted input, to the value
  * the original expression computes, represented per R. Representations are decided where values
  * are made (a map insert on a raised map or a map literal with a known key; a constructor of
- * represented fields) and flow through variables, projections, lets and calls; wherever two reps
- * meet and differ (the branches of an `if`, a call's argument against the callee's parameter, a
- * body's result against the specialization's result) both sides become plain, which is always
- * possible (`plainCode`) — except that a side whose parts under the other's raised positions are
- * constants takes the other side's representation (those constants as literals of their view,
- * through constructors, `if` and `let`), and a constant argument counts as represented the way its
- * value naturally is (`literalRep`: a map raised), so a fully known environment does not
- * make plain the helpers it is passed to; a specialization's first result that is plain with
- * constant maps decides that natural representation too. A specialization's parameter and result
+ * represented fields) and flow through variables, projections, lets and calls. Wherever two reps
+ * meet (the branches of an `if` or of a dispatch, a call's argument against the callee's
+ * parameter, a body's result against the specialization's result) one rule decides
+ * (`Raiser.meeting`, applied by `meet` and `meetAll`): where they differ both sides become plain,
+ * which is always possible (`plainCode`) — except that a side whose parts under the other's
+ * raised positions are constants takes the other side's representation (those constants as
+ * literals of their view, through constructors, `if` and `let`; not among a dispatch's branches),
+ * and a constant argument counts as represented the way its value naturally is (`literalRep`: a
+ * map raised), so a fully known environment does not make plain the helpers it is passed to; a
+ * specialization's first result that is plain with constant maps decides that natural
+ * representation too. A specialization's parameter and result
  * reps only ever change to plain, so this adds a bounded number of re-analyses to the partial
  * evaluator's fixpoint.
  *
@@ -75,6 +77,7 @@ import {
 } from '../abstract-values/index.js';
 import { type PMap, setAdd, setEmpty } from '../scf-lang/prelude.js';
 import { type CoreExpr, isPrim, type Value } from '../scf-lang/index.js';
+import { FIND_CASES, RAISE_CAP } from './limits.js';
 import { truthValues } from './narrow.js';
 import { type Binding, type ResidualBuilder, View } from './residual.js';
 import type { PeStats } from './types.js';
@@ -83,9 +86,6 @@ export type Rep =
   | undefined
   | { readonly kind: 'tuple'; readonly keys: readonly Prim[] }
   | { readonly kind: 'con'; readonly ctor: string; readonly args: readonly Rep[] };
-
-/** Most keys a raised map may have (a wider tuple costs more to copy than a map update). */
-export const RAISE_CAP = 64;
 
 export function tupleRep(keys: readonly Prim[]): Rep {
   return { kind: 'tuple', keys };
@@ -166,13 +166,15 @@ export function viewOf(v: AbsValue, rep: Rep): AbsValue {
 
 // ---- raising in the partial evaluator ----------------------------------------------------------
 
-/** Most keys a late-key lookup on a raised map compares against (`findByCases`). */
-const FIND_CASES = 32;
+/** How a binding meets a representation it must take (`Raiser.meeting`). */
+export type Meeting = 'same' | 'takes' | 'differs';
 
 /**
  * Arity raising as the partial evaluator (pe.ts) does it: map operations on raised maps as
- * tuple operations (`raisedPrim`), and the conversions where representations meet
- * (`representable`/`literalAs`, `plain`). Code is made with the evaluator's `ResidualBuilder`.
+ * tuple operations (`raisedPrim`), and where representations meet (`meeting`, the one rule;
+ * `meet` for one binding and the representation it flows into, `meetAll` for bindings that flow
+ * to one place), with the conversions they take (`literalAs`, `plain`). Code is made with the
+ * evaluator's `ResidualBuilder`.
  */
 export class Raiser {
   constructor(
@@ -180,6 +182,48 @@ export class Raiser {
     private readonly stats: PeStats,
     private readonly raiseMaps: boolean,
   ) {}
+
+  /**
+   * Where binding `b` meets representation `rep` — a parameter's, a result's, another branch's:
+   * `same` when `b` has it; `takes` when `b` is plain and `rep` can represent it without building
+   * anything at the late stage (`representable`: constants, through constructors, `if` and
+   * `let`); else `differs`: `b` must be plain, and so must whatever has `rep`.
+   */
+  meeting(b: Binding, rep: Rep): Meeting {
+    if (sameRep(b.rep, rep)) return 'same';
+    return this.representable(b, rep) ? 'takes' : 'differs';
+  }
+
+  /** `b` where it meets `rep` (`meeting`): as it is, taking `rep`, or plain. */
+  meet(b: Binding, rep: Rep, span: SourceSpan): Binding {
+    const m = this.meeting(b, rep);
+    return m === 'same' ? b : m === 'takes' ? this.literalAs(b, rep, span) : this.plain(b, span);
+  }
+
+  /**
+   * Bindings that flow to one place (the branches of an `if` or of a dispatch), with the one
+   * representation they then share. Only those that return count (a binding with no value, `0`,
+   * is left as it is): the representation they all have; else, where `constantsTake`, the first
+   * one's that every other meets without differing (`meeting`: the others, constants, take it);
+   * else plain, all of them. A dispatch's branches (calls, each of its own specialization) do
+   * not take: there a differing representation makes them all plain.
+   */
+  meetAll(
+    bs: readonly Binding[],
+    span: SourceSpan,
+    constantsTake: boolean,
+  ): { readonly bs: readonly Binding[]; readonly rep: Rep } {
+    const live = bs.filter((b) => b.v.kind !== 'bottom');
+    if (live.length === 0) return { bs, rep: (bs[bs.length - 1] as Binding).rep };
+    const rep0 = (live[0] as Binding).rep;
+    if (live.every((b) => sameRep(b.rep, rep0))) return { bs, rep: rep0 };
+    if (constantsTake)
+      for (const c of live) {
+        if (c.rep === undefined || !live.every((b) => this.meeting(b, c.rep) !== 'differs')) continue;
+        return { bs: bs.map((b) => (b.v.kind === 'bottom' ? b : this.meet(b, c.rep, span))), rep: c.rep };
+      }
+    return { bs: bs.map((b) => this.plain(b, span)), rep: undefined };
+  }
 
   /**
    * Whether `b`, held plainly, can take representation `rep` without building anything at the late

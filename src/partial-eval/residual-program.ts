@@ -1,6 +1,6 @@
 /**
- * The partial evaluator's residual program (SCF Fig. 8's output), assembled when its worklist is
- * empty (pe.ts): the specializations reachable from the entry by residual calls, each a
+ * The partial evaluator's residual program (SCF Fig. 8's output), assembled when the table's
+ * worklist is empty (table.ts, pe.ts): the specializations reachable from the entry by residual calls, each a
  * function named `fn$N` commented with what it was specialized for (Fig. 7's comments,
  * `describeSpec`), the original functions that calls left generic need (and everything they
  * call), the constructors of the tuples raised maps became (raise.ts), the collecting semantics
@@ -24,8 +24,8 @@ import type { PeEvent, PeResult, PeStats, PeStop, Spec } from './types.js';
 /** What the run leaves for its residual program. */
 export interface RunOutcome {
   readonly program: CoreProgram;
-  /** Every specialization made. */
-  readonly specs: ReadonlyMap<number, Spec>;
+  /** Every specialization made, in order of creation. */
+  readonly specs: readonly Spec[];
   /** Original functions called generically (their callees are added here). */
   readonly genericFns: Set<string>;
   readonly code: ResidualCode;
@@ -41,7 +41,7 @@ export interface RunOutcome {
 
 export function residualProgram(root: Spec, run: RunOutcome): PeResult {
   const byName = new Map<string, Spec>();
-  for (const s of run.specs.values()) byName.set(s.name, s);
+  for (const s of run.specs) byName.set(s.name, s);
   const funs = new Map<string, FunDef>();
   const cs = new Map<Label, AbsValue>();
   const comments = new Map<string, string>();
@@ -76,7 +76,7 @@ export function residualProgram(root: Spec, run: RunOutcome): PeResult {
     });
   }
   let generalized = 0;
-  for (const s of run.specs.values()) if (s.generalized) generalized++;
+  for (const s of run.specs) if (s.generalized) generalized++;
   const topped = run.stats.widenedToTop;
   const cut = run.stats.skeletons;
   const stop: PeStop =
@@ -104,7 +104,7 @@ export function residualProgram(root: Spec, run: RunOutcome): PeResult {
         ? `converged after widening${run.stats.folded > 0 ? ` (${run.stats.folded} growing chain(s) folded into recursive values)` : ''}`
         : 'converged';
   run.stats.residualFuns = funs.size;
-  const output = run.code.retag(root.ret);
+  const output = run.code.retag(root.result.value);
   return {
     residual: { funs, ctors: run.code.residualCtors(run.program.ctors), sources: run.program.sources },
     entry: root.name,

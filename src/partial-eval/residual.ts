@@ -11,8 +11,8 @@
  *   an atom's variables still name what they named (residual names are source names, or renamed
  *   apart inside unfolded calls).
  * - `ResidualBuilder` is what code is made with: `node` gives every residual node a label unique
- *   in the residual program, and `cs` (the collecting semantics of the analysis in progress)
- *   records its value; `residualOf`/`bind` make a singleton value a constant (`lit`, possibly a
+ *   in the residual program, and `cs` (the collecting semantics of the analysis in progress,
+ *   `ResidualCode.analysis`) records its value; `residualOf`/`bind` make a singleton value a constant (`lit`, possibly a
  *   whole constructor tree or map) and anything else the code `make()` builds. `ResidualCode`
  *   implements it, and also keeps which tuple arities raised maps became (their constructors join
  *   the residual program, `residualCtors`) and gives values fresh identity tags (`retag`).
@@ -128,7 +128,6 @@ export interface ResidualBuilder {
   /** The collecting semantics of the analysis in progress: residual label → value. */
   readonly cs: Map<Label, CsValue>;
   /** `e` as a residual node with a label of its own. */
-  /** `e` as a residual node with a label of its own. */
   node(e: ExprFields, span: SourceSpan): CoreExpr;
   /** A residual variable name of its own (`$rN`). */
   temp(): string;
@@ -137,9 +136,7 @@ export interface ResidualBuilder {
   /** A binding of `v` computed by `make()` with representation `rep` (plain when a constant). */
   bind(v: AbsValue, make: () => CoreExpr, span: SourceSpan, rep: Rep): Binding;
   /** The constant `value` (any concrete value) as a residual node. */
-  /** The constant `value` (any concrete value) as a residual node. */
   constNode(value: Value, span: SourceSpan): CoreExpr;
-  /** The primitive `value` as a residual node. */
   /** The primitive `value` as a residual node. */
   litNode(value: Prim, span: SourceSpan): CoreExpr;
   /** The name of the tuple constructor of arity `n` (which then joins the residual program). */
@@ -148,8 +145,8 @@ export interface ResidualBuilder {
 
 /** The residual code of one run of the partial evaluator (`ResidualBuilder`). */
 export class ResidualCode implements ResidualBuilder {
-  /** cs entries of the analysis in progress (each specialization keeps those of its last analysis). */
-  cs = new Map<Label, CsValue>();
+  /** cs entries of the analysis in progress (`analysis`). */
+  private current = new Map<Label, CsValue>();
   private readonly singletons = new WeakMap<AbsValue, { value: unknown } | null>();
   private nextLabel = 1;
   private nextTemp = 0;
@@ -157,6 +154,27 @@ export class ResidualCode implements ResidualBuilder {
   private readonly tupleArities = new Set<number>();
 
   constructor(readonly ctors: CtorTable) {}
+
+  /** The collecting semantics of the analysis in progress: residual label → value. */
+  get cs(): Map<Label, CsValue> {
+    return this.current;
+  }
+
+  /**
+   * `run()` as one analysis: the values of the nodes it makes are recorded in a map of its own,
+   * returned with its result (each specialization keeps those of its last analysis). Analyses
+   * nest: the one that was in progress continues when this one returns.
+   */
+  analysis<T>(run: () => T): { readonly result: T; readonly cs: Map<Label, CsValue> } {
+    const outer = this.current;
+    const cs = new Map<Label, CsValue>();
+    this.current = cs;
+    try {
+      return { result: run(), cs };
+    } finally {
+      this.current = outer;
+    }
+  }
 
   /** `e` as a residual node with a label of its own. */
   node(e: ExprFields, span: SourceSpan): CoreExpr {

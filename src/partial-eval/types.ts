@@ -1,19 +1,16 @@
 /**
- * The partial evaluator's options, the records it keeps per specialization and what it reports
- * (pe.ts implements them).
+ * The partial evaluator's types: its options, the records it keeps per specialization and what
+ * it reports. The defaults of the options are in limits.ts.
  *
- * - `PeOptions` and the defaults and hard bounds behind them: the call-chain bounds of context.ts
- *   (`k`, `chainDepth`), the growth steps of growth.ts (`joinsBeforeWiden`, `specFuel`,
- *   `growCap`), the budgets counted in work (`budget`, `maxSpecs`, `staticCallSteps`,
- *   STATIC_WORK, NEST_LIMIT), arity raising (`raiseMaps`, raise.ts) and unfolding (`unfoldDepth`).
- * - `Spec`: one specialization — a function analysed for one context (a chain of keys,
- *   context.ts) — with its parameters, result, their representations and the counts of their
- *   changes that bound the fixpoint (pe.ts, growth.ts).
- * - `PeResult`, `PeStats`, `PeEvent`: the residual program, its collecting semantics and every
- *   loss of precision, for `scf stage --explain`.
- *
- * Invariant: everything here is counted in work, never in time, so the residual program is a
- * pure function of the program, the input and the options.
+ * - `PeOptions`: the call-chain bounds of context.ts (`k`, `chainDepth`), the growth staircase of
+ *   growth.ts (`joinsBeforeWiden`, `specFuel`, `growCap`), the budgets counted in work (`budget`,
+ *   `maxSpecs`, `maxNodes`, `staticCallSteps`), arity raising (`raiseMaps`, raise.ts), unfolding
+ *   (`unfoldDepth`) and keys (`keyEqualArgs`, context.ts).
+ * - `Spec`: one specialization, a function analysed for one context, with one `Slot` per
+ *   parameter and one for its result (value, representation, `1`), the `Steps` of each group on
+ *   the growth staircase, and what the table (table.ts) keeps of it: callers, dirty, analysing.
+ * - `PeResult`, `PeStats` (`zeroStats`), `PeEvent`: the residual program, its collecting
+ *   semantics and every loss of precision, for `scf stage --explain`.
  */
 import type { AbsValue } from '../abstract-values/index.js';
 import type { CoreExpr, CoreProgram, FunDef, Label } from '../scf-lang/index.js';
@@ -22,21 +19,25 @@ import type { Rep } from './raise.js';
 import type { CsValue } from './residual.js';
 
 export interface PeOptions {
-  /** At most k instances of a specialization key in a call chain (SCF §3.4; default 2). */
+  /** At most k instances of a specialization key in a call chain (SCF §3.4; default K). */
   readonly k?: number;
   /**
-   * Most keys in a specialization context: the most recent ones are kept (default 2:
-   * unfolded calls' frames are keys of the contexts below them too, so 2 already tells the
+   * Most keys in a specialization context: the most recent ones are kept (default CHAIN_DEPTH,
+   * 2: unfolded calls' frames are keys of the contexts below them too, so 2 already tells the
    * unfolded paths apart).
    */
   readonly chainDepth?: number;
-  /** Changes of a specialization's parameters or result joined exactly before widening (default 3). */
+  /** Changes of a specialization's parameters or result joined exactly before widening (default JOINS_BEFORE_WIDEN). */
   readonly joinsBeforeWiden?: number;
-  /** Changes of a specialization's parameters (or of its result) after which they are widened to `1`, the key's parameters excepted (default SPEC_FUEL). */
+  /**
+   * Changes of a specialization's parameters (or of its result) after which each further change
+   * keeps only a skeleton, and SKELETON_STEPS later they are pinned to their constructors and map
+   * keys, the key's parameters excepted; one more makes them `1` (growth.ts; default SPEC_FUEL).
+   */
   readonly specFuel?: number;
-  /** A specialization's parameter or result that grows beyond this many nodes is widened to `1` (default GROW_CAP). */
+  /** A specialization's parameter or result that grows beyond this many nodes is folded or cut to a skeleton that fits (growth.ts; default GROW_CAP). */
   readonly growCap?: number;
-  /** Expression visits after which no new specialization is made (calls stay generic); four times as many abandon specialization altogether (default 800,000). */
+  /** Expression visits after which no new specialization is made (calls stay generic); HARD_BUDGET_FACTOR times as many abandon specialization altogether (default BUDGET). */
   readonly budget?: number;
   /**
    * Abstract nodes (fresh tags) the evaluation may build before specialization is abandoned and
@@ -45,11 +46,11 @@ export interface PeOptions {
    * doubles its output with each step.
    */
   readonly maxNodes?: number;
-  /** Concrete-interpreter steps one static call may take before it is specialized instead (default 2 million; 0 turns static calls off). */
+  /** Concrete-interpreter steps one static call may take before it is specialized instead (default STATIC_CALL_STEPS; 0 turns static calls off). */
   readonly staticCallSteps?: number;
-  /** Specializations made before later calls stay generic (default 20,000): bounds the staged code's size. */
+  /** Specializations made before later calls stay generic (default MAX_SPECS): bounds the staged code's size. */
   readonly maxSpecs?: number;
-  /** Called every ~100,000 visits. */
+  /** Called every PROGRESS_EVERY visits. */
   readonly onProgress?: (stats: PeStats) => void;
   /** Residual maps whose keys are all known become tuples of their values (raise.ts; default true). */
   readonly raiseMaps?: boolean;
@@ -66,35 +67,6 @@ export interface PeOptions {
    */
   readonly keyEqualArgs?: boolean;
 }
-
-/** Abstract nodes one partial evaluation may build (`PeOptions.maxNodes`): twice the most a shipped config's whole pipeline builds. */
-export const MAX_NODES = 2 ** 22;
-
-/** Most calls unfolded inside one another (`PeOptions.unfoldDepth`). */
-export const UNFOLD_DEPTH = 64;
-/** Changes of a specialization's parameters or result before they are widened (`PeOptions.specFuel`). */
-export const SPEC_FUEL = 8;
-/** Nodes a specialization's parameter or result may grow to before it is widened (`PeOptions.growCap`). */
-export const GROW_CAP = 256;
-
-/**
- * Most analyses and unfoldings open inside one another (each is a JavaScript recursion of the
- * partial evaluator, some forty frames per statement of a straight-line kernel); a call that
- * would open one more is specialized and analysed later, from the worklist, at depth 0. So a long
- * kernel function stages within the default JS stack (a 1,000-statement one needs about 2,500
- * levels otherwise, and about 250 statements overflowed it). Counted in work: the residual
- * program stays a pure function of the inputs.
- */
-export const NEST_LIMIT = 100;
-
-/**
- * Most Core nodes all static calls of one run may evaluate concretely together; past it, calls
- * with known arguments are specialized like the others (whose work the visit budget bounds). Each
- * static call is bounded on its own (`staticCallSteps`), but not their number: on a kernel of
- * deeply nested loops the optimizer's own run is exponential in the nesting, and staging ran it
- * over and over.
- */
-export const STATIC_WORK = 50_000_000;
 
 export type PeStop = 'fixpoint' | 'widened' | 'fuel';
 
@@ -157,6 +129,27 @@ export interface PeStats {
   residualFuns: number;
 }
 
+/** Every count `0`: the stats of a run that has not started. */
+export function zeroStats(): PeStats {
+  return {
+    visits: 0,
+    specs: 0,
+    analyses: 0,
+    staticCalls: 0,
+    staticWork: 0,
+    unfolded: 0,
+    dispatches: 0,
+    deferred: 0,
+    generalized: 0,
+    widenedToTop: 0,
+    skeletons: 0,
+    folded: 0,
+    raisedOps: 0,
+    materialized: 0,
+    residualFuns: 0,
+  };
+}
+
 export interface PeResult {
   /** The residual program; its entry is `entry`. */
   readonly residual: CoreProgram;
@@ -178,34 +171,56 @@ export interface PeResult {
 /** A specialization's result representation before its first analysis ended. */
 export const NO_REP = Symbol('no rep yet');
 
+/**
+ * One parameter or the result of a specialization: its value, how the residual code represents
+ * it (raise.ts: decided by the first call, or the first analysis for the result, and after that
+ * only ever plain), and whether it became `1` (nothing can change it any more). Its place on the
+ * growth staircase is its group's `Steps` (growth.ts, `growSlots`).
+ */
+export interface Slot<R = Rep> {
+  value: AbsValue;
+  rep: R;
+  top: boolean;
+  /** A parameter the specialization is keyed on (its key value is known): never pinned. */
+  readonly key: boolean;
+}
+
+/**
+ * Where a group of slots stands on the growth staircase (growth.ts): how many times it changed,
+ * and whether it was pinned to its constructors and map keys. The parameters are one group (a
+ * call's arguments are one change of them all), the result another.
+ */
+export interface Steps {
+  changes: number;
+  pinned: boolean;
+}
+
+/**
+ * One specialization: a function analysed for one context (a chain of keys, context.ts). The
+ * table (table.ts) holds it, its worklist and callers; the evaluator (pe.ts) analyses it.
+ */
 export interface Spec {
   readonly id: number;
   readonly fn: FunDef;
   readonly name: string;
   readonly ctx: Chain;
-  args: AbsValue[];
-  ret: AbsValue;
-  argChanges: number;
-  retChanges: number;
+  /** One slot per parameter: the join of the arguments it was called with, grown (growth.ts). */
+  readonly params: readonly Slot[];
+  readonly paramSteps: Steps;
+  /** The join of what its body returned, grown; `0` until its first analysis ends. */
+  readonly result: Slot<Rep | typeof NO_REP>;
+  readonly resultSteps: Steps;
+  /** Given up when the budget ran out: its body a call of the original function, its result `1`. */
   generalized: boolean;
-  /**
-   * Parameters (all but the key's) pinned to their constructors and map keys (`shapeTop`) after
-   * specFuel + SKELETON_STEPS changes; an argument outside that makes its parameter `1`.
-   */
-  argsPinned: boolean;
-  /** Result pinned to its constructors and map keys, the same way; growth past that makes it `1`. */
-  retPinned: boolean;
-  /** Result `1`: no later analysis can outgrow it. */
-  retTop: boolean;
+  /** Its analysis is in progress (a call that grows it marks it dirty instead of analysing it). */
   analyzing: boolean;
+  /** It must be analysed again: its parameters, or the result of a callee, grew. */
   dirty: boolean;
-  /** How each parameter is represented (decided by the first call; only ever becomes plain). */
-  paramReps: Rep[];
-  /** How the result is represented (only ever becomes plain after its first value). */
-  retRep: Rep | typeof NO_REP;
   /** Whether this is the entry (its parameters and result are the staged code's interface: plain). */
   readonly isRoot: boolean;
   readonly callers: Set<Spec>;
+  /** The residual body from its last analysis. */
   body: CoreExpr | undefined;
+  /** The collecting semantics of its last analysis. */
   cs: Map<Label, CsValue>;
 }

@@ -28,9 +28,9 @@ import {
   isTupleCtor,
   mergeTuples,
   pin,
-  RESULT_CAP_PER_KEY_NODE,
   resultCap,
 } from '../../src/partial-eval/growth.js';
+import { RESULT_CAP_PER_KEY_NODE } from '../../src/partial-eval/limits.js';
 
 const LIMITS: GrowLimits = { joins: 3, specFuel: 8, cap: 256 };
 
