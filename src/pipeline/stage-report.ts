@@ -25,7 +25,8 @@ export function describeStages(stages: readonly PipelineStage[], full = false): 
     out.push(`(* I${i + 1}: input of ${s.pass.name} *)\n${print(s.input[0] as AbsValue)}`);
   });
   const last = stages[stages.length - 1];
-  if (last) out.push(`(* I${stages.length + 1}: output of ${last.pass.name} *)\n${print(last.result.output)}`);
+  if (last)
+    out.push(`(* I${stages.length + 1}: output of ${last.pass.name} *)\n${print(last.result.output)}`);
   return `${out.join('\n\n')}\n`;
 }
 
