@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { arbMember } from '../../src/testing.js';
+import { arbMember, testEntry } from '../../src/testing.js';
 import { benchEntryConfig, entryConfigsIn } from '../../src/bench/index.js';
 import {
   ConfigError,
@@ -19,7 +19,6 @@ import {
   loadEntryConfig,
   readEntryConfig,
   stageEntry,
-  testEntry,
   writeStagedEntry,
 } from '../../src/pipeline/index.js';
 import { ROOT } from '../optimizers/helpers.js';
