@@ -32,6 +32,6 @@ export const BUILTIN_SOURCE_SHA256: Readonly<Record<string, string>> = {
   'optimizers/programs.browser.ts': 'a8ce211f32e8048a929a88322a772266cc244923b0fcfc965b65def07af35579',
   'optimizers/programs.ts': '183d18203ffea374397c5b2a3997dfb208695d2d6696c17c439ad63dd90505ae',
   'optimizers/user.browser.ts': '42426f6ed64bf0ef30978311aa9644983f501bf54732e35566c97cf223624830',
-  'optimizers/user.ts': 'f3452a2175ee1246b9b20aa3032b08d082cce87b99f0bd342cb7fd44da971f51',
+  'optimizers/user.ts': '48e10d4bbf6f90420f05d50480b92ea5711cd1b2a2c8decea1ab1f6790727801',
   'scf-lang/prelude.ts': '71ed5f257c997875ce06d7eedeaffda08cfdd39b9e24975a9fa95d65d2054596',
 };

@@ -31,7 +31,7 @@
  * `scf/runtime`'s `loadEntryStub` binds them (src/optimizers/entry-stub.ts).
  */
 import { clip, scfVersion } from '../common/index.js';
-import { InputNotAdmitted } from '../stager/staged-helpers.js';
+import { InputNotAdmitted } from '../scf-lang/index.js';
 import type { EntrySubject } from './entry-language.js';
 import { type ManifestFile, sourceHash, sourcePath, sourcePlaces, stubFolder } from './files.js';
 import type { RuntimeLanguage } from './language.js';

@@ -1,6 +1,6 @@
 /**
  * The runtime, over any object language: the prelude functions the emitted optimizers call, the
- * helpers their admission checks and hoisted constants use (stager/staged-helpers.ts), the
+ * helpers their admission checks and hoisted constants use (scf-lang/staged-helpers.ts), the
  * object-language interface (language.ts), and the stubs a staged folder builds its exports from,
  * generic over the language — a pipeline's (`loadStagedModules`, `makePipelineStub`: stub.ts) and
  * an entry config's (`loadEntryStubWith`: entry-stub.ts, with the entry's language,
@@ -29,7 +29,7 @@ export {
   setOf,
   shortValue,
   tupleWith,
-} from '../stager/staged-helpers.js';
+} from '../scf-lang/index.js';
 export { ENTRY_RUNTIME, type EntrySubject } from './entry-language.js';
 export {
   type EntryFunctions,

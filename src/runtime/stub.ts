@@ -34,7 +34,7 @@
  * language's `checkOutput` (the kernel's validates a user's pass's: a broken one is a
  * `PassOutputError` naming the pass).
  */
-import { InputNotAdmitted } from '../stager/staged-helpers.js';
+import { InputNotAdmitted } from '../scf-lang/index.js';
 import { BUILTIN_SOURCE_SHA256, clip, scfVersion } from '../common/index.js';
 import {
   type ManifestFile,

@@ -66,3 +66,24 @@ export {
 export { PRELUDE_FUNS } from './prelude-sigs.js';
 export { type CtorValue, isPrim, showValue, type TupleValue, type Value } from './values.js';
 export { validateProgram as validateCoreProgram } from './validate.js';
+export * as stagedRuntime from './staged-helpers.js';
+export {
+  ACTUAL_MAX,
+  badProjection,
+  ctorFields,
+  InputNotAdmitted,
+  IS_MAP,
+  IS_SET,
+  isCtor,
+  isMap,
+  isPrimValue,
+  isSet,
+  isTuple,
+  mapOf,
+  notAdmitted,
+  projField,
+  projIndex,
+  setOf,
+  shortValue,
+  StagedRuntimeError,
+} from './staged-helpers.js';

@@ -45,7 +45,7 @@ import {
   isSet,
   notAdmitted,
   shortValue,
-} from './staged-helpers.js';
+} from '../scf-lang/index.js';
 
 /**
  * Throws `InputNotAdmitted` unless `args` has one member of each `desc[i]`; the interpreted

@@ -25,7 +25,7 @@
  * - For every description, value and constructor table, the emitted checker accepts exactly the
  *   values `conforms` accepts, and throws what `checkAdmitted` throws.
  * - Generated names are `NAME` and `NAME_…`; the code refers to the runtime names in
- *   `ADMISSION_RUNTIME_IMPORTS` (module `staged-helpers.ts`), which the enclosing module imports.
+ *   `ADMISSION_RUNTIME_IMPORTS` (module `scf-lang/staged-helpers.ts`), which the enclosing module imports.
  */
 import { assertNever, jsString } from '../common/index.js';
 import type { AbsValue, CtorTable, Prim } from '../abstract-values/index.js';
@@ -44,7 +44,7 @@ import {
   type TailShape,
   tailOf,
 } from './admit-plan.js';
-import { shortValue } from './staged-helpers.js';
+import { shortValue } from '../scf-lang/index.js';
 
 /** Runtime exports the emitted checker refers to (import them under these names). */
 export const ADMISSION_RUNTIME_IMPORTS = [
@@ -82,7 +82,7 @@ export interface AdmissionOptions {
  * JavaScript source of `function NAME(args)` (it returns nothing, or throws `InputNotAdmitted`), plus the helper
  * constants and functions it needs (all named `NAME_…`), which throws `InputNotAdmitted` unless
  * every `args[i]` is a member of `desc[i]`. The code refers to the runtime exports listed in
- * `ADMISSION_RUNTIME_IMPORTS`, which the enclosing module must import from `staged-helpers.ts`.
+ * `ADMISSION_RUNTIME_IMPORTS`, which the enclosing module must import from `scf-lang/staged-helpers.ts`.
  */
 export function emitAdmission(desc: readonly AbsValue[], opts: AdmissionOptions): string {
   return new AdmissionEmitter(planAdmission(desc, opts.ctors), opts.name).emit(opts.exported ?? false);

@@ -56,7 +56,7 @@ import {
   tupleArity,
   withPrelude,
 } from '../abstract-values/index.js';
-import { ctorFields } from './staged-helpers.js';
+import { ctorFields } from '../scf-lang/index.js';
 
 /** Longest `expected` text. */
 const EXPECTED_MAX = 160;

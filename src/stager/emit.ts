@@ -75,7 +75,7 @@ export interface EmitOptions {
   readonly header?: string;
   /** Core function name → comment placed above that function (e.g. which input node it handles). */
   readonly comments?: ReadonlyMap<string, string>;
-  /** Module specifiers of the prelude (`scf/prelude`) and of `staged-helpers.ts`. */
+  /** Module specifiers of the prelude (`scf/prelude`) and of `scf-lang/staged-helpers.ts` (`scf/runtime`). */
   readonly imports: { readonly prelude: string; readonly runtime: string };
   /**
    * `'module'` (default): an ES module. `'function'`: the body of a function of one parameter,

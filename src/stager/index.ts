@@ -4,7 +4,7 @@
  * functions (minimize.ts) and outlining parts of large ones (outline.ts)), and emitting the staged
  * optimizer as a JavaScript module with a checked admission of its input (emit.ts; admit-plan.ts
  * plans it, admit-emit.ts emits it, admit-check.ts interprets it; the helpers emitted code calls
- * at run time, staged-helpers.ts). Which optimizers, kernel and config are staged is the
+ * at run time are scf-lang/staged-helpers.ts). Which optimizers, kernel and config are staged is the
  * pipeline's business (src/pipeline).
  */
 export { checkAdmitted } from './admit-check.js';
@@ -12,8 +12,7 @@ export { ADMISSION_RUNTIME_IMPORTS, type AdmissionOptions, emitAdmission } from 
 export { planAdmission } from './admit-plan.js';
 export { chargeEachCall, type EmitMeta, type EmitOptions, emitModule } from './emit.js';
 export { type MinimizeResult, mergeEqualFunctions } from './minimize.js';
-export * as stagedRuntime from './staged-helpers.js';
-export { InputNotAdmitted } from './staged-helpers.js';
+export { InputNotAdmitted, stagedRuntime } from '../scf-lang/index.js';
 export { freeVars, MAX_FUN_NODES, type OutlineResult, outlineLargeFunctions } from './outline.js';
 export {
   DEFAULT_STEPS,

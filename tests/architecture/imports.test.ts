@@ -52,13 +52,6 @@ const EXCEPTIONS: ReadonlyMap<string, string> = new Map([
     'optimizers/user.ts -> stager/emit.ts',
     "a user's optimizer is compiled to a native module by the stager's emitter alone: through stager/index.ts every command that resolves a pass, and every app that runs staged output (scf/runtime reaches the registry), would load the whole engine (partial evaluator, DAE), about 60–80 ms",
   ],
-  ['optimizers/user.ts -> stager/staged-helpers.ts', 'as above: the helpers emitted code calls'],
-  [
-    'runtime/stub.ts -> stager/staged-helpers.ts',
-    "staged output loads scf/runtime: it takes the admission helpers from the stager's staged-helpers.ts alone, not through stager/index.ts, which would load the whole engine (partial evaluator, DAE, emitter) into every app that runs a staged optimizer",
-  ],
-  ['runtime/index.ts -> stager/staged-helpers.ts', 'as above'],
-  ['runtime/entry-stub.ts -> stager/staged-helpers.ts', 'as runtime/stub.ts: the admission helpers alone'],
   [
     'pipeline/test-entry.ts -> abstract-values/arbitrary.ts',
     "arbitrary.ts's declarations name fast-check's types, an optional package: abstract-values/index.ts, which every entry's declarations reach, does not export it (scf/testing does)",

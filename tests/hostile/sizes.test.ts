@@ -52,7 +52,7 @@ import { BindError, type LatticeVal, MAX_LATE_ARRAY } from '../../src/optimizers
 import { ConfigError, loadConfig, stageConfig, writeStaged } from '../../src/pipeline/index.js';
 import { checkAdmitted } from '../../src/stager/admit-check.js';
 import { ADMISSION_RUNTIME_IMPORTS, emitAdmission } from '../../src/stager/admit-emit.js';
-import { InputNotAdmitted } from '../../src/stager/staged-helpers.js';
+import { InputNotAdmitted } from '../../src/scf-lang/staged-helpers.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const INPUT = path.join(ROOT, 'benchmarks/inputs/doconvol_1d.c');
@@ -291,7 +291,7 @@ function outcome(f: () => void): string {
 
 describe(`admission of ${N}-element lists`, () => {
   const RUNTIME = path
-    .relative(TMP, path.join(ROOT, 'src/stager/staged-helpers.ts'))
+    .relative(TMP, path.join(ROOT, 'src/scf-lang/staged-helpers.ts'))
     .split(path.sep)
     .join('/');
   const CTORS = new Map<string, { fields: readonly string[] }>();

@@ -33,7 +33,7 @@ const FIXTURES = path.join(ROOT, 'tests/fixtures/scf-lang/programs');
 const TMP = path.join(ROOT, 'tests/scf-lang', `.tmp-programs-${process.pid}`);
 const IMPORTS = {
   prelude: path.relative(TMP, path.join(ROOT, 'src/scf-lang/prelude.ts')).split(path.sep).join('/'),
-  runtime: path.relative(TMP, path.join(ROOT, 'src/stager/staged-helpers.ts')).split(path.sep).join('/'),
+  runtime: path.relative(TMP, path.join(ROOT, 'src/scf-lang/staged-helpers.ts')).split(path.sep).join('/'),
 };
 let fileNo = 0;
 

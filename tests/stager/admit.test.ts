@@ -38,12 +38,15 @@ import { type Fun, findFun, loadKernelParser } from '../../src/kernel/index.js';
 import { compileFile } from '../../src/scf-lang/index.js';
 import { checkAdmitted } from '../../src/stager/admit-check.js';
 import { ADMISSION_RUNTIME_IMPORTS, emitAdmission } from '../../src/stager/admit-emit.js';
-import { InputNotAdmitted, IS_MAP, IS_SET } from '../../src/stager/staged-helpers.js';
+import { InputNotAdmitted, IS_MAP, IS_SET } from '../../src/scf-lang/staged-helpers.js';
 import { anyAbs, CTORS } from '../abstract-values/gen.js';
 import { loadKernels, ROOT } from '../optimizers/helpers.js';
 
 const TMP = path.join(ROOT, 'tests/stager', `.tmp-admit-${process.pid}`);
-const RUNTIME = path.relative(TMP, path.join(ROOT, 'src/stager/staged-helpers.ts')).split(path.sep).join('/');
+const RUNTIME = path
+  .relative(TMP, path.join(ROOT, 'src/scf-lang/staged-helpers.ts'))
+  .split(path.sep)
+  .join('/');
 let fileNo = 0;
 
 type Checker = (args: readonly unknown[]) => void;

@@ -31,14 +31,14 @@ import {
 } from '../../src/scf-lang/index.js';
 import { equal } from '../../src/scf-lang/prelude.js';
 import { type EmitOptions, emitModule } from '../../src/stager/emit.js';
-import { InputNotAdmitted, StagedRuntimeError } from '../../src/stager/staged-helpers.js';
+import { InputNotAdmitted, StagedRuntimeError } from '../../src/scf-lang/staged-helpers.js';
 import { fromConcrete } from '../../src/abstract-values/index.js';
 import { type Kernel, loadKernels, ROOT } from '../optimizers/helpers.js';
 
 const TMP = path.join(ROOT, 'tests/stager', `.tmp-emit-${process.pid}`);
 const IMPORTS = {
   prelude: path.relative(TMP, path.join(ROOT, 'src/scf-lang/prelude.ts')).split(path.sep).join('/'),
-  runtime: path.relative(TMP, path.join(ROOT, 'src/stager/staged-helpers.ts')).split(path.sep).join('/'),
+  runtime: path.relative(TMP, path.join(ROOT, 'src/scf-lang/staged-helpers.ts')).split(path.sep).join('/'),
 };
 
 let fileNo = 0;

@@ -21,7 +21,7 @@ import {
 } from '../../src/scf-lang/index.js';
 import * as prelude from '../../src/scf-lang/prelude.js';
 import { emitModule } from '../../src/stager/emit.js';
-import * as stagedRuntime from '../../src/stager/staged-helpers.js';
+import * as stagedRuntime from '../../src/scf-lang/staged-helpers.js';
 import { stage } from '../../src/stager/index.js';
 import * as M from '../fixtures/tail-calls/machine.js';
 

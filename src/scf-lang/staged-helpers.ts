@@ -16,10 +16,11 @@
  *   the error is raised.
  */
 import { Map as IMap, Set as ISet } from 'immutable';
-import { showValue } from '../scf-lang/index.js';
+import { tupleWith } from './prims.js';
+import { showValue } from './values.js';
 
 /** `t` with element `i` replaced (the residual code of an update of a raised map, partial-eval/raise.ts). */
-export { tupleWith } from '../scf-lang/index.js';
+export { tupleWith };
 
 /** Longest `actual` text kept in an `InputNotAdmitted` (longer renderings are cut with `…`). */
 export const ACTUAL_MAX = 120;
