@@ -28,6 +28,7 @@ import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { type ParseError, parse as parseJsonc } from 'jsonc-parser';
 import { fileProblem, readSourceFile } from '../common/index.js';
+import { K } from '../partial-eval/index.js';
 import {
   acquireLock,
   checkBuildRecord,
@@ -148,7 +149,7 @@ async function stageLocked(config: string, dir: string, opts: CacheOptions): Pro
   mkdirSync(root, { recursive: true });
   const release = await lock(root, `${path.basename(dir)}.lock`);
   try {
-    const options = { k: opts.k ?? 2 };
+    const options = { k: opts.k ?? K };
     const state = checkBuildRecord(dir, config, options);
     if (state.fresh)
       return {

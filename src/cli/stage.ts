@@ -12,6 +12,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { printAbs } from '../abstract-values/index.js';
+import { K } from '../partial-eval/index.js';
 import { OptimizerError, PassError } from '../optimizers/index.js';
 import {
   ConfigError,
@@ -130,7 +131,7 @@ export const stageCommand = defineCommand(STAGE, run, STAGE_RULES);
 async function run({ values, positionals }: CommandArgs<typeof STAGE.flags>, io: CliIo): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('expected exactly one CONFIG.json or DIR (see --help)');
   if (values.out === undefined) throw new UsageError('--out DIR is required (see --help)');
-  const k = values.k === undefined ? 2 : Number(values.k);
+  const k = values.k === undefined ? K : Number(values.k);
   if (!Number.isInteger(k) || k < 1)
     throw new UsageError(`--k must be a positive integer, got '${values.k}'`);
   const file = positionals[0] as string;

@@ -29,7 +29,7 @@ import {
   readSourceFile,
   scfVersion,
 } from '../common/index.js';
-import type { PeStats } from '../partial-eval/index.js';
+import { K, type PeStats } from '../partial-eval/index.js';
 import { type EntryManifest, type ManifestFile, sha256, stageHashLine } from '../runtime/index.js';
 import { chargeEachCall, emitAdmission, emitModule, type StageResult, stage } from '../stager/index.js';
 import type { LoadedEntry } from './entry-config.js';
@@ -48,7 +48,7 @@ export function stageEntry(
 ): StagedEntry {
   const result = stage(loaded.program, loaded.signature.coreName, loaded.inputs, {
     pe: {
-      k: opts.k ?? 2,
+      k: opts.k ?? K,
       // the writer's recursion passes parts of what is known early down unchanged (a pattern, a
       // program): keep them in the keys
       keyEqualArgs: true,

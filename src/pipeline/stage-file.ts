@@ -17,7 +17,7 @@
  */
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import type { PeStats } from '../partial-eval/index.js';
+import { K, type PeStats } from '../partial-eval/index.js';
 import { readSourceFile, recordSourceReads } from '../common/index.js';
 import { BUILD_RECORD_SUFFIX, type BuildRecord, buildRecord, writeBuildRecord } from './build-record.js';
 import type { StageConfig } from './config.js';
@@ -142,7 +142,7 @@ function stageEntryFile(file: string, outDir: string, opts: StageFileOptions): E
   let staged: StagedEntry;
   try {
     staged = stageEntry(loaded, {
-      k: opts.k ?? 2,
+      k: opts.k ?? K,
       ...(onEntryWork ? { onWork: (stats: PeStats) => onEntryWork(loaded.config.export, stats) } : {}),
     });
   } catch (e) {

@@ -14,7 +14,7 @@
  * is the user's error too (`userStagingError`), not an internal one.
  */
 import type { AbsValue } from '../abstract-values/index.js';
-import type { PeStats } from '../partial-eval/index.js';
+import { K, type PeStats } from '../partial-eval/index.js';
 import { formatProblems, type Fun, type Program as KernelProgram, validateProgram } from '../kernel/index.js';
 import {
   findPass,
@@ -79,7 +79,7 @@ export function stageKernel(
   try {
     stages = stagePipeline(funAbs, formalsAbs, passes, {
       pe: {
-        k: opts.k ?? 2,
+        k: opts.k ?? K,
         ...config.pe,
         ...(opts.onWork
           ? {
