@@ -1,4 +1,4 @@
-/** The Table 3 benchmark: staged against unstaged pipelines (table3.ts), its table and targets (report.ts), chart (chart.ts) and the paper's figures (paper.ts). */
+/** The Table 3 benchmark: staged against unstaged pipelines (table3.ts), its table and targets (report.ts), chart (chart.ts) and the paper's figures (paper.ts); the late-shape table (late.ts). */
 export { speedupChartSvg } from './chart.js';
 export { kernelArgs } from './kernel-args.js';
 export {
@@ -11,6 +11,16 @@ export {
   type KernelConfigReport,
   runKernelConfigBench,
 } from './kernel-config.js';
+export {
+  formatLateTable,
+  LATE_METHOD,
+  LATE_SHAPE_CONFIGS,
+  LATE_TARGETS,
+  type LateShapeOptions,
+  type LateShapeReport,
+  type LateShapeRow,
+  runLateShapes,
+} from './late.js';
 export { PAPER_TABLE3, type PaperRow } from './paper.js';
 export { checkTargets, formatTable, median, type TargetCheck } from './report.js';
 export {

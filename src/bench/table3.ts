@@ -279,8 +279,7 @@ async function benchConfig(
     () => stub.stagedPipeline(formals),
     budgetMs,
   );
-  const build = literalBuilder(outStaged);
-  const limitUs = medianTime(build, budgetMs / 3);
+  const limitUs = outputLimitUs(outStaged, budgetMs);
   const codeTimes = code.time?.(budgetMs);
 
   progress('counting');
@@ -505,6 +504,15 @@ function medianTime(f: () => unknown, budgetMs: number): number {
   const end = performance.now() + budgetMs;
   while (ts.length < 5 || performance.now() < end) ts.push((timeBatch(f, n) * 1000) / n);
   return median(ts.slice(1));
+}
+
+/**
+ * The output-construction limit (µs): the median time to build `output` afresh as an object
+ * literal (a hand-built copy), timed for a third of `budgetMs`. A staged pipeline's time divided by
+ * it is how far the pipeline is from merely producing its output.
+ */
+export function outputLimitUs(output: unknown, budgetMs: number): number {
+  return medianTime(literalBuilder(output), budgetMs / 3);
 }
 
 /** A function that builds `v` afresh as an object literal: the cost of merely producing the output. */

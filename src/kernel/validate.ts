@@ -131,11 +131,9 @@ function ofType(kind: string, name: string): boolean {
 
 /** The `shape` rule: `x` is a value of field type `t`, recursively. */
 function checkShape(x: unknown, t: FieldType, at: number | undefined, out: ValidationProblem[]): void {
-  const bad = (what: string): void => {
-    out.push({ rule: 'shape', lbl: at, message: `${what}, expected ${typeText(t)}` });
-  };
+  // (no closure made per node: the walk visits every node of the function, after every user's pass)
   if (t.tag === 'number' || t.tag === 'string' || t.tag === 'boolean') {
-    if (typeof x !== t.tag) bad(`a ${typeof x}`);
+    if (typeof x !== t.tag) badShape(`a ${typeof x}`, t, at, out);
     return;
   }
   const o = x as Record<string, unknown> | null;
@@ -144,7 +142,7 @@ function checkShape(x: unknown, t: FieldType, at: number | undefined, out: Valid
     for (let l = o; ; l = l.tail as Record<string, unknown>) {
       if (l?.kind === 'nil') return;
       if (typeof l !== 'object' || l === null || l.kind !== 'cons') {
-        bad('a list ending in something else');
+        badShape('a list ending in something else', t, at, out);
         return;
       }
       checkShape(l.head, t.of, at, out);
@@ -152,12 +150,12 @@ function checkShape(x: unknown, t: FieldType, at: number | undefined, out: Valid
   }
   if (t.tag === 'option') {
     if (kind === 'some') checkShape((o as Record<string, unknown>).value, t.of, at, out);
-    else if (kind !== 'none') bad(`kind ${String(kind)}`);
+    else if (kind !== 'none') badShape(`kind ${String(kind)}`, t, at, out);
     return;
   }
   if (t.tag !== 'node') return;
   if (typeof kind !== 'string' || !ofType(kind, t.name)) {
-    bad(`kind ${String(kind)}`);
+    badShape(`kind ${String(kind)}`, t, at, out);
     return;
   }
   const node = o as Record<string, unknown>;
@@ -177,6 +175,11 @@ function checkShape(x: unknown, t: FieldType, at: number | undefined, out: Valid
         message: `${kind}.${f.name} '${clipName(v)}' is not an identifier`,
       });
   }
+}
+
+/** Records that a value is not of field type `t`. */
+function badShape(what: string, t: FieldType, at: number | undefined, out: ValidationProblem[]): void {
+  out.push({ rule: 'shape', lbl: at, message: `${what}, expected ${typeText(t)}` });
 }
 
 /** The string fields that hold names (of variables, arrays, functions). */

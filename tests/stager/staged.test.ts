@@ -1,6 +1,6 @@
 /**
  * The core property (SCF §2, DESIGN "Test oracles"): for each of the 11 configurations of SCF
- * Table 2, the fusion configurations (configs/fusion: pipelines ending in staged fusion) and the demo's convolution (configs/kernel), the staged pipeline returns exactly what the unstaged pipeline returns, on random
+ * Table 2, the fusion configurations (configs/fusion: pipelines ending in staged fusion) the kernel suite (configs/kernel) and the late-shape benchmark's own configs (configs/late: a user's pass between constant and copy propagation), the staged pipeline returns exactly what the unstaged pipeline returns, on random
  * members of the early-stage description drawn from the abstract value itself (fast-check,
  * `arbMember`); inputs outside the description are detected (`InputNotAdmitted`) and the stub
  * then runs the unstaged pipeline, so nothing is ever optimized wrongly.
@@ -31,7 +31,7 @@ import { loadConfig, stageConfig, writeStaged } from '../../src/pipeline/index.j
 import { InputNotAdmitted } from '../../src/stager/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const CONFIG_DIRS = ['table2', 'fusion', 'kernel'].map((d) => path.join(ROOT, 'configs', d));
+const CONFIG_DIRS = ['table2', 'fusion', 'kernel', 'late'].map((d) => path.join(ROOT, 'configs', d));
 const TMP = path.join(import.meta.dirname, `.tmp-staged-${process.pid}`);
 const RUNS = Number(process.env.SCF_STAGED_RUNS ?? 1000);
 /** Time allowed per property: 10 minutes, or 30 ms a run for `npm run test:nightly`'s 100,000. */
