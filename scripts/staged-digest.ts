@@ -1,6 +1,6 @@
 /**
  * `npm run digest:staged`: a SHA-256 of every file `scf stage` writes for every shipped
- * configuration (configs/table2, configs/fusion, configs/kernel), one line per file. The check for
+ * configuration (configs/table2, configs/fusion, configs/kernel, configs/late), one line per file. The check for
  * refactors of the engine (src/partial-eval, src/dae, src/stager) and of the kernel glue: staging
  * is a pure function of the config, so a change that keeps behaviour prints the same lines.
  *
@@ -20,7 +20,7 @@ import path from 'node:path';
 import { loadConfig, stageConfig, writeStaged } from '../src/pipeline/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const FOLDERS = ['configs/table2', 'configs/fusion', 'configs/kernel'];
+const FOLDERS = ['configs/table2', 'configs/fusion', 'configs/kernel', 'configs/late'];
 
 /** The shipped configs, as paths relative to the repository, in a fixed order. */
 function configs(only: readonly string[]): string[] {
