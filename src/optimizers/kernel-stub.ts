@@ -19,6 +19,7 @@
 import { clip } from '../common/index.js';
 import { type Fun, listFromArray, listToArray } from '../kernel/index.js';
 import {
+  type DeferredStages,
   deepFreeze,
   type LoadedStages,
   makePipelineStub,
@@ -123,9 +124,9 @@ export interface StubParts {
   /**
    * The staged modules (`loadStagedModules`): the first one's admission check, whose arguments
    * before `from` are not checked (the kernel, once admitted: `makeStub` freezes it), and the
-   * staged optimizers in pipeline order.
+   * staged optimizers in pipeline order; or `DeferredStages`, loaded by the first call.
    */
-  readonly staged: LoadedStages;
+  readonly staged: LoadedStages | DeferredStages;
   /** `import.meta.url` of the stub. */
   readonly url: string;
 }

@@ -51,6 +51,7 @@ export { DEFAULT_PASS_FUEL, PassError } from './pass-error.js';
 export { registerScfResolver } from './resolver.js';
 export {
   checkManifest,
+  type DeferredStages,
   deepFreeze,
   FallbackNotLoaded,
   type LoadedStages,
