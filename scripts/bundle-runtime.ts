@@ -29,10 +29,17 @@ import { type BuildOptions, build, type Plugin } from 'esbuild';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DIST = path.resolve(ROOT, process.argv[2] ?? 'dist');
 const FALLBACK_PASSES = path.join(DIST, 'optimizers/fallback-passes.js');
-const FALLBACK = path.join(DIST, 'optimizers/fallback.js');
-const FALLBACK_LAZY = path.join(DIST, 'optimizers/fallback.lazy.js');
-const USER = path.join(DIST, 'optimizers/user.js');
-const USER_LAZY = path.join(DIST, 'optimizers/user.lazy.js');
+/**
+ * Node's bundle holds these modules' lazy forms (`X.lazy.ts`), which require a module outside it
+ * on the first call that needs it: the fallback's passes (the lazy fallback.ts stands for it,
+ * shimmed), and a user's pass's compiler and the SCF-lang front end (the real module stays as it
+ * is, and the lazy one requires it).
+ */
+const LAZY: readonly { readonly module: string; readonly lazy: string; readonly shimmed: boolean }[] = [
+  { module: 'optimizers/fallback.js', lazy: 'optimizers/fallback.lazy.js', shimmed: true },
+  { module: 'optimizers/user.js', lazy: 'optimizers/user.lazy.js', shimmed: false },
+  { module: 'scf-lang/frontend.js', lazy: 'scf-lang/frontend.lazy.js', shimmed: false },
+].map((l) => ({ ...l, module: path.join(DIST, l.module), lazy: path.join(DIST, l.lazy) }));
 /** The name of the generated entry (no file of dist/). */
 const ENTRY_NAME = 'bundle-entry.js';
 /** The one package inlined; every other one stays an import of the installed package. */
@@ -56,9 +63,8 @@ function resolvePlugin(platform: Platform['platform']): Plugin {
       b.onResolve({ filter: /^\.\.?\// }, (args) => {
         const abs = path.resolve(args.resolveDir, args.path);
         if (abs === FALLBACK_PASSES) return { path: './optimizers/fallback-passes.js', external: true };
-        if (platform === 'node' && abs === FALLBACK) return { path: FALLBACK_LAZY };
-        // the lazy user.ts requires the real one, which stays outside the bundle
-        if (platform === 'node' && abs === USER && args.importer !== USER_LAZY) return { path: USER_LAZY };
+        const lazy = platform === 'node' ? LAZY.find((l) => l.module === abs) : undefined;
+        if (lazy !== undefined && args.importer !== lazy.lazy) return { path: lazy.lazy };
         return undefined;
       });
       b.onResolve({ filter: /^[^./]/ }, (args) =>
@@ -95,8 +101,8 @@ function options(p: Platform, contents: string): BuildOptions {
 function moduleKey(file: string): string | undefined {
   const abs = path.resolve(ROOT, file);
   if (!abs.startsWith(DIST) || abs === path.join(DIST, ENTRY_NAME)) return undefined;
-  if (abs === FALLBACK_LAZY) return 'optimizers/fallback.js';
-  if (abs === USER_LAZY) return undefined;
+  const lazy = LAZY.find((l) => l.lazy === abs);
+  if (lazy !== undefined) return lazy.shimmed ? path.relative(DIST, lazy.module) : undefined;
   return path.relative(DIST, abs).replace(/\.browser\.js$/, '.js');
 }
 
@@ -164,9 +170,9 @@ async function main(): Promise<void> {
     const twin = path.join(DIST, k.replace(/\.js$/, '.browser.js'));
     if (browserSet.has(k) && existsSync(twin)) writeFileSync(twin, text);
   });
-  for (const f of [FALLBACK_LAZY, USER_LAZY]) {
-    rmSync(f);
-    rmSync(f.replace(/\.js$/, '.d.ts'));
+  for (const { lazy } of LAZY) {
+    rmSync(lazy);
+    rmSync(lazy.replace(/\.js$/, '.d.ts'));
   }
   const size = (f: string) => readFileSync(path.join(DIST, f)).length;
   console.log(
