@@ -23,8 +23,9 @@
  *   anything, while `specializeAsync` loads them first.
  * - and only when its staged modules are the ones staged with it: the manifest records a SHA-256
  *   of every staged module, and `loadStagedModules` reads and checks each file *before* importing
- *   it, so a module that was edited, truncated, deleted or written by another stage never runs
- *   (bundled, with no file to read, each module's own `STAGE_HASH` must match); the stub then
+ *   it (under node, where the files lie beside the stub, all of it on the first call, which then
+ *   requires them), so a module that was edited, truncated, deleted or written by another stage
+ *   never runs (bundled, with no file to read, each module's own `STAGE_HASH` must match); the stub then
  *   warns once and runs the unstaged pipeline. `scf stage` writes the stub last
  *   (pipeline/write.ts), so a stage interrupted while rewriting a folder leaves either the old stub
  *   over modules it does not match, which it detects, or a complete new folder.
