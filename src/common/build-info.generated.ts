@@ -19,7 +19,7 @@ export const BUILTIN_SOURCE_SHA256: Readonly<Record<string, string>> = {
   'optimizers/entry-stub.ts': '8270a2c3706b6e76420cd44e19c23b47ab68e2cf67029c25b411551401ba08af',
   'optimizers/fallback-passes.ts': '9c0f843c6977f6aa2832e21db19707690c30650a463cc3407289a9b7e54e7707',
   'optimizers/fallback.browser.ts': 'c4789ac2ebfee172fa77c3a330593c890f4b470d4ccd007bf6c44be9db2f4e09',
-  'optimizers/fallback.lazy.ts': '425cb233f583d95cda80c11dc05ebe6f8c6c465803227a4d4ff9fad346a7e1db',
+  'optimizers/fallback.lazy.ts': 'fb85746c124bbb95a5bff6749caca8311b647ee493284751037fc7b46400f307',
   'optimizers/fallback.ts': '4e720ad088a208c6905a8a66704b6e9446d87d91b3c31827e747aecb1b7e33f2',
   'optimizers/fusion.ts': '85927e807b084949b279eb3bce87dbbed354a6dbfd53ef43c41fa24ad167bf11',
   'optimizers/index.ts': 'f1947da1b4877edef5fc97ac5175b6dd43bebf88cb3d6b793b3cd4dbffe7b3aa',
@@ -33,7 +33,7 @@ export const BUILTIN_SOURCE_SHA256: Readonly<Record<string, string>> = {
   'optimizers/programs.browser.ts': 'a8ce211f32e8048a929a88322a772266cc244923b0fcfc965b65def07af35579',
   'optimizers/programs.ts': '183d18203ffea374397c5b2a3997dfb208695d2d6696c17c439ad63dd90505ae',
   'optimizers/user.browser.ts': '42426f6ed64bf0ef30978311aa9644983f501bf54732e35566c97cf223624830',
-  'optimizers/user.lazy.ts': '33bf108e3ca44ca176c3968dc600fccd205681278b457182617f057c1b0a47a4',
-  'optimizers/user.ts': 'f3452a2175ee1246b9b20aa3032b08d082cce87b99f0bd342cb7fd44da971f51',
+  'optimizers/user.lazy.ts': 'c533e6bdcc97e51fce079552aea46d826a39a8235466adbb49079d387798581a',
+  'optimizers/user.ts': '44de0e176c978d193e3e1cd0a404f43b6fb0148f8658438d10848f4b126794ff',
   'scf-lang/prelude.ts': '71ed5f257c997875ce06d7eedeaffda08cfdd39b9e24975a9fa95d65d2054596',
 };

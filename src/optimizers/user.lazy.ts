@@ -3,13 +3,15 @@
  * its place in `dist/runtime.js`): the same functions, each requiring user.ts (the SCF-lang front
  * end, the emitter) on its first call, so a stub's import loads none of what compiles a user's
  * pass; only a stub whose unstaged pipeline runs a user's pass, or an entry stub's fallback, loads
- * it. Where node cannot `require` an ES module (fallback.lazy.ts) a user's pass is a `PassError`
- * saying so. From the sources user.ts is imported as it is.
+ * it. Where node cannot `require` an ES module (fallback.lazy.ts), or user.ts is not there (an
+ * app's bundler bundled this module and saw no `require`), a user's pass is a `PassError` saying
+ * so; `passFuel` is the runtime's and needs none of it. From the sources user.ts is imported as
+ * it is.
  */
 import { createRequire } from 'node:module';
 import { PassError } from '../runtime/index.js';
 
-export { DEFAULT_PASS_FUEL, PassError } from '../runtime/index.js';
+export { DEFAULT_PASS_FUEL, PassError, passFuel } from '../runtime/index.js';
 
 type User = typeof import('./user.js');
 
@@ -22,7 +24,14 @@ function load(): User {
     throw new PassError(
       "a user's pass needs node to require an ES module (node ≥ 20.19, or 22.12; --experimental-require-module on 22 before it)",
     );
-  user = createRequire(import.meta.url)('./user.js') as User;
+  try {
+    user = createRequire(import.meta.url)('./user.js') as User;
+  } catch (e) {
+    // an app's bundler bundled scf/runtime and left user.ts out (it sees no require)
+    throw new PassError(
+      `this copy of scf/runtime cannot load what compiles a user's optimizer (${e instanceof Error ? e.message.split('\n')[0] : String(e)}): run it from the installed package, not from an app's bundle`,
+    );
+  }
   return user;
 }
 
@@ -30,8 +39,6 @@ function load(): User {
 export const isPassPath: User['isPassPath'] = (spec) => load().isPassPath(spec);
 /** The Core program of a user's pass (user.ts's `userPassProgram`). */
 export const userPassProgram: User['userPassProgram'] = (pass) => load().userPassProgram(pass);
-/** The fuel of one run of a user's pass (user.ts's `passFuel`). */
-export const passFuel: User['passFuel'] = () => load().passFuel();
 /** A user's optimizer as a pass (user.ts's `loadUserPass`). */
 export const loadUserPass: User['loadUserPass'] = (file, base) => load().loadUserPass(file, base);
 /** A function of a user's module (user.ts's `loadUserFunction`). */
