@@ -31,14 +31,12 @@ const DIST = path.resolve(ROOT, process.argv[2] ?? 'dist');
 const FALLBACK_PASSES = path.join(DIST, 'optimizers/fallback-passes.js');
 /**
  * Node's bundle holds these modules' lazy forms (`X.lazy.ts`), which require a module outside it
- * on the first call that needs it: the fallback's passes (the lazy fallback.ts stands for it,
- * shimmed), and a user's pass's compiler and the SCF-lang front end (the real module stays as it
- * is, and the lazy one requires it).
+ * on the first call that needs it: the fallback's passes (the lazy fallback.ts stands for it, and
+ * fallback.ts's file becomes its shim). What compiles a user's pass stays inside: an app's bundler
+ * that bundles scf/runtime for node sees no `require`, and a user's pass must compile there too.
  */
 const LAZY: readonly { readonly module: string; readonly lazy: string; readonly shimmed: boolean }[] = [
   { module: 'optimizers/fallback.js', lazy: 'optimizers/fallback.lazy.js', shimmed: true },
-  { module: 'optimizers/user.js', lazy: 'optimizers/user.lazy.js', shimmed: false },
-  { module: 'scf-lang/frontend.js', lazy: 'scf-lang/frontend.lazy.js', shimmed: false },
 ].map((l) => ({ ...l, module: path.join(DIST, l.module), lazy: path.join(DIST, l.lazy) }));
 /** The name of the generated entry (no file of dist/). */
 const ENTRY_NAME = 'bundle-entry.js';

@@ -33,7 +33,6 @@ export const BUILTIN_SOURCE_SHA256: Readonly<Record<string, string>> = {
   'optimizers/programs.browser.ts': 'a8ce211f32e8048a929a88322a772266cc244923b0fcfc965b65def07af35579',
   'optimizers/programs.ts': '183d18203ffea374397c5b2a3997dfb208695d2d6696c17c439ad63dd90505ae',
   'optimizers/user.browser.ts': '42426f6ed64bf0ef30978311aa9644983f501bf54732e35566c97cf223624830',
-  'optimizers/user.lazy.ts': 'c533e6bdcc97e51fce079552aea46d826a39a8235466adbb49079d387798581a',
   'optimizers/user.ts': '44de0e176c978d193e3e1cd0a404f43b6fb0148f8658438d10848f4b126794ff',
   'scf-lang/prelude.ts': '71ed5f257c997875ce06d7eedeaffda08cfdd39b9e24975a9fa95d65d2054596',
 };
