@@ -90,6 +90,8 @@ function options(p: Platform, contents: string): BuildOptions {
     // Immutable's ES module build under node too (its "main" is CommonJS)
     mainFields: p.platform === 'node' ? ['module', 'main'] : ['browser', 'module', 'main'],
     legalComments: 'none',
+    // less for node to parse at load; names kept, so stack traces read as the sources do
+    minifyWhitespace: true,
     logLevel: 'warning',
     plugins: [resolvePlugin(p.platform)],
   };
