@@ -4,7 +4,7 @@
  * staged constant propagation unrolls a loop whose number of rounds it learns only at run time.
  *
  * Method (per configuration, in one process, as the Table 3 benchmark measures, table3.ts):
- * - Stage the config (`stageConfig`), write the staged folder, import its stub.
+ * - Stage the config, write the staged folder, import its stub (`stagedSample`, table3.ts).
  * - Stage-2 input: the config's `sample`.
  * - Pipeline times: `sideBySide` — both pipelines warmed up, then alternating batches of about
  *   2 ms until the budget is spent; medians of the per-run times; the speed-up is their ratio.
@@ -19,8 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { loadKernelParser } from '../kernel/index.js';
-import type { Bindings } from '../optimizers/index.js';
-import { importStub, loadConfig, stageConfig, writeStaged } from '../pipeline/index.js';
+import { loadConfig } from '../pipeline/index.js';
 import {
   configId,
   type MachineInfo,
@@ -28,6 +27,7 @@ import {
   outputLimitUs,
   requireSample,
   sideBySide,
+  stagedSample,
   WARMUP_RUNS,
 } from './table3.js';
 
@@ -104,14 +104,7 @@ async function benchLate(
   dir: string,
   budgetMs: number,
 ): Promise<LateShapeRow> {
-  const t0 = performance.now();
-  const staged = await stageConfig(config);
-  const stagingSeconds = (performance.now() - t0) / 1000;
-  const written = writeStaged(staged.stages, { outDir: dir, fun: staged.fun, bind: config.bind });
-  const stub = await importStub(written.stub);
-  const formals = stub.formalsOf((config.sample ?? {}) as Bindings);
-  const outStaged = stub.stagedPipeline(formals);
-  const outUnstaged = stub.unstagedPipeline(formals);
+  const { staged, stagingSeconds, stub, formals, outStaged, outUnstaged } = await stagedSample(config, dir);
   const pipe = sideBySide(
     () => stub.unstagedPipeline(formals),
     () => stub.stagedPipeline(formals),

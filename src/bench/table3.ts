@@ -252,14 +252,11 @@ export async function runBenchmarks(opts: BenchOptions = {}): Promise<BenchRepor
   };
 }
 
-async function benchConfig(
-  config: StageConfig,
-  name: string,
-  dir: string,
-  budgetMs: number,
-  progress: (phase: BenchProgress['phase']) => void,
-): Promise<BenchRow> {
-  progress('staging');
+/**
+ * `config` staged and written into `dir`, its stub imported, and both pipelines run once on the
+ * sample's formals (what every staged-vs-unstaged timing starts from).
+ */
+export async function stagedSample(config: StageConfig, dir: string) {
   const t0 = performance.now();
   const staged = await stageConfig(config);
   const stagingSeconds = (performance.now() - t0) / 1000;
@@ -268,6 +265,18 @@ async function benchConfig(
   const formals = stub.formalsOf((config.sample ?? {}) as Bindings);
   const outStaged = stub.stagedPipeline(formals);
   const outUnstaged = stub.unstagedPipeline(formals);
+  return { staged, stagingSeconds, stub, formals, outStaged, outUnstaged };
+}
+
+async function benchConfig(
+  config: StageConfig,
+  name: string,
+  dir: string,
+  budgetMs: number,
+  progress: (phase: BenchProgress['phase']) => void,
+): Promise<BenchRow> {
+  progress('staging');
+  const { staged, stagingSeconds, stub, formals, outStaged, outUnstaged } = await stagedSample(config, dir);
   const equal = isDeepStrictEqual(outStaged, outUnstaged);
 
   // the kernel's arguments are tried before anything is timed
