@@ -9,9 +9,13 @@
  * the kernel's AST helpers, …) is rewritten as a shim re-exporting its names from the bundle (each
  * under a generated name, `__scfN_name`), so `scf`, `scf/prelude`, the unstaged fallback and the
  * bundle share one copy of every class, symbol and table: an `InputNotAdmitted` thrown by staged
- * code is an `instanceof` the one `scf` exports. Both bundles export the same generated names
- * (one set of modules, numbered in one order), so a shim works under either; in a page its
- * `../runtime.js` resolves to `runtime.browser.js` through the "browser" map.
+ * code is an `instanceof` the one `scf` exports. The modules are numbered in one order for both
+ * bundles, and a module both hold has one shim that works under either: in a page its
+ * `../runtime.js` resolves to `runtime.browser.js` through the "browser" map. A module only
+ * node's bundle holds (what compiles a user's pass, which a page does not) is shimmed for node,
+ * and its own code is kept as its page twin `X.page.js`, which the "browser" map names for a
+ * page (the build fails, saying which entries to add or remove, where the map and the bundles
+ * disagree).
  *
  * The unstaged fallback stays outside: `optimizers/fallback-passes.js` is external to both bundles
  * (a page's bundler splits it into a chunk loaded on demand, fallback.browser.ts), and under node
@@ -21,7 +25,7 @@
  *
  * `npm run build` runs it last. Usage: `tsx scripts/bundle-runtime.ts [DIST]`.
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type BuildOptions, build, type Plugin } from 'esbuild';
@@ -123,6 +127,31 @@ async function exportsOf(keys: readonly string[]): Promise<Map<string, string[]>
   return out;
 }
 
+/** The page twin of a module only node's bundle holds: its own code, for a page. */
+const pageTwin = (key: string): string => key.replace(/\.js$/, '.page.js');
+
+/**
+ * package.json's "browser" map must send each module only node's bundle holds to its page twin,
+ * and name no other page twin: in a page its shim would import names the page's bundle lacks.
+ */
+function checkPageTwins(nodeOnly: readonly string[]): void {
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    browser: Record<string, string>;
+  };
+  const want = new Map(nodeOnly.map((k) => [`./dist/${k}`, `./dist/${pageTwin(k)}`]));
+  const have = Object.entries(pkg.browser).filter(([, twin]) => twin.endsWith('.page.js'));
+  const missing = [...want].filter(([m, t]) => pkg.browser[m] !== t);
+  const extra = have.filter(([m]) => !want.has(m));
+  if (missing.length === 0 && extra.length === 0) return;
+  const lines = [
+    ...missing.map(([m, t]) => `  add    "${m}": "${t}"`),
+    ...extra.map(([m, t]) => `  remove "${m}": "${t}"`),
+  ];
+  throw new Error(
+    `bundle-runtime: package.json's "browser" map does not match the modules only node's runtime bundle holds:\n${lines.join('\n')}`,
+  );
+}
+
 const internalName = (i: number, name: string): string => `__scf${i}_${name}`;
 
 /** The shim of module `key` (its names `names`, numbered `i`): re-exports from the bundle. */
@@ -162,8 +191,12 @@ async function main(): Promise<void> {
     writeFileSync(path.join(DIST, p.entry), file.text);
   }
   // each module a bundle holds becomes a shim of it: the node form where node's bundle holds it,
-  // the browser twin where the page's does
+  // the browser twin where the page's does; a module only node's bundle holds keeps its code for
+  // a page in its page twin (the page's bundle exports none of its names)
   const [nodeSet, browserSet] = sets as [Set<string>, Set<string>];
+  const nodeOnly = keys.filter((k) => !browserSet.has(k));
+  checkPageTwins(nodeOnly);
+  for (const k of nodeOnly) copyFileSync(path.join(DIST, k), path.join(DIST, pageTwin(k)));
   keys.forEach((k, i) => {
     const text = shim(k, i, names.get(k) ?? []);
     if (nodeSet.has(k)) writeFileSync(path.join(DIST, k), text);
