@@ -11,14 +11,16 @@
  * - a refusal names the formal, its value and its early description: the admission check reports a
  *   path into the pipeline's input, `$[1].tail.tail.head.value` (the formals' list, the third
  *   formal, its value), which is mapped to the function's parameters;
- * - the unstaged pipeline's passes are the built-in ones (fallback.ts: under node always there, in
- *   a page a chunk loaded on demand) and users' (user.ts, compiled from their source).
+ * - the unstaged pipeline's passes are the built-in ones (fallback.ts: under node there when a call
+ *   needs them, fallback.lazy.ts requiring them; in a page a chunk loaded on demand) and users'
+ *   (user.ts, compiled from their source).
  * Nothing here imports index.ts, which loads the built-in passes' native code up front: a page
  * loads this module with every staged stub.
  */
 import { clip } from '../common/index.js';
 import { type Fun, listFromArray, listToArray } from '../kernel/index.js';
 import {
+  type DeferredStages,
   deepFreeze,
   type LoadedStages,
   makePipelineStub,
@@ -123,9 +125,9 @@ export interface StubParts {
   /**
    * The staged modules (`loadStagedModules`): the first one's admission check, whose arguments
    * before `from` are not checked (the kernel, once admitted: `makeStub` freezes it), and the
-   * staged optimizers in pipeline order.
+   * staged optimizers in pipeline order; or `DeferredStages`, loaded by the first call.
    */
-  readonly staged: LoadedStages;
+  readonly staged: LoadedStages | DeferredStages;
   /** `import.meta.url` of the stub. */
   readonly url: string;
 }
@@ -148,8 +150,9 @@ export interface Stub {
   /** `specialize`, first loading the unstaged pipeline's built-in passes when the values need them. */
   specializeAsync(values: Bindings, warn?: (message: string) => void): Promise<Specialized>;
   /**
-   * Loads the built-in passes the unstaged pipeline runs (under node they are loaded already; a
-   * page imports their chunk once), after which `specialize` never throws `FallbackNotLoaded`.
+   * Loads the built-in passes the unstaged pipeline runs (under node they are there when a call
+   * needs them; a page, or an app's own bundle, imports their chunk once), after which
+   * `specialize` never throws `FallbackNotLoaded`.
    */
   loadFallback(): Promise<void>;
 }

@@ -29,10 +29,10 @@ import * as prelude from '../scf-lang/prelude.js';
 import { compileFile, type CoreProgram, formatDiagnostic, stagedRuntime } from '../scf-lang/index.js';
 import { chargeEachCall, emitModule } from '../stager/emit.js';
 import type { Pass } from './index.js';
-import { DEFAULT_PASS_FUEL, PassError } from '../runtime/index.js';
+import { DEFAULT_PASS_FUEL, PassError, passFuel } from '../runtime/index.js';
 import { KERNEL_CONTRACT } from './pass-io.js';
 
-export { DEFAULT_PASS_FUEL, PassError } from '../runtime/index.js';
+export { DEFAULT_PASS_FUEL, PassError, passFuel } from '../runtime/index.js';
 
 /** Whether a pipeline entry names a file (a user's optimizer) rather than a built-in pass. */
 export function isPassPath(spec: string): boolean {
@@ -44,16 +44,6 @@ const loaded = new Map<string, { pass: Pass; program: CoreProgram }>();
 /** The Core program of a user's pass loaded by `loadUserPass`. */
 export function userPassProgram(pass: Pass): CoreProgram | undefined {
   return loaded.get(pass.file)?.program;
-}
-
-/** The fuel of one run of a user's pass: SCF_PASS_FUEL when set (a positive integer), else the default. */
-export function passFuel(): number {
-  const env = process.env.SCF_PASS_FUEL;
-  if (env === undefined || env.trim() === '') return DEFAULT_PASS_FUEL;
-  const n = Number(env);
-  if (!Number.isSafeInteger(n) || n <= 0)
-    throw new PassError(`SCF_PASS_FUEL must be a positive integer (calls a pass may make), not '${env}'`);
-  return n;
 }
 
 /**

@@ -19,7 +19,9 @@
  *   a SHA-256 of every source of the entry (its module first); the first call checks them, and a
  *   changed source warns once and runs the entry's current source;
  * - the staged module is read and checked against its recorded SHA-256 before it is imported (and
- *   by its `STAGE_HASH` once imported), so a module edited or of another stage never runs;
+ *   by its `STAGE_HASH` once imported), so a module edited or of another stage never runs; under
+ *   node, where the module lies beside the stub, all of that waits for the first call, which then
+ *   requires it (nothing is read or hashed at import);
  * - a staged run counts its calls as a user's pass does (SCF_PASS_FUEL, read when the stub is
  *   loaded): one that does not end is a `PassError` naming the entry, as the unstaged run's is;
  * - every other argument runs the unstaged function: the entry's source compiled by scf's front
@@ -33,7 +35,15 @@
 import { clip, scfVersion } from '../common/index.js';
 import { InputNotAdmitted } from '../scf-lang/index.js';
 import type { EntrySubject } from './entry-language.js';
-import { type ManifestFile, sourceHash, sourcePath, sourcePlaces, stubFolder } from './files.js';
+import {
+  type ManifestFile,
+  sourceHash,
+  sourcePath,
+  sourcePlaces,
+  stagedLoader,
+  stagedPresent,
+  stubFolder,
+} from './files.js';
 import type { RuntimeLanguage } from './language.js';
 import { DEFAULT_PASS_FUEL, PassError } from './pass-error.js';
 import { stagedFile } from './stub.js';
@@ -91,20 +101,13 @@ export interface EntryStub {
   readonly onFallback: (warn: (message: string) => void) => (message: string) => void;
 }
 
-/** Loads and checks the staged module; the problem when it cannot run. */
-async function loadModule(
-  manifest: EntryManifest,
-  url: string,
-  importer: () => Promise<EntryModule>,
-): Promise<EntryModule | string> {
-  const f = manifest.module;
-  const file = stagedFile(stubFolder(url), f);
-  if (file.problem !== undefined) return file.problem;
+/** The loaded module checked against the manifest; the problem when it cannot run. */
+function checkModule(f: ManifestFile, absent: boolean, load: () => EntryModule): EntryModule | string {
   let m: EntryModule;
   try {
-    m = await importer();
+    m = load();
   } catch (e) {
-    return file.absent
+    return absent
       ? `the staged module ${f.path} is missing`
       : `the staged module ${f.path} failed to load: ${e instanceof Error ? e.message : String(e)}`;
   }
@@ -112,6 +115,45 @@ async function loadModule(
   if (typeof m.run !== 'function' || typeof m.fuel !== 'function')
     return `the staged module ${f.path} exports no run and fuel functions`;
   return m;
+}
+
+/**
+ * The staged module, read and checked against the manifest before it loads (`stagedFile`): on the
+ * first call that needs it where node can load it synchronously (files.ts's `stagedLoader`), so
+ * nothing is read or hashed at import; else (a bundle, a page, a test runner) imported now. The
+ * answer is the module or the problem when it cannot run.
+ */
+async function stagedModule(
+  manifest: EntryManifest,
+  url: string,
+  importer: () => Promise<EntryModule>,
+): Promise<() => EntryModule | string> {
+  const f = manifest.module;
+  const dir = stubFolder(url);
+  const load = stagedLoader(url);
+  if (load !== undefined && stagedPresent(dir, f.path)) {
+    let m: EntryModule | string | undefined;
+    return () => {
+      if (m !== undefined) return m;
+      const file = stagedFile(dir, f);
+      m = file.problem ?? checkModule(f, file.absent, () => load(f.path) as EntryModule);
+      return m;
+    };
+  }
+  const file = stagedFile(dir, f);
+  if (file.problem !== undefined) return () => file.problem as string;
+  let m: EntryModule | undefined;
+  let failure: unknown;
+  try {
+    m = await importer();
+  } catch (e) {
+    failure = e;
+  }
+  const checked = checkModule(f, file.absent, () => {
+    if (m === undefined) throw failure;
+    return m;
+  });
+  return () => checked;
 }
 
 /** What differs between the manifest and the entry's sources now, or undefined. */
@@ -134,12 +176,12 @@ function checkSources(m: EntryManifest, stubDir: string | undefined): string | u
  */
 function typeChecks(
   manifest: EntryManifest,
-  loaded: EntryModule | string,
+  loaded: EntryModule,
   frozen: WeakSet<object>,
 ): (args: readonly unknown[]) => void {
   const shown = manifest.entry;
   const typed = manifest.params.map((name, i) => {
-    const check = typeof loaded === 'string' ? undefined : loaded[`type_${i}`];
+    const check = loaded[`type_${i}`];
     return { name, i, check: check as ((args: unknown[]) => void) | undefined, seen: new WeakSet<object>() };
   });
   return (args) => {
@@ -162,6 +204,44 @@ function typeChecks(
   };
 }
 
+/** A parameter described early, with the staged module's check of its description. */
+interface BoundParam {
+  readonly name: string;
+  readonly i: number;
+  readonly admit: ((args: unknown[]) => void) | undefined;
+  /** The objects admitted (frozen by the stub, so they stay admitted). */
+  readonly seen: WeakSet<object>;
+}
+
+/** The parameters the config describes early, each with its check (`admit_I`). */
+function boundParams(manifest: EntryManifest, loaded: EntryModule): BoundParam[] {
+  return manifest.params
+    .map((name, i) => ({ name, i }))
+    .filter((p) => Object.hasOwn(manifest.bind, p.name))
+    .map((p) => ({
+      ...p,
+      admit: loaded[`admit_${p.i}`] as ((args: unknown[]) => void) | undefined,
+      seen: new WeakSet<object>(),
+    }));
+}
+
+/** A run of the staged module's `run` on admitted `args` with `fuel` calls; `shown` names it. */
+function runStaged(loaded: EntryModule, args: unknown[], fuel: number, shown: string): unknown {
+  (loaded.fuel as (n: number) => void)(fuel);
+  try {
+    return (loaded.run as (...a: unknown[]) => unknown)(...args);
+  } catch (e) {
+    if (e === loaded.OUT_OF_FUEL)
+      throw new PassError(
+        `'${shown}' (staged) did not terminate within ${fuel} calls of fuel (SCF_PASS_FUEL, default ${DEFAULT_PASS_FUEL}, sets how many a run may make)`,
+      );
+    if (!(e instanceof RangeError) || !/call stack/i.test(e.message)) throw e;
+    throw new PassError(
+      `${shown} (staged) recursed deeper than the JavaScript stack allows: a recursion without end, or one call deep per step of a long count or list`,
+    );
+  }
+}
+
 /** The stub of an entry's staged folder (see the header), over `language` and `functions`. */
 export async function loadEntryStubWith(
   language: RuntimeLanguage<EntrySubject, readonly unknown[], unknown>,
@@ -170,24 +250,35 @@ export async function loadEntryStubWith(
   url: string,
   importer: () => Promise<EntryModule>,
 ): Promise<EntryStub> {
-  const loaded = await loadModule(manifest, url, importer);
+  const module = await stagedModule(manifest, url, importer);
   const subject: EntrySubject = { entry: manifest.entry, params: manifest.params };
   const stubDir = stubFolder(url);
   const shown = manifest.entry;
-  const bound = manifest.params
-    .map((name, i) => ({ name, i }))
-    .filter((p) => Object.hasOwn(manifest.bind, p.name))
-    .map((p) => {
-      const admit = typeof loaded === 'string' ? undefined : loaded[`admit_${p.i}`];
-      return { ...p, admit: admit as ((args: unknown[]) => void) | undefined, seen: new WeakSet<object>() };
-    });
   const frozen = new WeakSet<object>();
-  const checkTypes = typeChecks(manifest, loaded, frozen);
+  // the module's checks, found in it on the first staged run
+  let checks:
+    | {
+        readonly loaded: EntryModule;
+        readonly bound: readonly BoundParam[];
+        readonly checkTypes: (args: readonly unknown[]) => void;
+      }
+    | undefined;
+  const checksOf = (loaded: EntryModule) => {
+    checks ??= {
+      loaded,
+      bound: boundParams(manifest, loaded),
+      checkTypes: typeChecks(manifest, loaded, frozen),
+    };
+    return checks;
+  };
   let warn: (message: string) => void = (m) => console.warn(m);
   let stale: string | undefined | null = null;
   let warnedStale = false;
   const staleness = (): string | undefined => {
-    if (stale === null) stale = typeof loaded === 'string' ? loaded : checkSources(manifest, stubDir);
+    if (stale === null) {
+      const loaded = module();
+      stale = typeof loaded === 'string' ? loaded : checkSources(manifest, stubDir);
+    }
     return stale;
   };
   // read once: an environment variable costs more to read than a small staged run takes
@@ -209,9 +300,11 @@ export async function loadEntryStubWith(
     language.formals(subject, args);
   };
   // the parameter whose check threw last, for the warning
-  let refusedAt: (typeof bound)[number] | undefined;
+  let refusedAt: BoundParam | undefined;
   const staged = (...args: unknown[]): unknown => {
-    if (typeof loaded === 'string') throw new Error(`scf: ${shown}: ${loaded}`);
+    const got = module();
+    if (typeof got === 'string') throw new Error(`scf: ${shown}: ${got}`);
+    const { loaded, bound, checkTypes } = checksOf(got);
     arity(args);
     checkTypes(args);
     for (const p of bound) {
@@ -228,19 +321,7 @@ export async function loadEntryStubWith(
         p.seen.add(a);
       }
     }
-    (loaded.fuel as (n: number) => void)(fuel);
-    try {
-      return (loaded.run as (...a: unknown[]) => unknown)(...args);
-    } catch (e) {
-      if (e === loaded.OUT_OF_FUEL)
-        throw new PassError(
-          `'${shown}' (staged) did not terminate within ${fuel} calls of fuel (SCF_PASS_FUEL, default ${DEFAULT_PASS_FUEL}, sets how many a run may make)`,
-        );
-      if (!(e instanceof RangeError) || !/call stack/i.test(e.message)) throw e;
-      throw new PassError(
-        `${shown} (staged) recursed deeper than the JavaScript stack allows: a recursion without end, or one call deep per step of a long count or list`,
-      );
-    }
+    return runStaged(loaded, args, fuel, shown);
   };
   const call = (...args: unknown[]): unknown => {
     arity(args);

@@ -45,3 +45,13 @@ export function readStaged(
 ): string | undefined | { readonly bad: string } {
   return undefined;
 }
+
+/** No staged module is there to stat in a page. */
+export function stagedPresent(_dir: string | undefined, _rel: string): boolean {
+  return false;
+}
+
+/** A page imports its staged modules with the stub (bundled, each checked by its `STAGE_HASH`). */
+export function stagedLoader(_url: string): ((rel: string) => unknown) | undefined {
+  return undefined;
+}

@@ -1,14 +1,17 @@
 /**
  * What a staged stub reads from disk (stub.ts decides what to do with it): the staged modules
- * beside it, the optimizer sources its manifest names, and their SHA-256. A browser bundle has the
+ * beside it, the optimizer sources its manifest names, and their SHA-256; and how it loads its
+ * staged modules synchronously, on the first call (`stagedLoader`). A browser bundle has the
  * twin files.browser.ts, which reads nothing: there the stub checks its manifest against the hashes
  * the package recorded at build time (build-info.generated.ts) and its modules by `STAGE_HASH`.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readFailure, readSourceFile, SOURCE_ROOT } from '../common/index.js';
+import { FROM_SOURCES, readFailure, readSourceFile, SOURCE_ROOT } from '../common/index.js';
+import { scfResolverRegistered } from './resolver.js';
 
 /** One source file a pass was compiled from, and its SHA-256 when staged. */
 export interface ManifestFile {
@@ -101,4 +104,34 @@ export function readStaged(
   } catch (e) {
     return { bad: readFailure(e) };
   }
+}
+
+/** Whether the module `rel` beside the stub in `dir` is there (a stat: nothing is read). */
+export function stagedPresent(dir: string | undefined, rel: string): boolean {
+  if (dir === undefined) return false;
+  try {
+    lstatSync(path.resolve(dir, rel));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Flags under which other code resolves or loads modules, which `require` would not run. */
+const HOOK_FLAGS = /(^|\s)(--import|--loader|--experimental-loader|--require|-r)(=|\s|$)/;
+
+/**
+ * A synchronous loader of the staged modules beside the stub at `url` (`require` of an ES module),
+ * or undefined where importing them is the only way that loads them as an `import` would: from
+ * the sources (a test runner's or tsx's modules), under a resolution hook (`module.register`,
+ * the scf resolver, `--import`/`--loader` flags: `require` runs none of them), or on a node that
+ * cannot require an ES module. The stub then imports them as it is imported.
+ */
+export function stagedLoader(url: string): ((rel: string) => unknown) | undefined {
+  const dir = stubFolder(url);
+  const canRequire = (process.features as { readonly require_module?: boolean }).require_module === true;
+  if (dir === undefined || FROM_SOURCES || !canRequire || scfResolverRegistered()) return undefined;
+  if (HOOK_FLAGS.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`)) return undefined;
+  const req = createRequire(url);
+  return (rel) => req(path.resolve(dir, rel));
 }

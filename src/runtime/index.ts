@@ -47,10 +47,11 @@ export type {
   Refused,
   RuntimeLanguage,
 } from './language.js';
-export { DEFAULT_PASS_FUEL, PassError } from './pass-error.js';
+export { DEFAULT_PASS_FUEL, PassError, passFuel } from './pass-error.js';
 export { registerScfResolver } from './resolver.js';
 export {
   checkManifest,
+  type DeferredStages,
   deepFreeze,
   FallbackNotLoaded,
   type LoadedStages,

@@ -10,3 +10,8 @@ export function registerScfResolver(): void {
     "scf: registerScfResolver is node's (a module-resolution hook); a bundler resolves scf/… in a page",
   );
 }
+
+/** A page registers no hook. */
+export function scfResolverRegistered(): boolean {
+  return false;
+}

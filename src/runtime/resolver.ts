@@ -14,6 +14,14 @@ export { PUBLIC_ENTRIES } from './entries.js';
 
 let registered = false;
 
+/**
+ * Whether this process registered the hook: then modules must be imported, not required (a
+ * `require` of an ES module does not run `module.register` hooks, runtime/files.ts).
+ */
+export function scfResolverRegistered(): boolean {
+  return registered;
+}
+
 /** Registers the resolution hook once per process. */
 export function registerScfResolver(): void {
   if (registered) return;

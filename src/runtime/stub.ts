@@ -23,8 +23,9 @@
  *   anything, while `specializeAsync` loads them first.
  * - and only when its staged modules are the ones staged with it: the manifest records a SHA-256
  *   of every staged module, and `loadStagedModules` reads and checks each file *before* importing
- *   it, so a module that was edited, truncated, deleted or written by another stage never runs
- *   (bundled, with no file to read, each module's own `STAGE_HASH` must match); the stub then
+ *   it (under node, where the files lie beside the stub, all of it on the first call, which then
+ *   requires them), so a module that was edited, truncated, deleted or written by another stage
+ *   never runs (bundled, with no file to read, each module's own `STAGE_HASH` must match); the stub then
  *   warns once and runs the unstaged pipeline. `scf stage` writes the stub last
  *   (pipeline/write.ts), so a stage interrupted while rewriting a folder leaves either the old stub
  *   over modules it does not match, which it detects, or a complete new folder.
@@ -43,6 +44,8 @@ import {
   sourceHash,
   sourcePath,
   sourcePlaces,
+  stagedLoader,
+  stagedPresent,
   stubFolder,
 } from './files.js';
 import type { LanguagePass, RuntimeLanguage } from './language.js';
@@ -119,9 +122,10 @@ export interface PipelineStubParts<S> {
   /**
    * The staged modules (`loadStagedModules`): the first one's admission check, whose arguments
    * before `from` are not checked (the subject, once admitted: the stub freezes it), and the
-   * staged optimizers in pipeline order.
+   * staged optimizers in pipeline order; or `DeferredStages`, loaded by the first call that
+   * needs them.
    */
-  readonly staged: LoadedStages;
+  readonly staged: LoadedStages | DeferredStages;
   /** `import.meta.url` of the stub. */
   readonly url: string;
 }
@@ -238,20 +242,117 @@ export function stagedFile(
 }
 
 /**
+ * The staged modules of a stub, left to its first call (`loadStagedModules`): `deferred` reads,
+ * checks and loads them then, synchronously, and says what `loadStagedModules` would have said.
+ */
+export interface DeferredStages {
+  readonly deferred: () => LoadedStages;
+}
+
+/**
+ * The modules' checks once each is loaded, in pipeline order (`add`, which returns the first
+ * problem), then their entry points (`done`).
+ */
+function stageCollector(manifest: StageManifest) {
+  const files = manifest.modules;
+  const stages: ((...args: unknown[]) => unknown)[] = [];
+  let admit: unknown;
+  let admitFormals: unknown;
+  // the first pass that takes the formals checks them, when it is not the first pass
+  const formalsAt = manifest.passes.findIndex((p) => p.takesFormals);
+  type Admit = (input: unknown[], from?: number) => void;
+  return {
+    add(i: number, m: StagedModule): LoadedStages | undefined {
+      const f = files[i] as ManifestFile;
+      if (m.STAGE_HASH !== f.sha256)
+        return { ok: false, problem: `the staged module ${f.path} is not the one staged with this stub` };
+      if (typeof m.optimize !== 'function')
+        return { ok: false, problem: `the staged module ${f.path} exports no optimize function` };
+      if (i === 0) admit = m.admit;
+      else if (i === formalsAt) admitFormals = m.admit;
+      stages.push(m.optimize as (...args: unknown[]) => unknown);
+      return undefined;
+    },
+    done(): LoadedStages {
+      if (typeof admit !== 'function')
+        return { ok: false, problem: `the staged module ${files[0]?.path} exports no admit function` };
+      if (formalsAt > 0 && typeof admitFormals !== 'function')
+        return {
+          ok: false,
+          problem: `the staged module ${files[formalsAt]?.path} exports no admit function`,
+        };
+      return {
+        ok: true,
+        admit: admit as Admit,
+        ...(formalsAt > 0 ? { admitFormals: admitFormals as Admit } : {}),
+        stages,
+      };
+    },
+  };
+}
+
+/** Why the module `f` could not be loaded: missing (no file was read for it), or the error. */
+function loadFailure(f: ManifestFile, absent: boolean | undefined, e: unknown): LoadedStages {
+  return {
+    ok: false,
+    problem: absent
+      ? `the staged module ${f.path} is missing`
+      : `the staged module ${f.path} failed to load: ${e instanceof Error ? e.message : String(e)}`,
+  };
+}
+
+/** Each module's text checked (`stagedFile`), or the first problem. */
+function checkTexts(
+  dir: string | undefined,
+  files: readonly ManifestFile[],
+): { readonly texts: readonly { readonly absent: boolean }[] } | { readonly problem: string } {
+  const texts = files.map((f) => stagedFile(dir, f));
+  for (const t of texts) if (t.problem !== undefined) return { problem: t.problem };
+  return { texts };
+}
+
+/** The deferred load: the files read and checked, then required, on the stub's first call. */
+function loadStagedNow(
+  manifest: StageManifest,
+  dir: string | undefined,
+  load: (rel: string) => unknown,
+): LoadedStages {
+  const checked = checkTexts(dir, manifest.modules);
+  if ('problem' in checked) return { ok: false, problem: checked.problem };
+  const collect = stageCollector(manifest);
+  for (const [i, f] of manifest.modules.entries()) {
+    let m: StagedModule;
+    try {
+      if (checked.texts[i]?.absent) throw new Error('gone');
+      m = load(f.path) as StagedModule;
+    } catch (e) {
+      return loadFailure(f, checked.texts[i]?.absent, e);
+    }
+    const problem = collect.add(i, m);
+    if (problem !== undefined) return problem;
+  }
+  return collect.done();
+}
+
+/**
  * Loads the staged modules of a stub and checks each against `manifest.modules` (paths relative
  * to the stub at `url`, and SHA-256s):
  * - where the module's file is there to read, its text must be what was staged — checked before
- *   `importers[i]` imports it, so code that is not what was staged never runs;
+ *   the module is imported, so code that is not what was staged never runs;
  * - once imported, its `STAGE_HASH` must be the manifest's (what catches a module of another stage
  *   when a bundler inlined the folder and there is no file to read).
- * Returns the modules' entry points, or the first problem: a module missing, changed, of another
- * stage, or not exporting what a staged module exports. Never throws.
+ * Where every module's file is beside the stub and node can load them synchronously
+ * (files.ts's `stagedLoader`), all of it waits for the stub's first call: the answer is
+ * `DeferredStages`, and nothing is read, hashed or imported now. Otherwise (a bundle, a page, a
+ * test runner) the modules are imported now, `importers[i]` importing module `i`. The answer is
+ * the modules' entry points, or the first problem: a module missing, changed, of another stage,
+ * or not exporting what a staged module exports. Never throws.
  */
 export async function loadStagedModules(
   manifest: StageManifest,
   url: string,
   importers: readonly (() => Promise<StagedModule>)[],
-): Promise<LoadedStages> {
+): Promise<LoadedStages | DeferredStages> {
   const dir = stubFolder(url);
   const files = manifest.modules;
   if (files.length !== importers.length || files.length !== manifest.passes.length)
@@ -259,47 +360,23 @@ export async function loadStagedModules(
       ok: false,
       problem: `the stub names ${importers.length} staged modules, its manifest ${files.length}`,
     };
-  const foreign = (f: ManifestFile): LoadedStages => ({
-    ok: false,
-    problem: `the staged module ${f.path} is not the one staged with this stub`,
-  });
-  const texts = files.map((f) => stagedFile(dir, f));
-  for (const t of texts) if (t.problem !== undefined) return { ok: false, problem: t.problem };
-  const stages: ((...args: unknown[]) => unknown)[] = [];
-  let admit: unknown;
-  let admitFormals: unknown;
-  // the first pass that takes the formals checks them, when it is not the first pass
-  const formalsAt = manifest.passes.findIndex((p) => p.takesFormals);
+  const load = stagedLoader(url);
+  if (load !== undefined && files.every((f) => stagedPresent(dir, f.path)))
+    return { deferred: () => loadStagedNow(manifest, dir, load) };
+  const checked = checkTexts(dir, files);
+  if ('problem' in checked) return { ok: false, problem: checked.problem };
+  const collect = stageCollector(manifest);
   for (const [i, f] of files.entries()) {
     let m: StagedModule;
     try {
       m = await (importers[i] as () => Promise<StagedModule>)();
     } catch (e) {
-      return {
-        ok: false,
-        problem: texts[i]?.absent
-          ? `the staged module ${f.path} is missing`
-          : `the staged module ${f.path} failed to load: ${e instanceof Error ? e.message : String(e)}`,
-      };
+      return loadFailure(f, checked.texts[i]?.absent, e);
     }
-    if (m.STAGE_HASH !== f.sha256) return foreign(f);
-    if (typeof m.optimize !== 'function')
-      return { ok: false, problem: `the staged module ${f.path} exports no optimize function` };
-    if (i === 0) admit = m.admit;
-    else if (i === formalsAt) admitFormals = m.admit;
-    stages.push(m.optimize as (...args: unknown[]) => unknown);
+    const problem = collect.add(i, m);
+    if (problem !== undefined) return problem;
   }
-  if (typeof admit !== 'function')
-    return { ok: false, problem: `the staged module ${files[0]?.path} exports no admit function` };
-  if (formalsAt > 0 && typeof admitFormals !== 'function')
-    return { ok: false, problem: `the staged module ${files[formalsAt]?.path} exports no admit function` };
-  type Admit = (input: unknown[], from?: number) => void;
-  return {
-    ok: true,
-    admit: admit as Admit,
-    ...(formalsAt > 0 ? { admitFormals: admitFormals as Admit } : {}),
-    stages,
-  };
+  return collect.done();
 }
 
 /** `x` and everything reachable from it frozen (a loop, not a recursion: lists are long). */
@@ -347,8 +424,9 @@ function unstagedPasses<S, F>(
  * without end exhausts the stack, which is the pass's error (`PassError`), as it is when the pass
  * runs unstaged.
  */
-function stagedRunner<S>(manifest: StageManifest, staged: LoadedStages) {
+function stagedRunner<S>(manifest: StageManifest, stagedNow: () => LoadedStages) {
   return (i: number, args: readonly unknown[]): S => {
+    const staged = stagedNow();
     if (!staged.ok) throw new Error(`scf: ${manifest.function}: ${staged.problem}`);
     try {
       return (staged.stages[i] as (...a: unknown[]) => unknown)(...args) as S;
@@ -382,18 +460,24 @@ export function makePipelineStub<S, V, F>(
     const p = manifest.passes[i];
     if (p !== undefined) language.checkOutput(p, out);
   };
-  const { staged } = parts;
-  const runStaged = stagedRunner<S>(manifest, staged);
+  // the staged modules, loaded by the first call that needs them when they were deferred
+  let loaded: LoadedStages | undefined;
+  const stagedNow = (): LoadedStages => {
+    loaded ??= 'deferred' in parts.staged ? parts.staged.deferred() : parts.staged;
+    return loaded;
+  };
+  const runStaged = stagedRunner<S>(manifest, stagedNow);
   // why the staged code may not run, and the warning that says so (computed on first use)
   let stale: { readonly why: string; readonly warning: string } | undefined | null = null;
   let warned = false;
   const staleReason = (): typeof stale => {
     if (stale !== null) return stale;
     const older = checkManifest(manifest, stubDir);
+    const staged = older === undefined ? stagedNow() : undefined;
     stale =
       older !== undefined
         ? { why: older, warning: `staged from an older pipeline (${older})` }
-        : !staged.ok
+        : staged !== undefined && !staged.ok
           ? { why: staged.problem, warning: `its staged modules cannot run (${staged.problem})` }
           : undefined;
     return stale;
@@ -406,6 +490,7 @@ export function makePipelineStub<S, V, F>(
   const stub: PipelineStub<S, V, F> = {
     formalsOf: (values) => language.formals(subject, values),
     stagedPipeline(formals) {
+      const staged = stagedNow();
       if (!staged.ok) throw new Error(`scf: ${manifest.function}: ${staged.problem}`);
       const core = language.toCore(formals);
       const input: unknown[] = manifest.passes[0]?.takesFormals ? [subject, core] : [subject];

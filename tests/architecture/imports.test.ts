@@ -41,7 +41,14 @@ const LAYERS: readonly (readonly string[])[] = [
  * Package entries (package.json `exports`, `bin`) that gather the public API of several folders:
  * exempt from both rules, and, being public surfaces, importable as an index.ts is.
  */
-const ENTRIES = new Set(['index.ts', 'runtime.ts', 'stage.ts', 'testing.ts', 'kernel/public.ts']);
+const ENTRIES = new Set([
+  'index.ts',
+  'runtime.ts',
+  'runtime.browser.ts',
+  'stage.ts',
+  'testing.ts',
+  'kernel/public.ts',
+]);
 
 /** The prelude: any module may import it directly (`scf/prelude` is its own package export). */
 const PRELUDE = 'scf-lang/prelude.ts';

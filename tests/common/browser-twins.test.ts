@@ -1,5 +1,6 @@
 /**
- * The browser twins of node-only modules (package.json's "browser" map, `X.js` → `X.browser.js`):
+ * The browser twins of node-only modules (package.json's "browser" map, `X.js` → `X.browser.js`;
+ * its `X.page.js` entries are the runtime bundle's page twins, written at build):
  * each map entry names a module and its twin that both exist in src/, export the same names, and
  * the twin imports no `node:` module and no module the map does not also replace with a twin of
  * its own (what a bundle for a page resolves); build-info.generated.ts is fresh (the hashes a
@@ -26,8 +27,18 @@ const PKG = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as
 /** `./dist/a/b.js` → `src/a/b.ts`. */
 const srcOf = (dist: string) => path.join(ROOT, dist.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts'));
 
+/** A page twin (`X.page.js`) is not in src/: the runtime's bundling writes it (scripts/bundle-runtime.ts). */
+const isPageTwin = ([, twin]: [string, string]) => twin.endsWith('.page.js');
+
 describe('browser twins', () => {
-  const pairs = Object.entries(PKG.browser);
+  const pairs = Object.entries(PKG.browser).filter((e) => !isPageTwin(e));
+
+  it('the page twins name modules of src/ and their own copies', () => {
+    for (const [mod, twin] of Object.entries(PKG.browser).filter(isPageTwin)) {
+      expect(twin).toBe(mod.replace(/\.js$/, '.page.js'));
+      expect(readFileSync(srcOf(mod), 'utf8').length).toBeGreaterThan(0);
+    }
+  });
 
   it('the map names modules and twins that exist', () => {
     expect(pairs.length).toBeGreaterThan(0);

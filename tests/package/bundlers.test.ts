@@ -25,6 +25,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   copyFileSync,
+  cpSync,
   existsSync,
   mkdtempSync,
   readdirSync,
@@ -347,6 +348,65 @@ console.log(JSON.stringify({ out: run(program, 40), staged: SCF.staged(program, 
       staleness: null,
       warnings: [],
     });
+  });
+
+  it("an entry config's stub under node: its import reads no file; the first call reads and checks the staged module, which edited never runs", () => {
+    for (const f of ['interp.json', 'interp.ts'])
+      copyFileSync(path.join(ROOT, 'examples/own-ir', f), path.join(APP, f));
+    const staged = spawnSync(
+      path.join(APP, 'node_modules/.bin/scf'),
+      ['stage', 'interp.json', '--out', 'staged-interp', '-q'],
+      { cwd: APP, env: userEnv(), encoding: 'utf8', timeout: 120_000 },
+    );
+    expect(staged.status, staged.stderr).toBe(0);
+    cpSync(path.join(APP, 'staged-interp'), path.join(APP, 'edited-interp'), { recursive: true });
+    const module = readdirSync(path.join(APP, 'edited-interp')).find((f) => f.endsWith('.staged.mjs'));
+    expect(module).toBeDefined();
+    const file = path.join(APP, 'edited-interp', module as string);
+    writeFileSync(file, `globalThis.EDITED = 1;\n${readFileSync(file, 'utf8')}`);
+    writeFileSync(
+      path.join(APP, 'entry-cold.mjs'),
+      `import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+import config from './interp.json' with { type: 'json' };
+const reads = [];
+for (const k of ['readFileSync', 'openSync', 'readFile', 'open']) {
+  const f = fs[k];
+  fs[k] = function (p, ...rest) { reads.push(String(p)); return f.call(this, p, ...rest); };
+}
+syncBuiltinESMExports();
+const list = (xs) => xs.reduceRight((tail, head) => ({ kind: 'cons', head, tail }), { kind: 'nil' });
+const out = {};
+for (const dir of ['staged-interp', 'edited-interp']) {
+  const before = reads.length;
+  const stub = await import('./' + dir + '/run.stub.mjs');
+  const atImport = reads.slice(before);
+  const warnings = [];
+  stub.SCF.onFallback((m) => warnings.push(m));
+  const result = stub.run(list(config.bind.program), 40);
+  out[dir] = { atImport, atCall: reads.slice(before + atImport.length), result, warnings, ran: globalThis.EDITED ?? 0 };
+}
+console.log(JSON.stringify(out));
+`,
+    );
+    const r = spawnSync(process.execPath, ['entry-cold.mjs'], {
+      cwd: APP,
+      env: userEnv(),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    type Run = { atImport: string[]; atCall: string[]; result: number; warnings: string[]; ran: number };
+    const got = JSON.parse(r.stdout.trim().split('\n').pop() as string) as Record<string, Run>;
+    const fresh = got['staged-interp'] as Run;
+    const edited = got['edited-interp'] as Run;
+    expect(fresh.atImport.filter((f) => f.includes('staged-interp'))).toEqual([]);
+    expect(fresh.atCall.some((f) => f.endsWith('.staged.mjs'))).toBe(true);
+    expect(fresh).toMatchObject({ result: 22880, warnings: [], ran: 0 });
+    expect(edited.atImport.filter((f) => f.includes('edited-interp'))).toEqual([]);
+    expect(edited.result).toBe(22880);
+    expect(edited.ran).toBe(0);
+    expect(edited.warnings.join('\n')).toMatch(/is not the one staged with this stub/);
   });
 
   it("a ?scf import of JSON that is no config, or of a config with an error, fails the build at the config's line and column", () => {

@@ -317,6 +317,54 @@ describe('the packed package, installed in an app without its optional peers', (
     expect(tampered.err).toMatch(/mul_add\.const-prop\.staged\.mjs is not the one staged with this stub/);
   });
 
+  it("a stub's import loads scf's bundled runtime alone and reads no file; its first call reads and checks", () => {
+    // a load hook (registered by the script, so the stub does not see a loader flag) logs every
+    // module the import loads; fs's reads are counted in the app's own thread
+    writeFileSync(
+      path.join(APP, 'log-loads.mjs'),
+      [
+        "import { appendFileSync } from 'node:fs';",
+        'let log;',
+        'export function initialize(data) { log = data.log; }',
+        'export async function load(url, context, next) { appendFileSync(log, url + "\\n"); return next(url, context); }',
+      ].join('\n'),
+    );
+    const log = path.join(APP, 'loads.txt');
+    writeFileSync(log, '');
+    writeFileSync(
+      path.join(APP, 'cold-import.mjs'),
+      [
+        "import fs from 'node:fs';",
+        "import { register, syncBuiltinESMExports } from 'node:module';",
+        `register('./log-loads.mjs', import.meta.url, { data: { log: ${JSON.stringify(log)} } });`,
+        'const reads = [];',
+        "for (const k of ['readFileSync', 'openSync', 'readFile', 'open']) {",
+        '  const f = fs[k];',
+        '  fs[k] = function (p, ...rest) { reads.push(String(p)); return f.call(this, p, ...rest); };',
+        '}',
+        'syncBuiltinESMExports();',
+        "const stub = await import('./staged/mul_add.stub.mjs');",
+        'const atImport = [...reads];',
+        'const r = stub.specialize({ a: 3 });',
+        'console.log(JSON.stringify({ atImport, atCall: reads.slice(atImport.length), staged: r.staged }));',
+      ].join('\n'),
+    );
+    const r = node(path.join(APP, 'cold-import.mjs'));
+    expect(r.code, r.err).toBe(0);
+    const got = JSON.parse(r.out) as { atImport: string[]; atCall: string[]; staged: boolean };
+    expect(got.atImport).toEqual([]);
+    expect(got.staged).toBe(true);
+    // the first call read the staged modules (to check them before they run) and the sources
+    expect(got.atCall.filter((f) => f.endsWith('.staged.mjs')).length).toBeGreaterThan(0);
+    expect(got.atCall.some((f) => f.endsWith('optimizers/const-prop.ts'))).toBe(true);
+    const scfLoads = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((u) => u.includes('/node_modules/'))
+      .map((u) => u.slice(u.indexOf('/node_modules/') + '/node_modules/'.length));
+    expect(scfLoads).toEqual(['scf/dist/runtime.js']);
+    expect(readFileSync(log, 'utf8')).not.toMatch(/staged\.mjs/);
+  });
+
   it('the example app stages with the API at build time and runs the specialized kernel', () => {
     copyInto('examples/dot-app', 'dot');
     const build = node(path.join(APP, 'dot/scripts/stage.mjs'));
