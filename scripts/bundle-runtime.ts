@@ -1,24 +1,23 @@
 /**
- * Bundles `scf/runtime` into one ES module per platform, after tsc: `dist/runtime.js` for node
- * (from src/runtime.ts) and `dist/runtime.browser.js` for a page (from src/runtime.browser.ts,
- * package.json's "browser" map resolving node-only modules to their twins), so a staged folder
- * loads one module instead of every file its runtime reaches, with Immutable.js inlined from its
- * ES module build (no CJS lexing at load time).
+ * Bundles `scf/runtime` for node into one ES module after tsc: `dist/runtime.js` (from
+ * src/runtime.ts), so a staged folder loads one module of scf instead of every file its runtime
+ * reaches, with Immutable.js inlined from its ES module build (no CJS lexing at load time).
  *
- * Identity. Every other module of dist/ that the bundle holds (the prelude, the admission helpers,
- * the kernel's AST helpers, …) is rewritten as a shim re-exporting its names from the bundle (each
- * under a generated name, `__scfN_name`), so `scf`, `scf/prelude`, the unstaged fallback and the
- * bundle share one copy of every class, symbol and table: an `InputNotAdmitted` thrown by staged
- * code is an `instanceof` the one `scf` exports. The modules are numbered in one order for both
- * bundles, and a module both hold has one shim that works under either: in a page its
- * `../runtime.js` resolves to `runtime.browser.js` through the "browser" map. A module only
- * node's bundle holds (what compiles a user's pass, which a page does not) is shimmed for node,
- * and its own code is kept as its page twin `X.page.js`, which the "browser" map names for a
- * page (the build fails, saying which entries to add or remove, where the map and the bundles
- * disagree).
+ * Identity. Every other module of dist/ the bundle holds (the prelude, the admission helpers, the
+ * kernel's AST helpers, …) is rewritten as a shim re-exporting its names from the bundle (each
+ * under a generated name, `__scfN_name`), so under node `scf`, `scf/prelude`, the unstaged fallback
+ * and the bundle share one copy of every class, symbol and table: an `InputNotAdmitted` thrown by
+ * staged code is an `instanceof` the one `scf` exports.
  *
- * The unstaged fallback stays outside: `optimizers/fallback-passes.js` is external to both bundles
- * (a page's bundler splits it into a chunk loaded on demand, fallback.browser.ts), and under node
+ * A page. A page's bundler bundles scf itself and tree-shakes it by module (package.json's
+ * `sideEffects: false`), so it gets the plain modules: each shimmed module keeps its own code as
+ * its page twin `X.page.js`, which package.json's "browser" map names (a module with a hand-written
+ * twin `X.browser.js` has that one), and `scf/runtime` is `dist/runtime.browser.js`, tsc's output of
+ * src/runtime.browser.ts. The build fails, saying which entries to add or remove, where the map
+ * and the bundle disagree.
+ *
+ * The unstaged fallback stays outside: `optimizers/fallback-passes.js` is external (a page's
+ * bundler splits it into a chunk loaded on demand, fallback.browser.ts), and under node
  * optimizers/fallback.lazy.ts replaces fallback.ts, requiring it on the first call that needs it.
  * `import.meta.url` in a bundled module is rewritten to the URL the module had in dist/, so the
  * paths it computes from it (the installation's folders, the vendored files) stay the same.
@@ -47,25 +46,18 @@ const ENTRY_NAME = 'bundle-entry.js';
 /** The one package inlined; every other one stays an import of the installed package. */
 const INLINED = new Set(['immutable']);
 
-interface Platform {
-  readonly platform: 'node' | 'browser';
-  /** The entry's module in dist/ and the bundle's file, the same one. */
-  readonly entry: string;
-}
-const PLATFORMS: readonly Platform[] = [
-  { platform: 'node', entry: 'runtime.js' },
-  { platform: 'browser', entry: 'runtime.browser.js' },
-];
+/** The bundle's file, which is also its entry's module in dist/. */
+const ENTRY = 'runtime.js';
 
-/** Resolution: the fallback's passes external, node's fallback lazy, packages but Immutable external. */
-function resolvePlugin(platform: Platform['platform']): Plugin {
+/** Resolution: the fallback's passes external, the fallback lazy, packages but Immutable external. */
+function resolvePlugin(): Plugin {
   return {
     name: 'scf-runtime-resolve',
     setup(b) {
       b.onResolve({ filter: /^\.\.?\// }, (args) => {
         const abs = path.resolve(args.resolveDir, args.path);
         if (abs === FALLBACK_PASSES) return { path: './optimizers/fallback-passes.js', external: true };
-        const lazy = platform === 'node' ? LAZY.find((l) => l.module === abs) : undefined;
+        const lazy = LAZY.find((l) => l.module === abs);
         if (lazy !== undefined && args.importer !== lazy.lazy) return { path: lazy.lazy };
         return undefined;
       });
@@ -82,42 +74,42 @@ function resolvePlugin(platform: Platform['platform']): Plugin {
   };
 }
 
-function options(p: Platform, contents: string): BuildOptions {
+function options(contents: string): BuildOptions {
   return {
     stdin: { contents, resolveDir: DIST, sourcefile: ENTRY_NAME, loader: 'js' },
     bundle: true,
     write: false,
     metafile: true,
     format: 'esm',
-    platform: p.platform,
-    target: p.platform === 'node' ? 'node20' : 'es2022',
-    // Immutable's ES module build under node too (its "main" is CommonJS)
-    mainFields: p.platform === 'node' ? ['module', 'main'] : ['browser', 'module', 'main'],
+    platform: 'node',
+    target: 'node20',
+    // Immutable's ES module build (its "main" is CommonJS)
+    mainFields: ['module', 'main'],
     legalComments: 'none',
     // less for node to parse at load; names kept, so stack traces read as the sources do
     minifyWhitespace: true,
     logLevel: 'warning',
-    plugins: [resolvePlugin(p.platform)],
+    plugins: [resolvePlugin()],
   };
 }
 
-/** A module of dist/ by the name its node form has (`runtime/files.js` for files.browser.js too). */
+/** A module of dist/ by its path in dist/ (a lazy form by the module it stands for). */
 function moduleKey(file: string): string | undefined {
   const abs = path.resolve(ROOT, file);
   if (!abs.startsWith(DIST) || abs === path.join(DIST, ENTRY_NAME)) return undefined;
   const lazy = LAZY.find((l) => l.lazy === abs);
   if (lazy !== undefined) return lazy.shimmed ? path.relative(DIST, lazy.module) : undefined;
-  return path.relative(DIST, abs).replace(/\.browser\.js$/, '.js');
+  return path.relative(DIST, abs);
 }
 
 /** The modules of dist/ a bundle of `contents` holds, by key (the entry itself aside). */
-async function bundledModules(p: Platform, contents: string): Promise<Set<string>> {
-  const r = await build(options(p, contents));
+async function bundledModules(contents: string): Promise<Set<string>> {
+  const r = await build(options(contents));
   const keys = Object.keys(r.metafile?.inputs ?? {}).map(moduleKey);
-  return new Set(keys.filter((k): k is string => k !== undefined && k !== 'runtime.js'));
+  return new Set(keys.filter((k): k is string => k !== undefined && k !== ENTRY));
 }
 
-/** The value exports of each module (its node form, which its twin matches: browser-twins.test.ts). */
+/** The value exports of each module. */
 async function exportsOf(keys: readonly string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
   for (const k of keys) {
@@ -127,89 +119,86 @@ async function exportsOf(keys: readonly string[]): Promise<Map<string, string[]>
   return out;
 }
 
-/** The page twin of a module only node's bundle holds: its own code, for a page. */
+const internalName = (i: number, name: string): string => `__scf${i}_${name}`;
+
+/** The page twin of a shimmed module: its own code, for a page's bundler. */
 const pageTwin = (key: string): string => key.replace(/\.js$/, '.page.js');
 
 /**
- * package.json's "browser" map must send each module only node's bundle holds to its page twin,
- * and name no other page twin: in a page its shim would import names the page's bundle lacks.
+ * package.json's "browser" map must send each shimmed module to a twin of its own code — its
+ * hand-written `X.browser.js`, or else its page twin — and name no other page twin: in a page a
+ * shim would import node's bundle.
  */
-function checkPageTwins(nodeOnly: readonly string[]): void {
+function checkPageTwins(shimmed: readonly string[]): void {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
     browser: Record<string, string>;
+    exports: Record<string, { readonly default?: string; readonly browser?: string }>;
   };
-  const want = new Map(nodeOnly.map((k) => [`./dist/${k}`, `./dist/${pageTwin(k)}`]));
+  const hasOwnTwin = (k: string) =>
+    pkg.browser[`./dist/${k}`] === `./dist/${k.replace(/\.js$/, '.browser.js')}`;
+  const want = new Map(
+    shimmed.filter((k) => !hasOwnTwin(k)).map((k) => [`./dist/${k}`, `./dist/${pageTwin(k)}`]),
+  );
   const have = Object.entries(pkg.browser).filter(([, twin]) => twin.endsWith('.page.js'));
   const missing = [...want].filter(([m, t]) => pkg.browser[m] !== t);
   const extra = have.filter(([m]) => !want.has(m));
-  if (missing.length === 0 && extra.length === 0) return;
+  // a package entry (`scf/prelude`, which the built-in passes import) resolves by "exports", where
+  // a page's bundler takes the "browser" condition and reads no "browser" map
+  const entries = Object.entries(pkg.exports).filter(([, e]) => typeof e.default === 'string');
+  const conditions = entries
+    .filter(([, e]) => want.has(e.default as string) && e.browser !== want.get(e.default as string))
+    .map(([name, e]) => `  set    exports["${name}"].browser: "${want.get(e.default as string)}"`);
+  if (missing.length === 0 && extra.length === 0 && conditions.length === 0) return;
   const lines = [
     ...missing.map(([m, t]) => `  add    "${m}": "${t}"`),
     ...extra.map(([m, t]) => `  remove "${m}": "${t}"`),
+    ...conditions,
   ];
   throw new Error(
-    `bundle-runtime: package.json's "browser" map does not match the modules only node's runtime bundle holds:\n${lines.join('\n')}`,
+    `bundle-runtime: package.json's "browser" map or "exports" does not match the modules node's runtime bundle holds:\n${lines.join('\n')}`,
   );
 }
-
-const internalName = (i: number, name: string): string => `__scf${i}_${name}`;
 
 /** The shim of module `key` (its names `names`, numbered `i`): re-exports from the bundle. */
 function shim(key: string, i: number, names: readonly string[]): string {
   if (names.length === 0) return 'export {};\n';
   const list = names.map((n) => `${internalName(i, n)} as ${n}`);
-  const rel = path.relative(path.dirname(path.join(DIST, key)), path.join(DIST, 'runtime.js'));
+  const rel = path.relative(path.dirname(path.join(DIST, key)), path.join(DIST, ENTRY));
   const spec = rel.split(path.sep).join('/');
   return `export { ${list.join(', ')} } from '${spec.startsWith('.') ? spec : `./${spec}`}';\n`;
 }
 
 async function main(): Promise<void> {
-  const sets = await Promise.all(PLATFORMS.map((p) => bundledModules(p, `export * from './${p.entry}';\n`)));
-  if (process.env.SCF_BUNDLE_DEBUG)
-    for (const [j, s] of sets.entries())
-      console.log(
-        PLATFORMS[j]?.platform,
-        [...s].filter((k) => !(sets[1 - j] as Set<string>).has(k)),
-      );
-  // one numbering for both bundles, each exporting the names of the modules it holds
-  const keys = [...new Set(sets.flatMap((s) => [...s]))].sort();
+  const held = await bundledModules(`export * from './${ENTRY}';\n`);
+  const keys = [...held].sort();
+  checkPageTwins(keys);
   const names = await exportsOf(keys);
-  for (const [j, p] of PLATFORMS.entries()) {
-    const own = sets[j] as Set<string>;
-    const reexports = keys
-      .map((k, i) => {
-        const list = (names.get(k) ?? []).map((n) => `${n} as ${internalName(i, n)}`);
-        return own.has(k) && list.length > 0 ? `export { ${list.join(', ')} } from './${k}';\n` : '';
-      })
-      .join('');
-    const r = await build(options(p, `export * from './${p.entry}';\n${reexports}`));
-    for (const k of Object.keys(r.metafile?.inputs ?? {}).map(moduleKey))
-      if (k !== undefined && k !== 'runtime.js' && !own.has(k))
-        throw new Error(`bundle-runtime: ${p.entry} holds ${k}, which has no shim`);
-    const file = r.outputFiles?.[0];
-    if (file === undefined) throw new Error(`bundle-runtime: no output for ${p.entry}`);
-    writeFileSync(path.join(DIST, p.entry), file.text);
-  }
-  // each module a bundle holds becomes a shim of it: the node form where node's bundle holds it,
-  // the browser twin where the page's does; a module only node's bundle holds keeps its code for
-  // a page in its page twin (the page's bundle exports none of its names)
-  const [nodeSet, browserSet] = sets as [Set<string>, Set<string>];
-  const nodeOnly = keys.filter((k) => !browserSet.has(k));
-  checkPageTwins(nodeOnly);
-  for (const k of nodeOnly) copyFileSync(path.join(DIST, k), path.join(DIST, pageTwin(k)));
+  const reexports = keys
+    .map((k, i) => {
+      const list = (names.get(k) ?? []).map((n) => `${n} as ${internalName(i, n)}`);
+      return list.length > 0 ? `export { ${list.join(', ')} } from './${k}';\n` : '';
+    })
+    .join('');
+  const r = await build(options(`export * from './${ENTRY}';\n${reexports}`));
+  for (const k of Object.keys(r.metafile?.inputs ?? {}).map(moduleKey))
+    if (k !== undefined && k !== ENTRY && !held.has(k))
+      throw new Error(`bundle-runtime: ${ENTRY} holds ${k}, which has no shim`);
+  const file = r.outputFiles?.[0];
+  if (file === undefined) throw new Error(`bundle-runtime: no output for ${ENTRY}`);
+  // each module the bundle holds becomes a shim of it, its own code kept for a page
+  for (const k of keys)
+    if (!existsSync(path.join(DIST, k.replace(/\.js$/, '.browser.js'))))
+      copyFileSync(path.join(DIST, k), path.join(DIST, pageTwin(k)));
+  writeFileSync(path.join(DIST, ENTRY), file.text);
   keys.forEach((k, i) => {
-    const text = shim(k, i, names.get(k) ?? []);
-    if (nodeSet.has(k)) writeFileSync(path.join(DIST, k), text);
-    const twin = path.join(DIST, k.replace(/\.js$/, '.browser.js'));
-    if (browserSet.has(k) && existsSync(twin)) writeFileSync(twin, text);
+    writeFileSync(path.join(DIST, k), shim(k, i, names.get(k) ?? []));
   });
   for (const { lazy } of LAZY) {
     rmSync(lazy);
     rmSync(lazy.replace(/\.js$/, '.d.ts'));
   }
-  const size = (f: string) => readFileSync(path.join(DIST, f)).length;
   console.log(
-    `bundle-runtime: ${nodeSet.size} modules → dist/runtime.js (${size('runtime.js')} bytes), ${browserSet.size} → dist/runtime.browser.js (${size('runtime.browser.js')} bytes)`,
+    `bundle-runtime: ${held.size} modules → dist/${ENTRY} (${readFileSync(path.join(DIST, ENTRY)).length} bytes)`,
   );
 }
 

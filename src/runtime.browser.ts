@@ -1,8 +1,8 @@
 /**
- * runtime.ts in a browser bundle (package.json's "browser" map puts this file in its place): the
- * same exports from the same modules, which a page's bundler maps to their browser twins. The
- * build bundles it (scripts/bundle-runtime.ts) into `dist/runtime.browser.js`, the runtime a page
- * loads, as it bundles runtime.ts into `dist/runtime.js` for node.
+ * runtime.ts in a page (package.json's "browser" map puts this file in its place): the same
+ * exports from the same modules, which a page's bundler maps to their browser and page twins and
+ * tree-shakes. Node gets runtime.ts bundled into one module (scripts/bundle-runtime.ts); a page's
+ * bundler bundles this one itself.
  */
 export type { Fun } from './kernel/index.js';
 export type { LatticeVal } from './optimizers/lattice.js';
