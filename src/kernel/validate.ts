@@ -44,6 +44,8 @@ import type { FieldType } from './fields.generated.js';
 import { ARRAY_OPS, FOLD_OPS } from './structure.js';
 import { listToArray } from './util.js';
 import { builtin } from './builtins.js';
+import { shapeFun } from './shape.generated.js';
+import { isIdentifier, NAME_FIELDS, newWalk } from './tree-walk.js';
 
 export interface ValidationProblem {
   readonly rule: 'shape' | 'label' | 'type' | 'elaborated' | 'seq' | 'soac';
@@ -114,77 +116,19 @@ function problemsOf(f: Fun, program: Program | undefined, opts: ValidateOptions)
 
 const FUN_TYPE: FieldType = { tag: 'node', name: 'Fun' };
 
-/** What `isBoundedTree` carries along its walk. */
-interface TreeWalk {
-  readonly limit: number;
-  readonly labels: Set<number>;
-  /** Objects entered so far. */
-  visited: number;
-}
-
 /**
  * Whether `root` is a function of the right shape (the `shape` rule), a tree of at most `limit`
  * levels (the root is level 1 and every object a level, as `firstTooDeep` counts) whose labels are
  * all distinct (the `label` rule); false at the first place where it is not. One recursive walk
- * along the declared fields, at most `limit` frames deep, that allocates only the set of labels:
- * the fast way to tell that a pass's output has none of the problems `checkShape`,
- * `firstSharedNode`, `firstTooDeep` and the `label` rule look for, so that only the remaining rules
- * need checking (`validateBoundedTree`); where it answers false, those checks find and name the
- * problem.
- *
- * A labelled node reached twice repeats its label, so a DAG of labelled nodes is refused when its
- * first shared node is reached the second time. The objects without a label are the prelude's list
- * cells and options: a tree of kernel values holds a few per labelled node (a cell per element, a
- * `nil` per list, an option per field), so a walk that has entered more than `OBJECTS_PER_LABEL`
- * objects per label, plus `UNLABELLED_SLACK`, answers false too: a DAG of unlabelled
- * cells, exponentially big as a tree, is refused after a number of steps linear in its labels.
+ * along the declared fields (`shapeFun`, generated from the field table), at most `limit` frames
+ * deep, that allocates only the set of labels and ends after a number of steps linear in the labels
+ * it meets (tree-walk.ts): the fast way to tell that a pass's output has none of the problems
+ * `checkShape`, `firstSharedNode`, `firstTooDeep` and the `label` rule look for, so that only the
+ * remaining rules need checking (`validateBoundedTree`); where it answers false, those checks find
+ * and name the problem.
  */
 export function isBoundedTree(root: unknown, limit: number): boolean {
-  return typedTree(root, FUN_TYPE, 1, { limit, labels: new Set(), visited: 0 });
-}
-
-/**
- * Objects a bounded tree may hold per label (`isBoundedTree`): a node, the `nil` and the cell being
- * entered of each of its lists, its options and its own cell when it is a list's element — at most
- * 8 for the node kinds of the table (`fun`: three lists; tests/kernel/bounded-tree.test.ts).
- */
-export const OBJECTS_PER_LABEL = 8;
-/** Objects a bounded tree may hold beyond `OBJECTS_PER_LABEL` per label (`isBoundedTree`). */
-const UNLABELLED_SLACK = 16;
-
-/** Whether `w` may enter one more object (`isBoundedTree`'s bound on unlabelled ones). */
-function enter(w: TreeWalk): boolean {
-  return ++w.visited <= OBJECTS_PER_LABEL * w.labels.size + UNLABELLED_SLACK;
-}
-
-/** `isBoundedTree` for `x` of field type `t` at level `depth`. */
-function typedTree(x: unknown, t: FieldType, depth: number, w: TreeWalk): boolean {
-  if (t.tag === 'number' || t.tag === 'string' || t.tag === 'boolean') return typeof x === t.tag;
-  if (t.tag === 'list') {
-    for (let l = x as Record<string, unknown>, d = depth; ; l = l.tail as Record<string, unknown>, d++) {
-      if (typeof l !== 'object' || l === null || d > w.limit || !enter(w)) return false;
-      if (l.kind === 'nil') return true;
-      if (l.kind !== 'cons' || !typedTree(l.head, t.of, d + 1, w)) return false;
-    }
-  }
-  if (typeof x !== 'object' || x === null || depth > w.limit || !enter(w)) return false;
-  const o = x as Record<string, unknown>;
-  const kind = o.kind;
-  if (t.tag === 'option')
-    return kind === 'none' || (kind === 'some' && typedTree(o.value, t.of, depth + 1, w));
-  if (t.tag !== 'node' || typeof kind !== 'string' || !ofType(kind, t.name)) return false;
-  const l = o.lbl;
-  if (typeof l === 'number') {
-    if (w.labels.has(l)) return false;
-    w.labels.add(l);
-  }
-  for (const f of FIELD_CHECKS.get(kind) ?? []) {
-    if (!Object.hasOwn(o, f.name)) return false;
-    const v = o[f.name];
-    if (f.scalar === undefined ? !typedTree(v, f.type, depth + 1, w) : typeof v !== f.scalar) return false;
-    if (f.isName && !isIdentifier(v as string)) return false;
-  }
-  return true;
+  return shapeFun(root, 1, newWalk(limit));
 }
 
 /** One line per problem: `rule at label N: message`. */
@@ -289,9 +233,6 @@ function checkShape(x: unknown, t: FieldType, at: number | undefined, out: Valid
   }
 }
 
-/** The string fields that hold names (of variables, arrays, functions). */
-const NAME_FIELDS: ReadonlySet<string> = new Set(['name', 'array', 'dest']);
-
 /** A field as the `shape` rule checks it: a scalar's type checked in place, names as identifiers. */
 interface FieldCheck {
   readonly name: string;
@@ -321,15 +262,6 @@ const FIELD_CHECKS: ReadonlyMap<string, readonly FieldCheck[]> = new Map(
 /** Records that a value is not of field type `t`. */
 function badShape(what: string, t: FieldType, at: number | undefined, out: ValidationProblem[]): void {
   out.push({ rule: 'shape', lbl: at, message: `${what}, expected ${typeText(t)}` });
-}
-
-/** An identifier: a letter or `_`, then letters, digits and `_`. */
-const IDENTIFIER = /^[\p{L}_][\p{L}\p{N}_]*$/u;
-/** An ASCII identifier, which is an identifier (tried first: it is the common case, and faster). */
-const ASCII_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-function isIdentifier(name: string): boolean {
-  return ASCII_IDENTIFIER.test(name) || IDENTIFIER.test(name);
 }
 
 function typeText(t: FieldType): string {

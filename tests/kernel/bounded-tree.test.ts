@@ -2,7 +2,8 @@
  * The fast check of a pass's output (`isBoundedTree`, then `validateBoundedTree`, in
  * src/kernel/validate.ts): on every kernel of the configs, parsed and after its pipeline, and on
  * thousands of single mutations of them (a node shared, a label repeated, a field dropped or of
- * the wrong type, a name that is no identifier, an unknown kind, a list that loops, a depth limit
+ * the wrong type, a name that is no identifier, an unknown kind, a list that loops, labels outside
+ * the small integers, a depth limit
  * just below or at the tree's), it accepts exactly what the slower checks accept
  * (`firstSharedNode`, `firstTooDeep`, the `shape` and `label` rules of `validateFun`), and where it
  * accepts, the remaining rules give the problems `validateFun` gives. A DAG of unlabelled cells,
@@ -20,7 +21,7 @@ import {
   validateBoundedTree,
   validateFun,
 } from '../../src/kernel/index.js';
-import { OBJECTS_PER_LABEL } from '../../src/kernel/validate.js';
+import { OBJECTS_PER_LABEL } from '../../src/kernel/tree-walk.js';
 import { firstSharedNode, runPipeline } from '../../src/optimizers/index.js';
 import { configPasses, loadConfig, loadConfigInput } from '../../src/pipeline/index.js';
 
@@ -95,7 +96,7 @@ function mutate(f: Fun, rnd: () => number): unknown {
   const at = pick(all);
   const objects = all.filter((p) => typeof p.value === 'object' && p.value !== null);
   const labelled = objects.filter((p) => typeof (p.value as { lbl?: unknown }).lbl === 'number');
-  switch (Math.floor(rnd() * 9)) {
+  switch (Math.floor(rnd() * 10)) {
     case 0: // a node put at a second place
       if (objects.length > 0) at.parent[at.key] = pick(objects).value;
       break;
@@ -128,6 +129,12 @@ function mutate(f: Fun, rnd: () => number): unknown {
     case 7:
       at.parent.extra = 1; // an undeclared field: read by nothing
       break;
+    case 8: {
+      // labels the walk keeps apart from its stamps (negative, fractional, large), some twice
+      const odd = pick([-3, 1.5, 2 ** 22 + 7, 2 ** 31, -0, Number.NaN, 2 ** 40]);
+      for (const p of labelled) if (rnd() < 0.3) (p.value as { lbl: unknown }).lbl = odd;
+      break;
+    }
     default:
       at.parent[at.key] = null;
   }
