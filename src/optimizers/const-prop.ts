@@ -76,8 +76,7 @@
  * calls left to evaluate. Labels stay unique: rewritten nodes reuse the label of the node they
  * replace; unrolled copies are renumbered from a counter that starts above the input's largest
  * label (its `fns` included) and is threaded through the pass (only by building: simulation and
- * fixpoints use none); each clone is renumbered from it (in the walk that gathers its int offsets,
- * `gatherFreshCmd`, or whole once its own calls are cloned), so labels are unique across the
+ * fixpoints use none); each clone is renumbered whole from it, so labels are unique across the
  * function, its callees and the clones. A clone computes what its original computes on the known
  * values: it is this pass's output for them, and a parameter is dropped only when its body no
  * longer names it. tests/optimizers/const-prop-golden.test.ts pins the output, labels included.
@@ -129,10 +128,9 @@ import {
   namesIn,
   relabelCmd,
   relabelFun,
-  relabelSignature,
   reverseCmds,
 } from './kernel-walk.js';
-import { gatherCmd, gatherFreshCmd } from './int-offsets.js';
+import { gatherCmd } from './int-offsets.js';
 import { type LeafCmd, leafEnds, leafExprs, leafWith } from './leaf.generated.js';
 
 /** Most iterations a loop is completely unrolled to (DyC's default). */
@@ -211,8 +209,8 @@ function withClones(f: Fun, body: Cmd, arrays: Env, n: number): Fun {
 }
 
 /**
- * Optimizes a clone in the mode `opts` (the known arrays' environment) carries; `cloneFor` then
- * gathers its int offsets and folds the int identities of int-offsets.ts. A clone is a program
+ * Optimizes a clone in the mode `opts` (the known arrays' environment) carries, then gathers its
+ * int offsets and folds the int identities of int-offsets.ts (`gatherCmd`). A clone is a program
  * function, whose `fns` are empty: nothing to specialize in turn here (`cloneFor` clones its calls).
  */
 function optimizeIn(f: Fun, formals: List<LatticeVal>, opts: Env): Fun {
@@ -220,7 +218,7 @@ function optimizeIn(f: Fun, formals: List<LatticeVal>, opts: Env): Fun {
   const entry = mapInsert(optionsOf(opts), RENUMBERED, mkConst(1, 'int'));
   const env = bindFormals(f.params, formals, undefAll(names, entry));
   const [body] = cpCmd(f.body, reachable(env), maxLabelFun(f) + 1, 0, names, true);
-  return { ...f, body };
+  return { ...f, body: gatherCmd(body) };
 }
 
 /** `acc` with the names of the formals and of the locals added (see `optimize` for the others). */
@@ -659,20 +657,11 @@ function cloneFor(
   const opt = optimizeIn(g, vals, arrays);
   // the calls it makes with known arguments call clones in turn, CLONE_DEPTH levels deep at most
   // (a recursive function is cloned that far and then called as it is); decided on `g` itself,
-  // which a partial evaluator knows early. Such a clone is gathered (int-offsets.ts) before its
-  // calls are cloned, then renumbered whole; one without gets both in one walk (`gatherFreshCmd`:
-  // its body labelled from n + 1, its parameters and locals after it)
-  const calls = depth < CLONE_DEPTH && callsIn(g.body);
-  const [body, c1, n1] = calls
-    ? callsCmd(
-        gatherCmd(opt.body),
-        knownArrays(g.params, vals, optionsOf(arrays)),
-        host,
-        clones,
-        n,
-        depth + 1,
-      )
-    : noneMade(gatherFreshCmd(opt.body, n + 1), clones);
+  // which a partial evaluator knows early
+  const [body, c1, n1] =
+    depth < CLONE_DEPTH && callsIn(g.body)
+      ? callsCmd(opt.body, knownArrays(g.params, vals, optionsOf(arrays)), host, clones, n, depth + 1)
+      : [opt.body, clones, n];
   const params = keptParams(g.params, vals, body);
   const name = freshName(g.name, 1, host, c1);
   const renamed: Fun = {
@@ -685,14 +674,8 @@ function cloneFor(
     fns: { kind: 'nil' },
     lbl: g.lbl,
   };
-  const [fun, n2] = calls ? relabelFun(renamed, n1) : relabelSignature(renamed, n, n1);
+  const [fun, n2] = relabelFun(renamed, n1);
   return [fun, { kind: 'cons', head: { kind: 'clone', of: g.name, args: vals, fun }, tail: c1 }, n2];
-}
-
-/** A command and the next free label, with the clones made so far (no more were made). */
-function noneMade(r: [Cmd, number], clones: List<Clone>): [Cmd, List<Clone>, number] {
-  const [c, n] = r;
-  return [c, clones, n];
 }
 
 /** How deep clones of clones go: a call chain of known arguments through more functions is cut there. */

@@ -13,8 +13,7 @@
  * has no effect); floats round, so float arithmetic is never touched. No node is created: a
  * rebuilt node takes the label of a node it replaces (the outer operator's, the left offset's, a
  * literal's), so labels stay unique. A clone calls no combinator (the functions combinators apply
- * have none), so `soac` and `hfused` are left as they are. `gatherFreshCmd` does the same and
- * labels the result afresh in the same walk, for a clone renumbered once optimized.
+ * have none), so `soac` and `hfused` are left as they are.
  *
  * Why after the rewrite and only in clones: in the function a pipeline optimizes, the output's
  * shape would depend on the late values constant propagation folded into it (`x + 0` or `x + k`),
@@ -25,7 +24,6 @@
  */
 import type { List } from 'scf/prelude';
 import type { Cmd, Expr } from '../kernel/ast.js';
-import { relabelCmd } from './kernel-walk.js';
 import { type LeafCmd, leafExprs, leafWith } from './leaf.generated.js';
 
 const INT_MIN = -2147483648;
@@ -104,110 +102,6 @@ export function gatherExpr(e: Expr): Expr {
     case 'boolLit':
     case 'arrayRef':
       return e;
-  }
-}
-
-// ---- gathered and renumbered in one walk ---------------------------------------------------------
-
-/**
- * `gatherCmd` and a renumbering in one walk, for a clone that is renumbered once optimized
- * (const-prop.ts's `cloneFor`): `c` with its int expressions gathered and every node of the result
- * labelled afresh from `n` — a node's own label before its children's, and a node the gathering
- * rebuilds takes one of the fresh labels of the nodes it replaces, so the labels stay unique even
- * where `c` holds one object at several places (an unrolled clone's copies share their unchanged
- * leaves) — and the next free label.
- */
-export function gatherFreshCmd(c: Cmd, n: number): [Cmd, number] {
-  switch (c.kind) {
-    case 'assign': {
-      const [rhs, n1] = gatherFreshExpr(c.rhs, n + 1);
-      return [{ kind: 'assign', name: c.name, rhs, lbl: n }, n1];
-    }
-    case 'store': {
-      const [index, n1] = gatherFreshExpr(c.index, n + 1);
-      const [rhs, n2] = gatherFreshExpr(c.rhs, n1);
-      return [{ kind: 'store', array: c.array, index, rhs, lbl: n }, n2];
-    }
-    case 'seq': {
-      const [first, n1] = gatherFreshCmd(c.first, n + 1);
-      const [second, n2] = gatherFreshCmd(c.second, n1);
-      return [{ kind: 'seq', first, second, lbl: n }, n2];
-    }
-    case 'if': {
-      const [cond, n1] = gatherFreshExpr(c.cond, n + 1);
-      const [thenCmd, n2] = gatherFreshCmd(c.thenCmd, n1);
-      const [elseCmd, n3] = gatherFreshCmd(c.elseCmd, n2);
-      return [{ kind: 'if', cond, thenCmd, elseCmd, lbl: n }, n3];
-    }
-    case 'while': {
-      const [cond, n1] = gatherFreshExpr(c.cond, n + 1);
-      const [body, n2] = gatherFreshCmd(c.body, n1);
-      return [{ kind: 'while', cond, body, isFor: c.isFor, lbl: n }, n2];
-    }
-    case 'soac':
-    case 'hfused':
-      return relabelCmd(c, n);
-    default:
-      return gatherFreshLeaf(c, n);
-  }
-}
-
-function gatherFreshLeaf(c: LeafCmd, n: number): [Cmd, number] {
-  // (a leaf without expressions: no walk over an empty list)
-  const es = leafExprs(c);
-  if (es.kind === 'nil') return [leafWith(c, es, n), n + 1];
-  const [out, n1] = gatherFreshExprs(es, n + 1);
-  return [leafWith(c, out, n), n1];
-}
-
-function gatherFreshExprs(es: List<Expr>, n: number): [List<Expr>, number] {
-  if (es.kind === 'nil') return [es, n];
-  const [head, n1] = gatherFreshExpr(es.head, n);
-  const [tail, n2] = gatherFreshExprs(es.tail, n1);
-  return [{ kind: 'cons', head, tail }, n2];
-}
-
-/** `gatherExpr` with every node of the result labelled afresh from `n` (see `gatherFreshCmd`). */
-export function gatherFreshExpr(e: Expr, n: number): [Expr, number] {
-  switch (e.kind) {
-    case 'binary': {
-      const [left, n1] = gatherFreshExpr(e.left, n + 1);
-      const [right, n2] = gatherFreshExpr(e.right, n1);
-      if (e.ty !== 'int') return [{ kind: 'binary', op: e.op, ty: e.ty, left, right, lbl: n }, n2];
-      return [gatherBinary(e.op, left, right, n), n2];
-    }
-    case 'unary': {
-      const [arg, n1] = gatherFreshExpr(e.arg, n + 1);
-      return [{ kind: 'unary', op: e.op, ty: e.ty, arg, lbl: n }, n1];
-    }
-    case 'cast': {
-      const [arg, n1] = gatherFreshExpr(e.arg, n + 1);
-      return [{ kind: 'cast', ty: e.ty, arg, implicit: e.implicit, lbl: n }, n1];
-    }
-    case 'load': {
-      const [index, n1] = gatherFreshExpr(e.index, n + 1);
-      return [{ kind: 'load', array: e.array, index, ty: e.ty, lbl: n }, n1];
-    }
-    case 'call': {
-      const [args, n1] = gatherFreshExprs(e.args, n + 1);
-      return [{ kind: 'call', name: e.name, args, ty: e.ty, lbl: n }, n1];
-    }
-    case 'ternary': {
-      const [cond, n1] = gatherFreshExpr(e.cond, n + 1);
-      const [thenExpr, n2] = gatherFreshExpr(e.thenExpr, n1);
-      const [elseExpr, n3] = gatherFreshExpr(e.elseExpr, n2);
-      return [{ kind: 'ternary', cond, thenExpr, elseExpr, ty: e.ty, lbl: n }, n3];
-    }
-    case 'var':
-      return [{ kind: 'var', name: e.name, ty: e.ty, lbl: n }, n + 1];
-    case 'intLit':
-      return [{ kind: 'intLit', value: e.value, lbl: n }, n + 1];
-    case 'floatLit':
-      return [{ kind: 'floatLit', value: e.value, lbl: n }, n + 1];
-    case 'boolLit':
-      return [{ kind: 'boolLit', value: e.value, lbl: n }, n + 1];
-    case 'arrayRef':
-      return [{ kind: 'arrayRef', name: e.name, ty: e.ty, lbl: n }, n + 1];
   }
 }
 

@@ -557,16 +557,6 @@ export function relabelFun(f: Fun, n: number): [Fun, number] {
   return [{ kind: 'fun', name: f.name, ret: f.ret, params, locals, body, fns: f.fns, lbl: n }, n3];
 }
 
-/**
- * `f` labelled `lbl`, its parameters and locals relabelled from `n` (pre-order), its body as it is
- * (labelled already, below `n`); the next free label.
- */
-export function relabelSignature(f: Fun, lbl: number, n: number): [Fun, number] {
-  const [params, n1] = relabelParams(f.params, n);
-  const [locals, n2] = relabelDecls(f.locals, n1);
-  return [{ kind: 'fun', name: f.name, ret: f.ret, params, locals, body: f.body, fns: f.fns, lbl }, n2];
-}
-
 function relabelDecls(ds: List<Decl>, n: number): [List<Decl>, number] {
   switch (ds.kind) {
     case 'nil':
