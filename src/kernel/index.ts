@@ -95,6 +95,8 @@ export {
   repeatedLabels,
   type ValidateOptions,
   type ValidationProblem,
+  isBoundedTree,
+  validateBoundedTree,
   validateFun,
   validateProgram,
 } from './validate.js';

@@ -27,16 +27,25 @@
  *   `seq` and neither part is `skip`); after passes only the second half holds (`ValidateOptions`);
  * - `soac`: `comb` is some exactly for redomap/scanomap, `ne` some exactly for the folds, and an atom.
  * `isFor` is not checked: it is a printing hint the printer re-checks (ast.ts).
+ *
+ * The check after a user's pass runs on every run of a pipeline, so its common case is one walk:
+ * `isBoundedTree` tells in a single bounded walk along the declared fields that a function has the
+ * right shape, distinct labels and a depth the tools can walk, and `validateBoundedTree` then checks
+ * the remaining rules; only a function it refuses goes through the slower checks that name the
+ * problem (pass-io.ts's `checkPassOutput`). Fields the table does not declare are read by no walk,
+ * and by neither check.
  * Not SCF-lang; reads the field table for `shape` and for the walk.
  */
 import { clip } from '../common/index.js';
 import type { Binary, Cmd, Expr, Fun, Lam, Program, Soac } from './ast.js';
 import { exprType } from './expr-info.js';
-import { children, KERNEL_UNIONS, type KernelNode, nodeInfo, nodesOfType } from './fields.js';
+import { children, KERNEL_NODES, KERNEL_UNIONS, nodeInfo, nodesOfType } from './fields.js';
 import type { FieldType } from './fields.generated.js';
 import { ARRAY_OPS, FOLD_OPS } from './structure.js';
 import { listToArray } from './util.js';
 import { builtin } from './builtins.js';
+import { shapeFun } from './shape.generated.js';
+import { isIdentifier, NAME_FIELDS, newWalk } from './tree-walk.js';
 
 export interface ValidationProblem {
   readonly rule: 'shape' | 'label' | 'type' | 'elaborated' | 'seq' | 'soac';
@@ -78,13 +87,48 @@ export function validateProgram(program: Program, opts: ValidateOptions = {}): V
 
 /** Problems of function `f` (`program`, when given, has the functions `f` calls). */
 export function validateFun(f: Fun, program?: Program, opts: ValidateOptions = {}): ValidationProblem[] {
+  return problemsOf(f, program, opts);
+}
+
+/**
+ * `validateFun` of a function `isBoundedTree` accepted: its shape and labels are known to be right,
+ * so only the other rules are checked (the same problems, two walks fewer).
+ */
+export function validateBoundedTree(
+  f: Fun,
+  program?: Program,
+  opts: ValidateOptions = {},
+): ValidationProblem[] {
   const out: ValidationProblem[] = [];
-  checkShape(f, { tag: 'node', name: 'Fun' }, undefined, out);
+  new FunChecker(f, program, opts.seqs ?? 'right-nested', out).run();
+  return out;
+}
+
+function problemsOf(f: Fun, program: Program | undefined, opts: ValidateOptions): ValidationProblem[] {
+  const out: ValidationProblem[] = [];
+  checkShape(f, FUN_TYPE, undefined, out);
   if (out.length > 0) return out; // the other rules read the fields
   for (const [l, n] of labelRepeats(f))
     out.push({ rule: 'label', lbl: l, message: `label ${l} occurs ${n === 2 ? 'twice' : `${n} times`}` });
   new FunChecker(f, program, opts.seqs ?? 'right-nested', out).run();
   return out;
+}
+
+const FUN_TYPE: FieldType = { tag: 'node', name: 'Fun' };
+
+/**
+ * Whether `root` is a function of the right shape (the `shape` rule), a tree of at most `limit`
+ * levels (the root is level 1 and every object a level, as `firstTooDeep` counts) whose labels are
+ * all distinct (the `label` rule); false at the first place where it is not. One recursive walk
+ * along the declared fields (`shapeFun`, generated from the field table), at most `limit` frames
+ * deep, that allocates only the set of labels and ends after a number of steps linear in the labels
+ * it meets (tree-walk.ts): the fast way to tell that a pass's output has none of the problems
+ * `checkShape`, `firstSharedNode`, `firstTooDeep` and the `label` rule look for, so that only the
+ * remaining rules need checking (`validateBoundedTree`); where it answers false, those checks find
+ * and name the problem.
+ */
+export function isBoundedTree(root: unknown, limit: number): boolean {
+  return shapeFun(root, 1, newWalk(limit));
 }
 
 /** One line per problem: `rule at label N: message`. */
@@ -122,11 +166,22 @@ function labelsOf(x: unknown): number[] {
   return out;
 }
 
+/** The node kinds of each node type of ast.ts (an interface or a union), by the type's name. */
+const KINDS_OF: ReadonlyMap<string, ReadonlySet<string>> = (() => {
+  const out = new Map<string, Set<string>>();
+  const add = (name: string, kind: string) => {
+    const kinds = out.get(name) ?? new Set<string>();
+    kinds.add(kind);
+    out.set(name, kinds);
+  };
+  for (const [kind, info] of Object.entries(KERNEL_NODES)) add(info.iface, kind);
+  for (const [name, kinds] of Object.entries(KERNEL_UNIONS)) for (const kind of kinds) add(name, kind);
+  return out;
+})();
+
 /** Whether node kind `kind` is of node type `name` (an interface or a union of ast.ts). */
 function ofType(kind: string, name: string): boolean {
-  return (
-    nodeInfo(kind)?.iface === name || (KERNEL_UNIONS[name]?.includes(kind as KernelNode['kind']) ?? false)
-  );
+  return KINDS_OF.get(name)?.has(kind) ?? false;
 }
 
 /** The `shape` rule: `x` is a value of field type `t`, recursively. */
@@ -160,32 +215,54 @@ function checkShape(x: unknown, t: FieldType, at: number | undefined, out: Valid
   }
   const node = o as Record<string, unknown>;
   const own = typeof node.lbl === 'number' ? node.lbl : at;
-  for (const f of nodeInfo(kind)?.fields ?? []) {
+  for (const f of FIELD_CHECKS.get(kind) ?? []) {
     if (!Object.hasOwn(node, f.name)) {
       out.push({ rule: 'shape', lbl: own, message: `${kind} has no field '${f.name}'` });
       continue;
     }
-    checkShape(node[f.name], f.type, own, out);
-    // a name is printed into C, JavaScript and WGSL as it is: it must be an identifier
     const v = node[f.name];
-    if (NAME_FIELDS.has(f.name) && typeof v === 'string' && !IDENTIFIER.test(v))
+    if (f.scalar === undefined) checkShape(v, f.type, own, out);
+    else if (typeof v !== f.scalar) badShape(`a ${typeof v}`, f.type, own, out);
+    // a name is printed into C, JavaScript and WGSL as it is: it must be an identifier
+    else if (f.isName && !isIdentifier(v as string))
       out.push({
         rule: 'shape',
         lbl: own,
-        message: `${kind}.${f.name} '${clipName(v)}' is not an identifier`,
+        message: `${kind}.${f.name} '${clipName(v as string)}' is not an identifier`,
       });
   }
 }
+
+/** A field as the `shape` rule checks it: a scalar's type checked in place, names as identifiers. */
+interface FieldCheck {
+  readonly name: string;
+  readonly type: FieldType;
+  /** The `typeof` of a scalar field; undefined for a field that holds kernel values. */
+  readonly scalar: 'number' | 'string' | 'boolean' | undefined;
+  /** Whether the field holds a name (`NAME_FIELDS`), which must be an identifier. */
+  readonly isName: boolean;
+}
+
+/** The fields of each node kind of the table, as `checkShape` reads them (in declaration order). */
+const FIELD_CHECKS: ReadonlyMap<string, readonly FieldCheck[]> = new Map(
+  Object.keys(KERNEL_NODES).map((kind): [string, FieldCheck[]] => [
+    kind,
+    (nodeInfo(kind)?.fields ?? []).map((f) => ({
+      name: f.name,
+      type: f.type,
+      scalar:
+        f.type.tag === 'number' || f.type.tag === 'string' || f.type.tag === 'boolean'
+          ? f.type.tag
+          : undefined,
+      isName: NAME_FIELDS.has(f.name),
+    })),
+  ]),
+);
 
 /** Records that a value is not of field type `t`. */
 function badShape(what: string, t: FieldType, at: number | undefined, out: ValidationProblem[]): void {
   out.push({ rule: 'shape', lbl: at, message: `${what}, expected ${typeText(t)}` });
 }
-
-/** The string fields that hold names (of variables, arrays, functions). */
-const NAME_FIELDS: ReadonlySet<string> = new Set(['name', 'array', 'dest']);
-/** An identifier: a letter or `_`, then letters, digits and `_`. */
-const IDENTIFIER = /^[\p{L}_][\p{L}\p{N}_]*$/u;
 
 function typeText(t: FieldType): string {
   switch (t.tag) {

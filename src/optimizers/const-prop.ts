@@ -54,7 +54,8 @@
  *   within UNROLL_LIMIT (64, as DyC) iterations, and the function's unrolling work stays within
  *   UNROLL_BUDGET nodes, is the loop unrolled (`unroll`): round after
  *   round the body is transformed from the state the previous copy left and the copy renumbered
- *   with fresh labels; the sequence of copies replaces the loop. Otherwise nothing has been built,
+ *   with fresh labels (not in a clone, which is renumbered whole once optimized: `RENUMBERED`);
+ *   the sequence of copies replaces the loop. Otherwise nothing has been built,
  *   and the loop is analysed normally. (A loop that is unrolled has its states computed twice; one
  *   that runs too long costs UNROLL_LIMIT rounds of states, not copies.);
  * - otherwise a loop is iterated to a fixpoint on states alone: head = entry ⊓ (state after the
@@ -214,7 +215,8 @@ function withClones(f: Fun, body: Cmd, arrays: Env, n: number): Fun {
  */
 function optimizeIn(f: Fun, formals: List<LatticeVal>, opts: Env): Fun {
   const names = setToList(modifiedNames(f.body, declared(f.params, f.locals, setEmpty())));
-  const env = bindFormals(f.params, formals, undefAll(names, optionsOf(opts)));
+  const entry = mapInsert(optionsOf(opts), RENUMBERED, mkConst(1, 'int'));
+  const env = bindFormals(f.params, formals, undefAll(names, entry));
   const [body] = cpCmd(f.body, reachable(env), maxLabelFun(f) + 1, 0, names, true);
   return { ...f, body: gatherCmd(body) };
 }
@@ -837,6 +839,19 @@ function callClone(
   ];
 }
 
+/**
+ * The option of a clone's entry environment (`optimizeIn`), beside FINITE_MATH: the function is
+ * renumbered whole once optimized (`cloneFor`'s `relabelFun`), which gives every node of it a
+ * fresh label whatever label it had, so its unrolled copies are not renumbered round by round
+ * (`unroll`). A clone's environments only: `optionsOf` does not carry it on.
+ */
+const RENUMBERED = '#renumbered';
+
+/** Whether the function being optimized is renumbered whole afterwards (a clone: `RENUMBERED`). */
+function renumbered(env: Env): boolean {
+  return lookup(env, RENUMBERED).kind === 'const';
+}
+
 /** Whether the pass runs under finite math (`optimizeFinite`). */
 function finiteMath(env: Env): boolean {
   return lookup(env, FINITE_MATH).kind === 'const';
@@ -1022,6 +1037,9 @@ function unroll(
   if (cv.kind !== 'const' || cv.value === 0)
     return seqCopies(reverseCmds(copies, { kind: 'nil' }), reachable(env), n, spent, c.lbl);
   const [body, st1, n1, spent1] = cpCmd(c.body, reachable(env), n, spent + cost, names, true);
+  // a clone is renumbered whole afterwards: its copies keep the labels of the rewrite until then
+  if (renumbered(env))
+    return unroll(c, st1, n1, spent1, cost, names, { kind: 'cons', head: body, tail: copies });
   const [copy, n2] = relabelCmd(body, n1);
   return unroll(c, st1, n2, spent1, cost, names, { kind: 'cons', head: copy, tail: copies });
 }

@@ -11,12 +11,14 @@ import type { Fun, Program } from '../kernel/index.js';
 import {
   article,
   firstTooDeep,
+  isBoundedTree,
   maxTreeDepth,
   listFromArray,
   listToArray,
   type ScalarMismatch,
   scalarArg,
   type ValidationProblem,
+  validateBoundedTree,
   validateFun,
 } from '../kernel/index.js';
 import { clip } from '../common/index.js';
@@ -162,6 +164,11 @@ export class PassOutputError extends Error {
 /**
  * Throws `PassOutputError` when `f`, the output of `pass`, breaks an invariant of the kernel AST
  * (`validateFun`; `program` has its callees, when known).
+ *
+ * It runs on every run of a pipeline with a user's pass, so the common case is fast: one bounded
+ * walk (`isBoundedTree`) tells that `f` is a tree within the depth limit whose labels are distinct,
+ * and the remaining rules follow (`validateBoundedTree`). Where that walk refuses `f`, the checks
+ * below find and name the problem.
  */
 export function checkPassOutput(
   pass: { readonly name: string; readonly description?: string },
@@ -169,6 +176,11 @@ export function checkPassOutput(
   program: Program | undefined,
   at?: (lbl: number) => string | undefined,
 ): void {
+  if (isBoundedTree(f, maxTreeDepth())) {
+    const problems = validateBoundedTree(f, program, { seqs: 'skip-free' });
+    if (problems.length > 0) throw new PassOutputError(pass.name, f.name, problems, at);
+    return;
+  }
   // first without recursion and once per object: a labelled node at two places (a DAG, whose tree
   // may be exponentially big) and a result nested deeper than the tools walk would hang or
   // overflow the validator, the next pass or a back end

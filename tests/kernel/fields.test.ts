@@ -2,7 +2,8 @@
  * The kernel AST's field table (src/kernel/fields.generated.ts):
  * - it is fresh: regenerated in memory from src/kernel/ast.ts it equals the committed file (run
  *   `npm run gen:fields` after changing ast.ts), and the generator rejects what ast.ts's rules forbid;
- * - so is src/optimizers/leaf.generated.ts, the leaf commands for the SCF-lang passes' `default`
+ * - so is src/kernel/shape.generated.ts, the fast shape check (tests/kernel/bounded-tree.test.ts
+ *   checks what it accepts), and src/optimizers/leaf.generated.ts, the leaf commands for the SCF-lang passes' `default`
  *   cases: `leafExprs` lists exactly a leaf's expressions (as the table finds them), `leafWith` puts
  *   them back, `leafEnds` follows the `@ends` tags, and the generator leaves out kinds tagged
  *   `@assigns`, kinds with sub-commands and kinds whose expressions it could not put back in order;
@@ -19,9 +20,12 @@ import {
   FIELDS_FILE,
   generateKernelFields,
   generateLeafCommands,
+  generateShapeChecker,
   LEAF_FILE,
   readAst,
+  SHAPE_FILE,
 } from '../../scripts/gen-kernel-fields.js';
+import { NAME_FIELDS } from '../../src/kernel/tree-walk.js';
 import {
   type Cmd,
   type Expr,
@@ -47,6 +51,10 @@ describe('the field table', () => {
 
   it('is fresh: generated from ast.ts it equals the committed leaf.generated.ts', () => {
     expect(readFileSync(LEAF_FILE, 'utf8')).toBe(generateLeafCommands(AST));
+  });
+
+  it('is fresh: generated from ast.ts it equals the committed shape.generated.ts', () => {
+    expect(readFileSync(SHAPE_FILE, 'utf8')).toBe(generateShapeChecker(AST, NAME_FIELDS));
   });
 
   it('lists every kind of ast.ts in declaration order, fields but kind, lbl last', () => {
