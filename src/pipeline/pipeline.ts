@@ -120,9 +120,12 @@ function passRecords<S, F>(
   });
 }
 
-/** Whether `passes` can be staged as one program (`stageWhole`): built-in passes only. */
+/**
+ * Whether `auto` tries `passes` as one program (`stageWhole`): two passes or more, every one
+ * built in.
+ */
 export function composable<S, F>(passes: readonly LanguagePass<S, F>[]): boolean {
-  return passes.length > 0 && passes.every((p) => p.builtin);
+  return passes.length > 1 && passes.every((p) => p.builtin);
 }
 
 /**
@@ -136,7 +139,7 @@ export function stageWhole<S = Fun, F = LatticeVal>(
   opts: PipelineOptions<S, F> = {},
 ): PipelineStage<S, F> {
   const records = passRecords(passes, opts);
-  if (!composable(records))
+  if (records.length === 0 || !records.every((p) => p.builtin))
     throw new OptimizerError(
       `a pipeline with a user's pass is staged pass by pass (its output is checked between passes)`,
     );
@@ -191,7 +194,8 @@ export function chooseStaging<S = Fun, F = LatticeVal>(
     // the trial reports nothing until it is kept: a pipeline staged pass by pass reports as it
     // always does
     const { onProgress, ...rest } = opts;
-    const whole = stageWhole(subject, formals, records, { ...rest, pe: { ...opts.pe, budget } });
+    const { onProgress: _work, ...pe } = opts.pe ?? {};
+    const whole = stageWhole(subject, formals, records, { ...rest, pe: { ...pe, budget } });
     if (whole.result.stop !== 'fuel') {
       onProgress?.({ pass: whole.pass.name, index: 0, total: 1, phase: 'start' });
       onProgress?.({ pass: whole.pass.name, index: 0, total: 1, phase: 'done', result: whole.result });

@@ -263,10 +263,16 @@ export async function loadStagedModules(
   const dir = stubFolder(url);
   const files = manifest.modules;
   const whole = manifest.staging === 'whole';
-  if (files.length !== importers.length || files.length !== (whole ? 1 : manifest.passes.length))
+  if (files.length !== importers.length)
     return {
       ok: false,
       problem: `the stub names ${importers.length} staged modules, its manifest ${files.length}`,
+    };
+  const expected = whole ? 1 : manifest.passes.length;
+  if (files.length !== expected)
+    return {
+      ok: false,
+      problem: `the manifest names ${files.length} staged modules for ${manifest.passes.length} passes staged ${whole ? 'as one program' : 'pass by pass'} (${expected} expected)`,
     };
   const foreign = (f: ManifestFile): LoadedStages => ({
     ok: false,
