@@ -46,6 +46,11 @@ export interface PipelineStage<S = Fun, F = LatticeVal> {
   readonly composed?: readonly LanguagePass<S, F>[];
   /** For a whole-pipeline stage: where its residual builds an intermediate subject (compose.ts). */
   readonly materialized?: readonly Materialization[];
+  /**
+   * On the first stage of a pipeline `auto` staged pass by pass after trying the composition: why
+   * the trial was not kept (its stop and reason), so every intermediate subject is built.
+   */
+  readonly wholeTrial?: Pick<StageResult, 'stop' | 'reason'>;
 }
 
 /** The name of a whole-pipeline stage's pass (and of its staged module, `NAME.whole.staged.mjs`). */
@@ -201,6 +206,9 @@ export function chooseStaging<S = Fun, F = LatticeVal>(
       onProgress?.({ pass: whole.pass.name, index: 0, total: 1, phase: 'done', result: whole.result });
       return [whole];
     }
+    const stages = stagePipeline(subject, formals, records, opts);
+    const trial = { stop: whole.result.stop, reason: whole.result.reason };
+    return stages.map((s, i) => (i === 0 ? { ...s, wholeTrial: trial } : s));
   }
   return stagePipeline(subject, formals, records, opts);
 }

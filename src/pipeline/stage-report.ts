@@ -12,7 +12,7 @@ import type { AbsValue } from '../abstract-values/index.js';
 import { assertNever } from '../common/index.js';
 import { GROW_CAP, type PeEvent, SPEC_FUEL, UNFOLD_DEPTH } from '../partial-eval/index.js';
 import { baseName } from './config.js';
-import type { PipelineStage } from './pipeline.js';
+import { type PipelineStage, WHOLE_TRIAL_BUDGET } from './pipeline.js';
 import { kernelLanguage } from './languages.js';
 /**
  * I1, I2, … in Fig. 6 notation, one block per stage; big unions cut short unless `full`
@@ -46,6 +46,11 @@ export function describeStages(stages: readonly PipelineStage[], full = false): 
  */
 export function explainStages(stages: readonly PipelineStage[], pe: PeSettings = {}): string {
   const out: string[] = [];
+  const trial = stages[0]?.wholeTrial;
+  if (trial)
+    out.push(
+      `staged pass by pass: the composition of the passes, tried as one program with a budget of ${WHOLE_TRIAL_BUDGET} visits, stopped on ${trial.stop} (${trial.reason}); so each intermediate kernel (I2, I3, …) is built, as its pass's output, and walked again by the next pass`,
+    );
   for (const s of stages) {
     const r = s.result;
     const what = s.composed

@@ -221,6 +221,19 @@ describe("the config's staging and scf stage --per-pass", () => {
     expect(r.out).toMatch(
       /^ {6}1:kernel-walk\.relabelExpr\$\d+: \d+ × builds a kernel node; handles 1:kernel-walk\.relabelExpr\(_, _\)$/m,
     );
+    // where auto tried the composition and staged pass by pass, it says why
+    const perPass = await cli(
+      'stage',
+      config('kernel/06-blackscholes.json'),
+      '--out',
+      path.join(TMP, 'bs'),
+      '-q',
+      '--explain',
+    );
+    expect(perPass.code, perPass.err).toBe(0);
+    expect(perPass.out).toMatch(
+      /^staged pass by pass: the composition of the passes, tried as one program with a budget of 100000 visits, stopped on fuel \(.+\); so each intermediate kernel \(I2, I3, …\) is built, as its pass's output, and walked again by the next pass$/m,
+    );
     const json = await cli(
       'stage',
       config('table2/05-dotproduct-s3.json'),
