@@ -2,8 +2,9 @@
  * `npm run bench`: SCF Table 3 reproduced — every Table 2 configuration staged and timed, staged
  * against unstaged, side by side in this process (method: src/bench/table3.ts), and staged pass by
  * pass against staged as one program (the composition of the passes), each with its × limit.
- * Prints the table beside the paper's figures and the targets, and writes docs/benchmarks/results.json and the
- * chart docs/benchmarks/speedups.svg. Extra arguments go to `scf bench` (e.g. `--config 1`).
+ * Prints the table beside the paper's figures and the targets, and writes
+ * docs/benchmarks/results.json and the chart docs/benchmarks/speedups.svg. Extra arguments go to
+ * `scf bench` (e.g. `--config 1`).
  */
 import path from 'node:path';
 import { benchCommand } from '../src/cli/bench.js';
