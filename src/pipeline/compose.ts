@@ -8,10 +8,12 @@
  *
  * (a pass not taking the formals is called on the subject alone). The engine (src/stager) stages
  * it as it stages one pass: on the static path from the entry every pass's entry is unfolded in
- * place, so the intermediate kernels are abstract values flowing from one pass's body into the
- * next one's, never a stage's output cut off at its interface; what the next pass dispatches on
- * in them and the early description fixes is decided at staging time, and only what depends on
- * late values is built in the residual.
+ * place (unless a config's `unfoldDepth` is 0), so the intermediate kernels are abstract values
+ * flowing from one pass's body into the next one's, never a stage's output cut off at its
+ * interface; what the next pass dispatches on in them and the early description fixes is decided
+ * at staging time, and only what depends on late values is built in the residual. Each node also
+ * gets a span of its own, recorded as its pass's (`passOf`), which is how `materializations`
+ * tells which pass's code built a residual kernel node.
  *
  * Invariants: for every input, the composed program computes what running the passes' programs
  * in order computes (the renaming is a bijection per pass, the labels stay unique program-wide,
