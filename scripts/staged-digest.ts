@@ -11,7 +11,9 @@
  * and the checkout: those paths (relative or absolute) are replaced by `<ROOT>` and `<OUT>`
  * before hashing, so the digest depends on neither where the checkout is nor where the files
  * were written. Arguments select configs by a part of their path
- * (`npm run digest:staged -- table2/08 fusion`). Exit 1 if a config fails to stage.
+ * (`npm run digest:staged -- table2/08 fusion`); `--per-pass` stages every config pass by pass,
+ * as `scf stage --per-pass` does (the digest of the per-pass path, whichever the default picks).
+ * Exit 1 if a config fails to stage.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -64,11 +66,13 @@ async function main(): Promise<void> {
   const tmp = mkdtempSync(path.join(tmpdir(), 'scf-digest-'));
   let failed = 0;
   try {
-    for (const rel of configs(process.argv.slice(2))) {
+    const args = process.argv.slice(2);
+    const perPass = args.includes('--per-pass');
+    for (const rel of configs(args.filter((a) => a !== '--per-pass'))) {
       const out = path.join(tmp, rel.replace(/\.json$/, '').replaceAll('/', '_'));
       try {
         const config = loadConfig(rel);
-        const staged = await stageConfig(config);
+        const staged = await stageConfig(config, perPass ? { staging: 'per-pass' } : {});
         writeStaged(staged.stages, {
           outDir: out,
           fun: staged.fun,

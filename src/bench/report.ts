@@ -3,7 +3,8 @@
  * project's targets (every configuration's compiler speed-up at or above SCF Table 3's, median
  * ≥ 10×; map-op reduction at or above SCF's column 3 on every row; staged time within 10× of the
  * output-construction limit; size ratio ≤ 10×; staged output equal on all), each figure beside
- * SCF's Table 3, then a per-pass table. A user's own configs get the table and a summary.
+ * SCF's Table 3, then the per-pass and whole-pipeline staged pipelines side by side (`formatStaging`)
+ * and a per-pass table. A user's own configs get the tables and a summary.
  */
 import { PAPER_TABLE3 } from './paper.js';
 import type { BenchReport, BenchRow } from './table3.js';
@@ -80,6 +81,54 @@ function formatPasses(rows: readonly BenchRow[]): string[] {
   return out;
 }
 
+/**
+ * Per config, the two ways of staging it side by side: the per-pass staged pipeline's time and
+ * × limit, the whole pipeline's, per-pass / whole time (measured side by side), how the whole
+ * pipeline's staging stopped, and which one `scf stage` writes by default. Rows of a report made
+ * without them are left out.
+ */
+function formatStaging(rows: readonly BenchRow[]): string[] {
+  const shown = rows.filter((r) => r.perPass !== undefined);
+  if (shown.length === 0) return [];
+  const head = [
+    'config',
+    'default',
+    'per-pass µs',
+    '× limit',
+    'whole µs',
+    '× limit',
+    'whole ×',
+    'whole stop',
+    'stage s',
+  ];
+  const body = shown.map((r) => {
+    const p = r.perPass as NonNullable<BenchRow['perPass']>;
+    const w = r.whole;
+    return [
+      `${r.id} ${r.function}`,
+      r.staging ?? 'per-pass',
+      fmt(p.stagedUs),
+      fmt(p.limitRatio),
+      w ? fmt(w.stagedUs) : '—',
+      w ? fmt(w.limitRatio) : '—',
+      w ? fmt(w.vsPerPass) : '—',
+      w ? w.stop : 'user pass',
+      `${fmt(p.stagingSeconds)} / ${w ? fmt(w.stagingSeconds) : '—'}`,
+    ];
+  });
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => (row[i] as string).length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number)))
+      .join('  ');
+  return [
+    'Per-pass and whole-pipeline staging (whole ×: per-pass / whole time, side by side; stage s: per-pass / whole):',
+    line(head),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...shown.map((_, i) => line(body[i] as string[])),
+  ];
+}
+
 function fmt(x: number | null): string {
   if (x === null) return '—';
   if (!Number.isFinite(x)) return String(x);
@@ -133,6 +182,8 @@ export function formatTable(report: BenchReport): string {
   const table2 = report.configs.some((r) => PAPER_TABLE3.some((p) => p.id === r.id));
   const legend = '×: unstaged / staged; size ×: staged / unstaged.';
   out.push('', table2 ? `In parentheses: SCF Table 3 (POPL 2002). ${legend}` : legend);
+  const staging = formatStaging(report.configs);
+  if (staging.length > 0) out.push('', ...staging);
   out.push('', ...formatPasses(report.configs));
   if (table2) {
     out.push('Targets:');

@@ -25,6 +25,13 @@
  *   kernels take); when its kernel fails on those, the figure is `null` and `codeSkipped` says why.
  *   A kernel that fails on the config's own `args` is the config's fault: `KernelBenchError`.
  * - equal: the staged pipeline's output is deep-strictly equal to the unstaged one's.
+ * - Per-pass and whole-pipeline staging side by side: the config is staged both ways (`scf stage
+ *   --per-pass`, and `"staging": "whole"` where the pipeline composes); the unstaged pipeline is
+ *   timed against the per-pass one, the per-pass one against the whole one (`whole.vsPerPass`:
+ *   per-pass / whole time, side by side), and, where `auto` (the default) picks the whole
+ *   pipeline, the unstaged one against it. The row's figures (`staging`, speed-up, instructions,
+ *   size, × limit, break-even) are the default's, what `scf stage` writes; `perPass` and `whole`
+ *   hold each way's own; `passes` is the per-pass staging's.
  *
  * A config's id is its `id`, or else its file's name without `.json` (`configId`): the report's
  * rows and `ids` use it. Every config needs a `sample`: without one there is no late input to time.
@@ -52,8 +59,11 @@ import {
   configError,
   configFilesIn,
   loadConfig,
+  composable,
   type PipelineStage,
   type StageConfig,
+  type Staging,
+  WHOLE_TRIAL_BUDGET,
   stageConfig,
   writeStaged,
   importStub,
@@ -105,6 +115,23 @@ export interface BenchRow {
   readonly stop: string;
   /** Per pass: its own instruction and map-operation counts and what staging it lost. */
   readonly passes: readonly PassRow[];
+  /** How `scf stage` stages the config by default (`"staging": "auto"`): what the row's figures are. */
+  readonly staging?: 'whole' | 'per-pass';
+  /** The per-pass staged pipeline's own figures. */
+  readonly perPass?: StagingRow;
+  /** The whole-pipeline staged pipeline's (`null`: the pipeline has a user's pass and does not compose). */
+  readonly whole?: (StagingRow & { readonly vsPerPass: number; readonly stop: string }) | null;
+}
+
+/** One way of staging a config in the benchmark: its staged time, speed-up and × limit. */
+export interface StagingRow {
+  readonly stagedUs: number;
+  /** Unstaged / this staged time (side by side; for the whole pipeline, only where it is the default). */
+  readonly compilerSpeedup: number | null;
+  readonly limitRatio: number;
+  readonly stagingSeconds: number;
+  readonly instructions: number;
+  readonly equal: boolean;
 }
 
 /** One pass of a configuration's pipeline in the benchmark report. */
@@ -256,9 +283,9 @@ export async function runBenchmarks(opts: BenchOptions = {}): Promise<BenchRepor
  * `config` staged and written into `dir`, its stub imported, and both pipelines run once on the
  * sample's formals (what every staged-vs-unstaged timing starts from).
  */
-export async function stagedSample(config: StageConfig, dir: string) {
+export async function stagedSample(config: StageConfig, dir: string, staging?: Staging) {
   const t0 = performance.now();
-  const staged = await stageConfig(config);
+  const staged = await stageConfig(config, staging !== undefined ? { staging } : {});
   const stagingSeconds = (performance.now() - t0) / 1000;
   const written = writeStaged(staged.stages, { outDir: dir, fun: staged.fun, bind: config.bind });
   const stub = await importStub(written.stub);
@@ -276,8 +303,22 @@ async function benchConfig(
   progress: (phase: BenchProgress['phase']) => void,
 ): Promise<BenchRow> {
   progress('staging');
-  const { staged, stagingSeconds, stub, formals, outStaged, outUnstaged } = await stagedSample(config, dir);
-  const equal = isDeepStrictEqual(outStaged, outUnstaged);
+  const perPass = await stagedSample(config, dir, 'per-pass');
+  const { staged, stub, formals, outUnstaged } = perPass;
+  const whole = composable(staged.stages.map((s) => s.pass))
+    ? await stagedSample(config, `${dir}-whole`, 'whole')
+    : undefined;
+  // what `auto` picks, from the whole staging alone (chooseStaging's rule: its trial is this run
+  // cut at WHOLE_TRIAL_BUDGET visits, so it converges there exactly when this run converged
+  // within them)
+  const wholeResult = whole?.staged.stages[0]?.result;
+  const byDefault =
+    whole !== undefined &&
+    wholeResult !== undefined &&
+    wholeResult.stop !== 'fuel' &&
+    wholeResult.peStats.visits <= WHOLE_TRIAL_BUDGET
+      ? whole
+      : perPass;
 
   // the kernel's arguments are tried before anything is timed
   const code = codeTimer(config, name, staged.program, staged.fun, programWith(staged.program, outUnstaged));
@@ -288,58 +329,108 @@ async function benchConfig(
     () => stub.stagedPipeline(formals),
     budgetMs,
   );
-  const limitUs = outputLimitUs(outStaged, budgetMs);
+  const vs = whole
+    ? sideBySide(
+        () => stub.stagedPipeline(formals),
+        () => whole.stub.stagedPipeline(whole.formals),
+        budgetMs,
+      )
+    : undefined;
+  const wholePipe =
+    byDefault === whole && whole
+      ? sideBySide(
+          () => stub.unstagedPipeline(formals),
+          () => whole.stub.stagedPipeline(whole.formals),
+          budgetMs,
+        )
+      : undefined;
+  const limitUs = outputLimitUs(perPass.outStaged, budgetMs);
   const codeTimes = code.time?.(budgetMs);
 
   progress('counting');
   const counts = countInstructions(staged.fun, formals, staged.stages);
-
+  const wholeCounts = whole ? countInstructions(staged.fun, formals, whole.staged.stages) : undefined;
+  const chosen =
+    byDefault === whole && wholePipe && wholeCounts
+      ? { pipe: wholePipe, counts: wholeCounts }
+      : { pipe, counts };
+  const chosenStages = byDefault.staged.stages;
   const unstagedNodes = staged.stages.reduce((n, s) => n + s.result.sizes.original, 0);
-  const stagedNodes = staged.stages.reduce((n, s) => n + s.result.sizes.staged, 0);
-  const saving = pipe.a - pipe.b;
+  const stagedNodes = chosenStages.reduce((n, s) => n + s.result.sizes.staged, 0);
+  const saving = chosen.pipe.a - chosen.pipe.b;
+  const equalOf = (x: { outStaged: unknown; outUnstaged: unknown }) =>
+    isDeepStrictEqual(x.outStaged, x.outUnstaged);
   return {
     id: configId(config),
     function: config.function,
     config: name,
-    compilerSpeedup: round(pipe.a / pipe.b),
-    instructionReduction: round(counts.unstaged.total / counts.staged.total),
-    mapOpReduction: counts.staged.ops === 0 ? null : round(counts.unstaged.ops / counts.staged.ops),
+    compilerSpeedup: round(chosen.pipe.a / chosen.pipe.b),
+    instructionReduction: round(chosen.counts.unstaged.total / chosen.counts.staged.total),
+    mapOpReduction:
+      chosen.counts.staged.ops === 0 ? null : round(chosen.counts.unstaged.ops / chosen.counts.staged.ops),
     inputLoc: printFun(staged.fun).split('\n').length,
     inputNodes: astNodes(staged.fun),
     sizeRatio: ratioOf(stagedNodes, unstagedNodes),
     codeSpeedup: codeTimes === undefined ? null : round(codeTimes.a / codeTimes.b),
     codeArgs: code.from,
     ...(code.skipped !== undefined ? { codeSkipped: code.skipped } : {}),
-    limitRatio: round(pipe.b / limitUs),
-    breakEven: saving > 0 ? Math.ceil((stagingSeconds * 1e6) / saving) : null,
-    equal,
-    stagingSeconds: round(stagingSeconds),
-    unstagedUs: round(pipe.a),
-    stagedUs: round(pipe.b),
+    limitRatio: round(chosen.pipe.b / limitUs),
+    breakEven: saving > 0 ? Math.ceil((byDefault.stagingSeconds * 1e6) / saving) : null,
+    equal: equalOf(perPass) && (whole === undefined || equalOf(whole)),
+    stagingSeconds: round(byDefault.stagingSeconds),
+    unstagedUs: round(chosen.pipe.a),
+    stagedUs: round(chosen.pipe.b),
     limitUs: round(limitUs, 3),
-    instructions: { unstaged: counts.unstaged.total, staged: counts.staged.total },
-    mapOps: { unstaged: counts.unstaged.ops, staged: counts.staged.ops },
+    instructions: { unstaged: chosen.counts.unstaged.total, staged: chosen.counts.staged.total },
+    mapOps: { unstaged: chosen.counts.unstaged.ops, staged: chosen.counts.staged.ops },
     pipelineNodes: { unstaged: unstagedNodes, staged: stagedNodes },
-    stop: staged.stages.map((s) => s.result.stop).join('/'),
-    passes: staged.stages.map((s, i) => {
-      const u = counts.perPass.unstaged[i] as { total: number; ops: number };
-      const st = counts.perPass.staged[i] as { total: number; ops: number };
-      return {
-        pass: s.pass.name,
-        instructions: { unstaged: u.total, staged: st.total },
-        mapOps: { unstaged: u.ops, staged: st.ops },
-        instructionReduction: round(u.total / st.total),
-        mapOpReduction: st.ops === 0 ? null : round(u.ops / st.ops),
-        inputAbsNodes: absSize(s.input[0] as AbsValue),
-        outputAbsNodes: absSize(s.result.output),
-        stop: s.result.stop,
-        widenedToTop: s.result.peStats.widenedToTop,
-        skeletons: s.result.peStats.skeletons,
-        generalized: s.result.peStats.generalized,
-        residualFunctions: s.result.peStats.residualFuns,
-      };
-    }),
+    stop: chosenStages.map((s) => s.result.stop).join('/'),
+    passes: passRows(staged.stages, counts),
+    staging: byDefault === whole ? 'whole' : 'per-pass',
+    perPass: {
+      stagedUs: round(pipe.b),
+      compilerSpeedup: round(pipe.a / pipe.b),
+      limitRatio: round(pipe.b / limitUs),
+      stagingSeconds: round(perPass.stagingSeconds),
+      instructions: counts.staged.total,
+      equal: equalOf(perPass),
+    },
+    whole:
+      whole && vs && wholeResult && wholeCounts
+        ? {
+            stagedUs: round(vs.b),
+            compilerSpeedup: wholePipe ? round(wholePipe.a / wholePipe.b) : null,
+            limitRatio: round(vs.b / limitUs),
+            stagingSeconds: round(whole.stagingSeconds),
+            instructions: wholeCounts.staged.total,
+            equal: equalOf(whole),
+            vsPerPass: round(vs.a / vs.b),
+            stop: wholeResult.stop,
+          }
+        : null,
   };
+}
+
+/** The per-pass rows of a config staged pass by pass (`counts`: `countInstructions` on its stages). */
+function passRows(stages: readonly PipelineStage[], counts: ReturnType<typeof countInstructions>): PassRow[] {
+  return stages.map((s, i) => {
+    const u = counts.perPass.unstaged[i] as { total: number; ops: number };
+    const st = counts.perPass.staged[i] as { total: number; ops: number };
+    return {
+      pass: s.pass.name,
+      instructions: { unstaged: u.total, staged: st.total },
+      mapOps: { unstaged: u.ops, staged: st.ops },
+      instructionReduction: round(u.total / st.total),
+      mapOpReduction: st.ops === 0 ? null : round(u.ops / st.ops),
+      inputAbsNodes: absSize(s.input[0] as AbsValue),
+      outputAbsNodes: absSize(s.result.output),
+      stop: s.result.stop,
+      widenedToTop: s.result.peStats.widenedToTop,
+      skeletons: s.result.peStats.skeletons,
+      generalized: s.result.peStats.generalized,
+      residualFunctions: s.result.peStats.residualFuns,
+    };
+  });
 }
 
 /**
@@ -447,14 +538,27 @@ function countInstructions(fun: Fun, formals: readonly LatticeVal[], stages: rea
     let ops = 0;
     const perPass: { total: number; ops: number }[] = [];
     for (const s of stages) {
-      const program = which === 'unstaged' ? optimizerProgram(s.pass) : s.result.residual;
-      const entry = which === 'unstaged' ? s.pass.entry : s.result.entry;
-      // staged and unstaged intermediate results are equal (the benchmark checks the final one)
-      const r = new Interpreter(program).run(entry, s.pass.takesFormals ? [f, list] : [f]);
-      total += r.counts.total;
-      ops += r.counts.collectionOps;
-      perPass.push({ total: r.counts.total, ops: r.counts.collectionOps });
-      f = r.value;
+      // a whole-pipeline stage: unstaged, its passes one after the other; staged, its one residual
+      const runs =
+        which === 'staged'
+          ? [{ program: s.result.residual, entry: s.result.entry, formals: s.pass.takesFormals }]
+          : (s.composed ?? [s.pass]).map((p) => ({
+              program: optimizerProgram(p),
+              entry: p.entry,
+              formals: p.takesFormals,
+            }));
+      let stageTotal = 0;
+      let stageOps = 0;
+      for (const run of runs) {
+        // staged and unstaged intermediate results are equal (the benchmark checks the final one)
+        const r = new Interpreter(run.program).run(run.entry, run.formals ? [f, list] : [f]);
+        stageTotal += r.counts.total;
+        stageOps += r.counts.collectionOps;
+        f = r.value;
+      }
+      total += stageTotal;
+      ops += stageOps;
+      perPass.push({ total: stageTotal, ops: stageOps });
     }
     return { total, ops, perPass };
   };

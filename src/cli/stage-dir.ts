@@ -42,6 +42,8 @@ import { prepareOutDir, prepareOutFile, writeOutFile } from './out-path.js';
 
 export interface FolderOptions {
   readonly k: number;
+  /** `--per-pass`: every config staged pass by pass. */
+  readonly perPass: boolean;
   readonly jobs: string | undefined;
   readonly force: boolean;
   readonly deps: string | undefined;
@@ -52,6 +54,7 @@ export interface StageJob {
   readonly file: string;
   readonly out: string;
   readonly k: number;
+  readonly perPass?: boolean;
 }
 
 /** What staging one config gave: its function and what it read, or its error as the CLI prints it. */
@@ -209,7 +212,8 @@ export async function stageFolder(
   const folders = outputFolders(dir, out, configs);
   prepareOutDir(out, '--out');
   if (opts.deps !== undefined) prepareOutFile(opts.deps, '--deps');
-  const options = { k: opts.k };
+  // (`per-pass` recorded only when given, so a record without it stays fresh)
+  const options = { k: opts.k, ...(opts.perPass ? { 'per-pass': 'yes' } : {}) };
   const total = configs.length;
   const label = (i: number): string => `[${i + 1}/${total}] ${path.basename(configs[i] as string, '.json')}`;
   const rules = new Map<string, string>();
@@ -227,7 +231,7 @@ export async function stageFolder(
       rules.set(file, rule(folder, state.name, recordInputs(folder, state.record)));
       return;
     }
-    jobs.push({ file, out: folder, k: opts.k });
+    jobs.push({ file, out: folder, k: opts.k, ...(opts.perPass ? { perPass: true } : {}) });
     jobIndex.push(i);
     if (state !== undefined && state.why !== NOT_STAGED) io.err(`${label(i)}: stale (${state.why})`);
   });

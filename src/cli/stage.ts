@@ -46,10 +46,11 @@ import { type JobResult, type StageJob, stageFolder } from './stage-dir.js';
 
 export const STAGE = {
   name: 'stage',
-  usage: `scf stage CONFIG.json --out DIR [--k N] [--quiet] [--full] [--explain] [--json] [--deps FILE]
-       scf stage DIR --out OUT [--jobs N] [--force] [--k N] [--deps FILE]`,
+  usage: `scf stage CONFIG.json --out DIR [--k N] [--per-pass] [--quiet] [--full] [--explain] [--json] [--deps FILE]
+       scf stage DIR --out OUT [--jobs N] [--force] [--k N] [--per-pass] [--deps FILE]`,
   about: `Stages the optimizer pipeline of CONFIG for what it says is known early about the function's
-formals, writes into DIR one staged optimizer per pass (NAME.PASS.staged.mjs), a stub
+formals, writes into DIR one staged optimizer per pass (NAME.PASS.staged.mjs; or, where the
+pipeline stages as one program, the composition of its passes, NAME.whole.staged.mjs), a stub
 (NAME.stub.mjs, whose specialize(values) runs the staged pipeline; typed by NAME.stub.d.mts),
 a manifest of what it was staged from (NAME.manifest.json) and NAME.abstract.txt, and prints
 the abstract programs I1, I2, ... (SCF Fig. 6 notation). The modules import only scf/runtime.
@@ -82,6 +83,12 @@ config staged or up to date; 1 some config failed (each is reported); 2 bad inpu
       short: 'k',
       value: 'N',
       help: 'call-chain bound of the partial evaluator (default 2)',
+    },
+    'per-pass': {
+      type: 'boolean',
+      help: `stage one module per pass (NAME.PASS.staged.mjs), whatever the config's "staging" says; by
+default a pipeline of built-in passes whose composition stages within the trial budget is staged
+as one program (NAME.whole.staged.mjs, docs/config.md)`,
     },
     quiet: { type: 'boolean', short: 'q', help: 'do not print the abstract programs' },
     jobs: {
@@ -139,7 +146,13 @@ async function run({ values, positionals }: CommandArgs<typeof STAGE.flags>, io:
     return stageFolder(
       file,
       values.out,
-      { k, jobs: values.jobs, force: values.force ?? false, deps: values.deps },
+      {
+        k,
+        perPass: values['per-pass'] ?? false,
+        jobs: values.jobs,
+        force: values.force ?? false,
+        deps: values.deps,
+      },
       io,
       stageJob,
     );
@@ -148,7 +161,7 @@ async function run({ values, positionals }: CommandArgs<typeof STAGE.flags>, io:
       throw new UsageError(`--${flag} applies to a folder of configs, not to one config`);
   // found before staging, not after
   if (values.deps !== undefined) prepareOutFile(values.deps, '--deps');
-  const staged = await stageFile(file, values.out, { ...values, k }, io);
+  const staged = await stageFile(file, values.out, { ...values, k, perPass: values['per-pass'] }, io);
   if (values.deps !== undefined)
     writeOutFile(
       values.deps,
@@ -166,7 +179,12 @@ export async function stageJob(job: StageJob): Promise<JobResult> {
   const lines: string[] = [];
   const quiet: CliIo = { out: () => {}, err: () => {} };
   try {
-    const staged = await stageFile(job.file, job.out, { k: job.k, quiet: true }, quiet);
+    const staged = await stageFile(
+      job.file,
+      job.out,
+      { k: job.k, quiet: true, perPass: job.perPass ?? false },
+      quiet,
+    );
     return { ok: true, name: staged.name, reads: [...staged.reads] };
   } catch (e) {
     const status = reportError(
@@ -182,6 +200,7 @@ export async function stageJob(job: StageJob): Promise<JobResult> {
 /** What `scf stage` prints for one config, besides the progress lines. */
 export interface StageFileOptions {
   readonly k: number;
+  readonly perPass?: boolean | undefined;
   readonly quiet?: boolean | undefined;
   readonly full?: boolean | undefined;
   readonly explain?: boolean | undefined;
@@ -218,6 +237,7 @@ export async function stageFile(
   const secs = (): number => Math.round((Date.now() - started) / 1000);
   const staged = await stageConfigFile(file, outDir, {
     k: opts.k,
+    ...(opts.perPass ? { staging: 'per-pass' as const } : {}),
     onStage: (line) => {
       io.err(line);
       started = Date.now();

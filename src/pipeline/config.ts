@@ -113,6 +113,12 @@ export interface StageConfig {
    */
   readonly math?: MathMode;
   /**
+   * How the pipeline is staged (pipeline.ts): 'whole', one program, the composition of its passes;
+   * 'per-pass', one module per pass; absent or 'auto', whole where its staging converges within
+   * `WHOLE_TRIAL_BUDGET` visits, else per pass (`chooseStaging`).
+   */
+  readonly staging?: StagingMode;
+  /**
    * Where each value is written, by path: `input`, `function`, `pipeline[1]`, `bind`, `bind.a`
    * (the value), `bind.a:key` (the key), `sample`, `sample.a`, …; `''` is the whole object.
    */
@@ -152,6 +158,8 @@ export const CONFIG_CODES = {
   C1012: 'math',
   /** 'entry': an entry config's SCF-lang function (entry-config.ts). */
   C1013: 'entry',
+  /** 'staging': whole-pipeline or per-pass staging. */
+  C1014: 'staging',
 } as const;
 
 export type ConfigCode = keyof typeof CONFIG_CODES;
@@ -248,7 +256,12 @@ export const CONFIG_KEYS = [
   'pe',
   'args',
   'math',
+  'staging',
 ] as const;
+
+/** How a config's pipeline is staged (`StageConfig.staging`). */
+export type StagingMode = 'auto' | 'whole' | 'per-pass';
+const STAGING_MODES: readonly string[] = ['auto', 'whole', 'per-pass'];
 const REQUIRED: readonly string[] = ['input', 'function', 'pipeline'];
 
 const PARSE_MESSAGES: Readonly<Record<string, string>> = {
@@ -296,6 +309,10 @@ export function readConfig(text: string, file: string, files: ConfigFiles): Stag
   if (mathNode !== undefined && mathNode.value !== 'exact' && mathNode.value !== 'finite')
     r.fail(mathNode, 'C1012', `'math' is "exact" (the default) or "finite"`);
   const math = mathNode?.value as MathMode | undefined;
+  const stagingNode = byKey.get('staging');
+  if (stagingNode !== undefined && !STAGING_MODES.includes(stagingNode.value))
+    r.fail(stagingNode, 'C1014', `'staging' is "auto" (the default), "whole" or "per-pass"`);
+  const staging = stagingNode?.value as StagingMode | undefined;
   const argsNode = byKey.get('args');
   const args = argsNode === undefined ? undefined : r.args(argsNode, bind);
   return {
@@ -310,6 +327,7 @@ export function readConfig(text: string, file: string, files: ConfigFiles): Stag
     ...(sample !== undefined ? { sample: recordOf(sample) } : {}),
     ...(args !== undefined ? { args: recordOf(args) } : {}),
     ...(math !== undefined ? { math } : {}),
+    ...(staging !== undefined ? { staging } : {}),
     positions: r.positions,
   };
 }

@@ -64,8 +64,15 @@ export {
   type PipelineOptions as StagePipelineOptions,
   type PipelineProgress,
   type PipelineStage,
+  chooseStaging,
+  composable,
+  type Staging,
   stagePipeline,
+  stageWhole,
+  WHOLE_PASS_NAME,
+  WHOLE_TRIAL_BUDGET,
 } from './pipeline.js';
+export { composedName, type Materialization, WHOLE_ENTRY } from './compose.js';
 export {
   ABBREVIATED_NOTE,
   ELIDED,

@@ -21,6 +21,7 @@ import { K, type PeStats } from '../partial-eval/index.js';
 import { readSourceFile, recordSourceReads } from '../common/index.js';
 import { BUILD_RECORD_SUFFIX, type BuildRecord, buildRecord, writeBuildRecord } from './build-record.js';
 import type { StageConfig } from './config.js';
+import type { Staging } from './pipeline.js';
 import { loadConfig } from './config-files.js';
 import { isEntryConfigText, type LoadedEntry, loadEntry, loadEntryConfig } from './entry-config.js';
 import { stageConfig } from './stage-config.js';
@@ -32,6 +33,8 @@ import { type WrittenFiles, writeStaged } from './write.js';
 export interface StageFileOptions {
   /** The partial evaluator's call-chain bound (default 2). */
   readonly k?: number;
+  /** How a kernel config's pipeline is staged, over its `staging` (`--per-pass`). */
+  readonly staging?: Staging;
   /** A line per pass started and staged (a kernel config), or when the entry starts. */
   readonly onStage?: (line: string) => void;
   /** A kernel config's progress, every ~100,000 visits of the partial evaluator. */
@@ -121,6 +124,7 @@ async function stageKernelFile(
   try {
     result = await stageConfig(loaded, {
       ...(opts.k !== undefined ? { k: opts.k } : {}),
+      ...(opts.staging !== undefined ? { staging: opts.staging } : {}),
       ...(opts.onStage ? { onStage: opts.onStage } : {}),
       ...(opts.onKernelWork ? { onWork: opts.onKernelWork } : {}),
     });

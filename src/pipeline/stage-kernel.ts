@@ -26,7 +26,7 @@ import {
 } from '../optimizers/index.js';
 import { ConfigError, configError, type StageConfig } from './config.js';
 import { kernelLanguage } from './languages.js';
-import { type PipelineProgress, type PipelineStage, stagePipeline } from './pipeline.js';
+import { chooseStaging, type PipelineProgress, type PipelineStage, type Staging } from './pipeline.js';
 
 export interface StagedConfig {
   readonly config: StageConfig;
@@ -44,6 +44,8 @@ export interface StageProgressOptions {
   readonly onProgress?: (p: PipelineProgress) => void;
   /** Called every ~100,000 visits of the partial evaluator, with the pass being staged. */
   readonly onWork?: (pass: string, index: number, total: number, stats: PeStats) => void;
+  /** How the pipeline is staged, over the config's `staging` (`scf stage --per-pass`). */
+  readonly staging?: Staging;
 }
 
 /**
@@ -74,10 +76,18 @@ export function stageKernel(
   const tables = { subject: ctors, formals: formalCtors };
   const [funAbs, formalsAbs] = kernelLanguage.describe(fun, config, tables) as [AbsValue, AbsValue];
   tryUserPasses(config, passes, program);
+  const mode = opts.staging ?? config.staging ?? 'auto';
+  if (mode === 'whole' && !passes.every((p) => p.builtin))
+    throw configError(
+      config,
+      'staging',
+      `"whole" stages built-in passes only: a user's pass has its output checked between passes; stage this pipeline "per-pass" (or "auto")`,
+      'C1014',
+    );
   let staging = -1;
   let stages: PipelineStage[];
   try {
-    stages = stagePipeline(funAbs, formalsAbs, passes, {
+    stages = chooseStaging(funAbs, formalsAbs, passes, mode, {
       pe: {
         k: opts.k ?? K,
         ...config.pe,

@@ -12,7 +12,7 @@ import type { AbsValue } from '../abstract-values/index.js';
 import { assertNever } from '../common/index.js';
 import { GROW_CAP, type PeEvent, SPEC_FUEL, UNFOLD_DEPTH } from '../partial-eval/index.js';
 import { baseName } from './config.js';
-import type { PipelineStage } from './pipeline.js';
+import { type PipelineStage, WHOLE_TRIAL_BUDGET } from './pipeline.js';
 import { kernelLanguage } from './languages.js';
 /**
  * I1, I2, … in Fig. 6 notation, one block per stage; big unions cut short unless `full`
@@ -22,11 +22,16 @@ export function describeStages(stages: readonly PipelineStage[], full = false): 
   const out: string[] = [];
   const print = (v: AbsValue): string => kernelLanguage.printAbstract(v, full);
   stages.forEach((s, i) => {
-    out.push(`(* I${i + 1}: input of ${s.pass.name} *)\n${print(s.input[0] as AbsValue)}`);
+    const of = s.composed
+      ? `the whole pipeline ${s.composed.map((p) => p.name).join(' → ')}, staged as one program (the kernels between its passes stay inside the staging)`
+      : s.pass.name;
+    out.push(`(* I${i + 1}: input of ${of} *)\n${print(s.input[0] as AbsValue)}`);
   });
   const last = stages[stages.length - 1];
-  if (last)
-    out.push(`(* I${stages.length + 1}: output of ${last.pass.name} *)\n${print(last.result.output)}`);
+  if (last) {
+    const of = (last.composed?.[last.composed.length - 1] ?? last.pass).name;
+    out.push(`(* I${stages.length + 1}: output of ${of} *)\n${print(last.result.output)}`);
+  }
   return `${out.join('\n\n')}\n`;
 }
 
@@ -41,13 +46,22 @@ export function describeStages(stages: readonly PipelineStage[], full = false): 
  */
 export function explainStages(stages: readonly PipelineStage[], pe: PeSettings = {}): string {
   const out: string[] = [];
+  const trial = stages[0]?.wholeTrial;
+  if (trial)
+    out.push(
+      `staged pass by pass: the composition of the passes, tried as one program with a budget of ${WHOLE_TRIAL_BUDGET} visits, stopped on ${trial.stop} (${trial.reason}); so each intermediate kernel (I2, I3, …) is built, as its pass's output, and walked again by the next pass`,
+    );
   for (const s of stages) {
     const r = s.result;
+    const what = s.composed
+      ? `${s.pass.name} (${s.composed.map((p) => p.name).join(' → ')}, staged as one program)`
+      : s.pass.name;
     out.push(
-      `${s.pass.name}: stop ${r.stop}${r.stop === 'fixpoint' ? '' : ` (${r.reason})`}; ${r.peStats.visits} visits, ${r.peStats.specs} specializations, ${r.peStats.residualFuns} residual functions; ${r.events.length} loss(es) of precision`,
+      `${what}: stop ${r.stop}${r.stop === 'fixpoint' ? '' : ` (${r.reason})`}; ${r.peStats.visits} visits, ${r.peStats.specs} specializations, ${r.peStats.residualFuns} residual functions; ${r.events.length} loss(es) of precision`,
     );
+    if (s.composed) out.push(...explainComposition(s));
     if (r.events.length === 0) continue;
-    const own = baseName(s.pass.file).replace(/\.[cm]?ts$/, '');
+    const own = ownModule(s);
     const byFn = new Map<string, Map<string, number>>();
     for (const e of r.events) {
       const counts = byFn.get(e.fn) ?? new Map<string, number>();
@@ -56,9 +70,10 @@ export function explainStages(stages: readonly PipelineStage[], pe: PeSettings =
     }
     const line = (fn: string, counts: Map<string, number>): string =>
       `    ${fn}: ${[...counts].map(([reason, n]) => `${n} × ${reason}`).join(', ')}`;
-    const mine = [...byFn].filter(([fn]) => fn.split('.')[0] === own);
-    const theirs = [...byFn].filter(([fn]) => fn.split('.')[0] !== own);
-    if (mine.length > 0) out.push(`  in ${own}'s own functions:`, ...mine.map(([fn, c]) => line(fn, c)));
+    const mine = [...byFn].filter(([fn]) => own(fn));
+    const theirs = [...byFn].filter(([fn]) => !own(fn));
+    const whose = s.composed ? 'the passes' : `${baseName(s.pass.file).replace(/\.[cm]?ts$/, '')}'s`;
+    if (mine.length > 0) out.push(`  in ${whose} own functions:`, ...mine.map(([fn, c]) => line(fn, c)));
     if (theirs.length > 0)
       out.push(
         `  in functions it calls (scf's helpers: scf/kernel, the prelude):`,
@@ -73,6 +88,56 @@ export function explainStages(stages: readonly PipelineStage[], pe: PeSettings =
     }
   }
   return `${out.join('\n')}\n`;
+}
+
+/** The module of an optimizer's source file (`const-prop` for `optimizers/const-prop.ts`). */
+function moduleOf(file: string): string {
+  return baseName(file).replace(/\.[cm]?ts$/, '');
+}
+
+/**
+ * Whether a function of the stage's program (`const-prop.cpExpr`; in a composition
+ * `2:copy-prop.cyExpr`, pass 2's) is its pass's own rather than a helper it calls.
+ */
+function ownModule(s: PipelineStage): (fn: string) => boolean {
+  if (!s.composed) {
+    const own = moduleOf(s.pass.file);
+    return (fn) => fn.split('.')[0] === own;
+  }
+  const passes = s.composed;
+  return (fn) => {
+    const m = /^(\d+):([^.]*)\./.exec(fn);
+    const p = m ? passes[Number(m[1]) - 1] : undefined;
+    return p !== undefined && moduleOf(p.file) === m?.[2];
+  };
+}
+
+/**
+ * `--explain` on a whole-pipeline stage: between each two passes, whether the intermediate kernel
+ * is built at run time, where (the residual functions in which the earlier pass's code constructs
+ * kernel nodes, `materialized`), and why (what each handles: its specialization key, whose `_`
+ * parameters are not fixed at staging time); or that it is never built.
+ */
+function explainComposition(s: PipelineStage): string[] {
+  const passes = s.composed ?? [];
+  const out = ['  between the passes (each intermediate kernel is an abstract value inside the staging):'];
+  for (let i = 0; i + 1 < passes.length; i++) {
+    const here = (s.materialized ?? []).filter((m) => m.after === i);
+    const between = `${passes[i]?.name} → ${passes[i + 1]?.name}`;
+    if (here.length === 0) {
+      out.push(
+        `    ${between}: never built (what ${passes[i + 1]?.name} reads of it is decided at staging time)`,
+      );
+      continue;
+    }
+    const nodes = here.reduce((n, m) => n + m.nodes, 0);
+    out.push(
+      `    ${between}: materialized where late values reach it: ${nodes} kernel node construction(s) in ${here.length} residual function(s), each specialized to what it handles (a '_' is not fixed at staging time):`,
+    );
+    for (const m of here)
+      out.push(`      ${m.fn}: ${m.nodes} × builds a kernel node; handles ${m.comment ?? '?'}`);
+  }
+  return out;
 }
 
 /** The partial evaluator's settings a config may give (`"pe"`, docs/config.md). */
@@ -106,6 +171,7 @@ export function stageReport(stages: readonly PipelineStage[]): object {
   return {
     passes: stages.map((s) => ({
       pass: s.pass.name,
+      ...(s.composed ? { composes: s.composed.map((p) => p.name), materialized: s.materialized ?? [] } : {}),
       stop: s.result.stop,
       reason: s.result.reason,
       stats: s.result.peStats,

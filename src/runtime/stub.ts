@@ -29,6 +29,9 @@
  *   warns once and runs the unstaged pipeline. `scf stage` writes the stub last
  *   (pipeline/write.ts), so a stage interrupted while rewriting a folder leaves either the old stub
  *   over modules it does not match, which it detects, or a complete new folder.
+ * A pipeline staged as one program (`manifest.staging` is `whole`) has one module for all its
+ * passes, taking the subject and the formals and checking both; everything above holds of it alike
+ * (the manifest still lists every pass: its sources, and the unstaged pipeline's passes).
  * The subject is the stub's own, frozen here (`freeze`), so it is admitted once, on the first
  * staged run; every run admits the formals (on config 8 checking the kernel on every run would be a
  * fifth of the staged pipeline's time). The output of every pass, staged or not, goes through the
@@ -77,6 +80,11 @@ export interface StageManifest {
   /** SHA-256 of the subject (the kernel's function: of its JSON), as its language hashes it. */
   readonly kernel: string;
   readonly passes: readonly ManifestPass[];
+  /**
+   * `whole`: the pipeline was staged as one program, the composition of its passes, into one
+   * module taking the subject and the formals; absent: one module per pass.
+   */
+  readonly staging?: 'whole';
   /**
    * The staged modules, in pipeline order, relative to the stub's folder, each with the SHA-256 of
    * its text before its last line, which states that hash (`stageHashLine`).
@@ -258,8 +266,9 @@ function stageCollector(manifest: StageManifest) {
   const stages: ((...args: unknown[]) => unknown)[] = [];
   let admit: unknown;
   let admitFormals: unknown;
-  // the first pass that takes the formals checks them, when it is not the first pass
-  const formalsAt = manifest.passes.findIndex((p) => p.takesFormals);
+  // the first pass that takes the formals checks them, when it is not the first pass (a whole
+  // pipeline's one module checks the subject and the formals)
+  const formalsAt = manifest.staging === 'whole' ? -1 : manifest.passes.findIndex((p) => p.takesFormals);
   type Admit = (input: unknown[], from?: number) => void;
   return {
     add(i: number, m: StagedModule): LoadedStages | undefined {
@@ -355,10 +364,17 @@ export async function loadStagedModules(
 ): Promise<LoadedStages | DeferredStages> {
   const dir = stubFolder(url);
   const files = manifest.modules;
-  if (files.length !== importers.length || files.length !== manifest.passes.length)
+  const whole = manifest.staging === 'whole';
+  if (files.length !== importers.length)
     return {
       ok: false,
       problem: `the stub names ${importers.length} staged modules, its manifest ${files.length}`,
+    };
+  const expected = whole ? 1 : manifest.passes.length;
+  if (files.length !== expected)
+    return {
+      ok: false,
+      problem: `the manifest names ${files.length} staged modules for ${manifest.passes.length} passes staged ${whole ? 'as one program' : 'pass by pass'} (${expected} expected)`,
     };
   const load = stagedLoader(url);
   if (load !== undefined && files.every((f) => stagedPresent(dir, f.path)))
@@ -493,14 +509,16 @@ export function makePipelineStub<S, V, F>(
       const staged = stagedNow();
       if (!staged.ok) throw new Error(`scf: ${manifest.function}: ${staged.problem}`);
       const core = language.toCore(formals);
-      const input: unknown[] = manifest.passes[0]?.takesFormals ? [subject, core] : [subject];
+      const whole = manifest.staging === 'whole';
+      const input: unknown[] = whole || manifest.passes[0]?.takesFormals ? [subject, core] : [subject];
       // every late value is checked before any staged code runs: the formals by the first pass
       // that takes them (the subject, its own, once)
       staged.admit(input, subjectAdmitted ? 1 : 0);
       staged.admitFormals?.([undefined, core], 1);
       subjectAdmitted = true;
       let out = runStaged(0, input);
-      check(out, 0);
+      // a whole pipeline's one module is every pass: its output is the last pass's
+      check(out, whole ? manifest.passes.length - 1 : 0);
       for (let i = 1; i < staged.stages.length; i++) {
         out = runStaged(i, manifest.passes[i]?.takesFormals ? [out, core] : [out]);
         check(out, i);

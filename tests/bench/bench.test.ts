@@ -52,9 +52,16 @@ describe('scf bench', () => {
       expect(p.inputAbsNodes).toBeGreaterThan(0);
       expect(p.widenedToTop + p.skeletons + p.generalized).toBe(0); // mul_add reaches a fixpoint
     }
+    // the per-pass rows are the per-pass staging's; mul_add stages as one program by default, and
+    // the report has both side by side
     expect(
       c.passes.reduce((n: number, p: { instructions: { staged: number } }) => n + p.instructions.staged, 0),
-    ).toBe(c.instructions.staged);
+    ).toBe(c.perPass.instructions);
+    expect(c.staging).toBe('whole');
+    expect(c.instructions.staged).toBe(c.whole.instructions);
+    expect(c.whole).toMatchObject({ stop: 'fixpoint', equal: true });
+    for (const k of ['stagedUs', 'limitRatio', 'vsPerPass']) expect(c.whole[k], k).toBeGreaterThan(0);
+    expect(c.perPass.limitRatio).toBeGreaterThan(0);
     expect(JSON.parse(readFileSync(save, 'utf8')).configs[0].id).toBe(1);
     const svg = readFileSync(chart, 'utf8');
     expect(svg).toMatch(/^<svg/);
@@ -63,6 +70,7 @@ describe('scf bench', () => {
     const table = formatTable(report);
     expect(table).toContain('(1.9)');
     expect(table).toMatch(/Targets:/);
+    expect(table).toMatch(/^1 mul_add +whole +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+ +fixpoint/m);
     expect(table).toMatch(/^ {2}1 mul_add +const-prop [\d.]+\/(—|[\d.]+) \(0, 0\)/m);
     expect(checkTargets(report.configs).find((t) => t.target.startsWith('staged output'))?.met).toBe(true);
   }, 120_000);

@@ -49,12 +49,17 @@ const IDENTITY_PASS =
 
 let n = 0;
 /** A fresh folder with the kernel and a config `{ pipeline, bind }` in it; returns the config's path. */
-function project(pipeline: readonly string[], bind: Record<string, unknown>, sub = ''): string {
+function project(
+  pipeline: readonly string[],
+  bind: Record<string, unknown>,
+  sub = '',
+  extra: Record<string, unknown> = {},
+): string {
   const dir = path.join(TMP, `p${n++}`, sub);
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, 'input.c'), KERNEL);
   const config = path.join(dir, 'c.json');
-  writeFileSync(config, JSON.stringify({ input: 'input.c', function: 'mul_add', pipeline, bind }));
+  writeFileSync(config, JSON.stringify({ input: 'input.c', function: 'mul_add', pipeline, bind, ...extra }));
   return config;
 }
 
@@ -107,10 +112,15 @@ describe('names that reach generated code', () => {
   });
 });
 
-describe('staged folders that could lie', () => {
-  const config = project(['const-prop', 'copy-prop', 'dae'], { a: "'Int" });
-  const base = path.join(TMP, 'base');
-  const module = 'mul_add.const-prop.staged.mjs';
+// the same lies told to a folder staged pass by pass and to one staged as one program (the
+// composition of its passes, one module: what mul_add's pipeline stages to by default)
+describe.each([
+  ['per-pass', 'mul_add.const-prop.staged.mjs', 'mul_add.dae.staged.mjs'],
+  ['whole', 'mul_add.whole.staged.mjs', 'mul_add.whole.staged.mjs'],
+])('staged folders that could lie, staged %s', (staging, module, last) => {
+  const pipeline = ['const-prop', 'copy-prop', 'dae'];
+  const config = project(pipeline, { a: "'Int" }, '', { staging });
+  const base = path.join(TMP, `base-${staging}`);
 
   it('an untouched folder runs staged', async () => {
     await stage(config, base);
@@ -127,9 +137,7 @@ describe('staged folders that could lie', () => {
     expect(r.staged).toBe(false);
     expect((globalThis as { EDITED?: unknown }).EDITED).toBeUndefined();
     expect(r.warnings).toEqual([
-      expect.stringMatching(
-        /mul_add\.const-prop\.staged\.mjs is not the one staged with this stub\); re-stage/,
-      ),
+      expect.stringContaining(`${module} is not the one staged with this stub); re-stage`),
     ]);
   });
 
@@ -139,15 +147,15 @@ describe('staged folders that could lie', () => {
     writeFileSync(file, readFileSync(file, 'utf8').slice(0, 100));
     expect((await specialize(cut, { a: 3 })).staged).toBe(false);
     const gone = copyOf(base);
-    rmSync(path.join(gone, 'mul_add.dae.staged.mjs'));
+    rmSync(path.join(gone, last));
     const r = await specialize(gone, { a: 3 });
     expect(r.staged).toBe(false);
-    expect(r.warnings[0]).toMatch(/mul_add\.dae\.staged\.mjs is missing/);
+    expect(r.warnings[0]).toContain(`${last} is missing`);
   });
 
   it("another stage's modules under the old stub (a stage killed before its stub was renamed)", async () => {
     const other = path.join(TMP, 'other');
-    await stage(project(['const-prop', 'copy-prop', 'dae'], { a: 2 }), other);
+    await stage(project(pipeline, { a: 2 }, '', { staging }), other);
     const out = copyOf(base);
     for (const f of readdirSync(other).filter((f) => f.endsWith('.staged.mjs'))) {
       writeFileSync(path.join(out, f), readFileSync(path.join(other, f)));
@@ -157,10 +165,43 @@ describe('staged folders that could lie', () => {
     expect(r.warnings[0]).toMatch(/is not the one staged with this stub/);
   });
 
+  it('a stub of the other staging over these modules (a folder mixing the two)', async () => {
+    const other = path.join(TMP, `other-staging-${staging}`);
+    await stage(
+      project(pipeline, { a: "'Int" }, '', { staging: staging === 'whole' ? 'per-pass' : 'whole' }),
+      other,
+    );
+    // the other stub, with these modules beside it and the other's too: its manifest's hashes
+    // name its own modules, which are not these
+    const out = copyOf(base);
+    writeFileSync(path.join(out, 'mul_add.stub.mjs'), readFileSync(path.join(other, 'mul_add.stub.mjs')));
+    const r = await specialize(out, { a: 3 });
+    expect(r.staged).toBe(false);
+    expect(r.warnings[0]).toMatch(/is missing|is not the one staged with this stub/);
+    // its manifest's staging says how many modules it names: a whole stub naming per-pass modules
+    // (or the reverse) is refused before any is read
+    const mixed = copyOf(base);
+    const stub = readFileSync(path.join(mixed, 'mul_add.stub.mjs'), 'utf8');
+    const flipped =
+      staging === 'whole'
+        ? stub.replace('"staging":"whole",', '')
+        : stub.replace('"kernel":', '"staging":"whole","kernel":');
+    expect(flipped).not.toBe(stub);
+    writeFileSync(path.join(mixed, 'mul_add.stub.mjs'), flipped);
+    const m = await specialize(mixed, { a: 3 });
+    expect(m.staged).toBe(false);
+    expect(m.warnings[0]).toMatch(
+      /the manifest names \d staged modules for 3 passes staged (as one program|pass by pass)/,
+    );
+  });
+
   it('re-staging a folder with a shorter pipeline removes the modules the stub no longer names', async () => {
     const out = copyOf(base);
     await stage(project(['const-prop'], { a: "'Int" }), out);
-    expect(readdirSync(out).filter((f) => f.endsWith('.staged.mjs'))).toEqual([module]);
+    // (a pipeline of one pass is staged pass by pass, however the longer one was)
+    expect(readdirSync(out).filter((f) => f.endsWith('.staged.mjs'))).toEqual([
+      'mul_add.const-prop.staged.mjs',
+    ]);
     expect((await specialize(out, { a: 5 })).staged).toBe(true);
   });
 });
@@ -364,7 +405,7 @@ describe('odd things where the lock or a module should be', () => {
 
   it('a module replaced by a FIFO or a link to /dev/zero is not imported: a warning, the unstaged result', async () => {
     const base = path.join(TMP, `odd-module${n++}`);
-    await stage(project(['const-prop', 'dae'], { a: "'Int" }), base);
+    await stage(project(['const-prop', 'dae'], { a: "'Int" }, '', { staging: 'per-pass' }), base);
     for (const make of [
       (m: string) => execFileSync('mkfifo', [m]),
       (m: string) => symlinkSync('/dev/zero', m),

@@ -444,10 +444,10 @@ console.log(JSON.stringify(out));
   it('a cache entry edited, truncated, or staged by another scf is staged again', () => {
     const dir = entryDir('conv.json');
     const rebuild = (): BuildResult => build('esbuild', 'conv.mjs', 'out/esbuild-node.mjs', 'node');
-    const module = path.join(dir, 'mul_add.dae.staged.mjs');
+    const module = path.join(dir, 'mul_add.whole.staged.mjs');
     const original = readFileSync(module, 'utf8');
     writeFileSync(module, `${original}// edited\n`);
-    expect(rebuild().events[0]?.staged).toBe('mul_add.dae.staged.mjs was edited');
+    expect(rebuild().events[0]?.staged).toBe('mul_add.whole.staged.mjs was edited');
     expect(readFileSync(module, 'utf8')).toBe(original);
     writeFileSync(path.join(dir, 'mul_add.stub.mjs'), '');
     expect(rebuild().events[0]?.staged).toBe('mul_add.stub.mjs was edited');

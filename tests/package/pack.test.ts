@@ -305,7 +305,7 @@ describe('the packed package, installed in an app without its optional peers', (
     );
     // a staged module edited in the app never runs: the stub warns and runs the unstaged pipeline
     cpSync(path.join(APP, 'staged'), path.join(APP, 'tampered'), { recursive: true });
-    const module = path.join(APP, 'tampered/mul_add.const-prop.staged.mjs');
+    const module = path.join(APP, 'tampered/mul_add.whole.staged.mjs');
     writeFileSync(module, `globalThis.TAMPERED = 1;\n${readFileSync(module, 'utf8')}`);
     const tampered = node(
       '--input-type=module',
@@ -314,7 +314,7 @@ describe('the packed package, installed in an app without its optional peers', (
     );
     expect(tampered.code, tampered.err).toBe(0);
     expect(JSON.parse(tampered.out)).toEqual({ staged: false, ran: 0 });
-    expect(tampered.err).toMatch(/mul_add\.const-prop\.staged\.mjs is not the one staged with this stub/);
+    expect(tampered.err).toMatch(/mul_add\.whole\.staged\.mjs is not the one staged with this stub/);
   });
 
   it("a stub's import loads scf's bundled runtime alone and reads no file; its first call reads and checks", () => {

@@ -63,8 +63,9 @@ beforeAll(async () => {
     bind: { m: "'Int" },
     sample: { m: 2 },
   });
-  unfolded = await stageConfig(config);
-  paper = await stageConfig({ ...config, pe: { unfoldDepth: 0 } });
+  // I2 is const-prop's output: the passes staged one by one
+  unfolded = await stageConfig(config, { staging: 'per-pass' });
+  paper = await stageConfig({ ...config, pe: { unfoldDepth: 0 } }, { staging: 'per-pass' });
 }, 60_000);
 
 const I2 = [

@@ -27,8 +27,9 @@ let paperStaged: StagedConfig;
 beforeAll(async () => {
   await loadKernelParser();
   const config = loadConfig(path.join(ROOT, 'configs/table2/01-mul_add.json'));
-  staged = await stageConfig(config);
-  paperStaged = await stageConfig({ ...config, pe: { unfoldDepth: 0 } });
+  // the paper's figures are of the passes staged one by one (I2, I3 between them)
+  staged = await stageConfig(config, { staging: 'per-pass' });
+  paperStaged = await stageConfig({ ...config, pe: { unfoldDepth: 0 } }, { staging: 'per-pass' });
 });
 
 describe('Fig. 6: the abstract results of staged constant and copy propagation', () => {

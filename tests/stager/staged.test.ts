@@ -3,7 +3,10 @@
  * Table 2, the fusion configurations (configs/fusion: pipelines ending in staged fusion) the kernel suite (configs/kernel) and the late-shape benchmark's own configs (configs/late: a user's pass between constant and copy propagation), the staged pipeline returns exactly what the unstaged pipeline returns, on random
  * members of the early-stage description drawn from the abstract value itself (fast-check,
  * `arbMember`); inputs outside the description are detected (`InputNotAdmitted`) and the stub
- * then runs the unstaged pipeline, so nothing is ever optimized wrongly.
+ * then runs the unstaged pipeline, so nothing is ever optimized wrongly. Each config is staged as
+ * `scf stage` stages it by default: as one program where the composition of its passes converges
+ * (a whole-pipeline stub, one module), else pass by pass (tests/pipeline/whole.test.ts stages the
+ * others whole too).
  *
  * Results are compared with `isDeepStrictEqual` (SameValue on numbers), so a -0 folded into a 0
  * counts as a difference. Each configuration is staged in-process, written to a temporary folder and its stub imported,
