@@ -503,22 +503,24 @@ export function makePipelineStub<S, V, F>(
   // on demand), or it has none
   const fallbackReady = (): boolean =>
     passes !== undefined || source.loaded() || !manifest.passes.some((p) => p.builtin);
+  // a whole pipeline's one module takes the formals and is every pass (its output the last's)
+  const whole = manifest.staging === 'whole';
+  const firstTakesFormals = whole || manifest.passes[0]?.takesFormals === true;
+  const firstOutputOf = whole ? manifest.passes.length - 1 : 0;
   const stub: PipelineStub<S, V, F> = {
     formalsOf: (values) => language.formals(subject, values),
     stagedPipeline(formals) {
       const staged = stagedNow();
       if (!staged.ok) throw new Error(`scf: ${manifest.function}: ${staged.problem}`);
       const core = language.toCore(formals);
-      const whole = manifest.staging === 'whole';
-      const input: unknown[] = whole || manifest.passes[0]?.takesFormals ? [subject, core] : [subject];
+      const input: unknown[] = firstTakesFormals ? [subject, core] : [subject];
       // every late value is checked before any staged code runs: the formals by the first pass
       // that takes them (the subject, its own, once)
       staged.admit(input, subjectAdmitted ? 1 : 0);
       staged.admitFormals?.([undefined, core], 1);
       subjectAdmitted = true;
       let out = runStaged(0, input);
-      // a whole pipeline's one module is every pass: its output is the last pass's
-      check(out, whole ? manifest.passes.length - 1 : 0);
+      check(out, firstOutputOf);
       for (let i = 1; i < staged.stages.length; i++) {
         out = runStaged(i, manifest.passes[i]?.takesFormals ? [out, core] : [out]);
         check(out, i);
