@@ -27,6 +27,12 @@
  *   the two are one kernel).
  * - `specializeUs`: the staged pipeline (the stub's `specialize`) against the unstaged one, side by
  *   side, µs per call.
+ * - `readyUs`: late values known → kernel ready, for values of a shape compiled before (the
+ *   sample's floats scaled afresh each call): `TieredKernels.specializedKernel`, i.e. the staged
+ *   pipeline, finding the compiled template of the output's shape and binding its constants, µs
+ *   per call; `shape` as applications get it (one walk of the output, src/target/shape.ts),
+ *   `template` making each output's template afresh to find it (`findTemplate: 'template'`), side
+ *   by side.
  * - `equal`: every output of both kernels equal, element for element, to the reference
  *   evaluator's on the original kernel with the same arguments (`maxAbsDiff` and `maxUlps` say by
  *   how much where not). The report's `equal` asks that of the JS back end, and of a GPU only
@@ -127,6 +133,8 @@ export interface KernelConfigReport {
   /** Why there is no `webgpu` entry. */
   readonly noWebgpu?: string;
   readonly specializeUs: { readonly staged: number; readonly unstaged: number };
+  /** Values known → kernel ready for a shape compiled before (see the header); absent under 'webgpu'. */
+  readonly readyUs?: { readonly shape: number; readonly template: number };
   /** The JS back end's outputs identical to the reference's, the GPU's `withinTolerance`. */
   readonly equal: boolean;
   /** What the sample's specialization left generic (`specializationNotes`). */
@@ -159,6 +167,11 @@ export const REPEAT_TARGET_MS = 4;
 /** …or reaches this. */
 export const MAX_REPEAT = 20480;
 
+/** Value sets `readyTimes` cycles through, more than any cache by values holds. */
+const READY_VALUE_SETS = 4096;
+/** Calls per timed batch of `readyTimes`. */
+const READY_BATCH = 40;
+
 export const KERNEL_CONFIG_METHOD =
   'one process; the config staged once and its stub imported; medians over rounds, the kernels in rotating order after ' +
   '2 warm-up runs each; runMs on the JS back end = the compiled function on arguments converted once (50 ms batches); ' +
@@ -167,7 +180,8 @@ export const KERNEL_CONFIG_METHOD =
   `R calibrated so that difference is at least ${REPEAT_TARGET_MS} ms and T of one run (runTimer "repeat"), ` +
   'inputs on the device; roundTripMs = one call with upload and read back; firstResultMs with fresh values per sample, ' +
   'the four ways in the rows of a Williams Latin square (each follows each other equally often) ' +
-  "(the sample's floats scaled by 1 + k·2^-20); outputs compared with the reference evaluator's, element for element " +
+  "(the sample's floats scaled by 1 + k·2^-20); readyUs = specializedKernel for fresh values of the sample's shape, " +
+  `batches of ${READY_BATCH} calls, the two ways alternated; outputs compared with the reference evaluator's, element for element ` +
   `(a GPU's within ${GPU_ULPS} ulps of the value or of the data's scale, plus the WGSL bound of the math functions it calls).`;
 
 /**
@@ -237,6 +251,39 @@ async function alternateAsync<K extends string>(
     }
   }
   return Object.fromEntries(keys.map((k, i) => [k, median(times[i] as number[])])) as Record<K, number>;
+}
+
+/**
+ * `readyUs` (see the header): `specializedKernel` on the JS back end for fresh values of the
+ * sample's shape, the compiled template found by shape against made afresh, µs per call.
+ */
+async function readyTimes(
+  stub: LoadedStub,
+  values: Readonly<Record<string, ArgValue>>,
+  ints: ReadonlySet<string>,
+): Promise<{ shape: number; template: number }> {
+  const genericFun = stub.unstagedPipeline(stub.formalsOf({}));
+  const generic = await compileFor(genericFun, 'js');
+  const source: TierSource = {
+    fun: stub.FUN,
+    generic: genericFun,
+    specialize: (v) => stub.specialize(v as Bindings).fun,
+  };
+  const sets = Array.from({ length: READY_VALUE_SETS }, (_, k) => freshValues(values, ints, k + 1));
+  let next = 0;
+  const batch = (tiers: TieredKernels) => async () => {
+    for (let i = 0; i < READY_BATCH; i++)
+      await tiers.specializedKernel(sets[next++ % sets.length] as Bindings);
+  };
+  const ways = {
+    shape: TieredKernels.withGeneric(source, { backend: 'js' }, generic),
+    template: TieredKernels.withGeneric(source, { backend: 'js', findTemplate: 'template' }, generic),
+  };
+  // the sample's shape compiled by each before the timing
+  for (const t of Object.values(ways)) await t.specializedKernel(values);
+  const ms = await alternateAsync({ shape: batch(ways.shape), template: batch(ways.template) }, 15);
+  const us = (x: number) => Math.round((x * 1000 * 10) / READY_BATCH) / 10;
+  return { shape: us(ms.shape), template: us(ms.template) };
 }
 
 const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : Number.POSITIVE_INFINITY);
@@ -482,6 +529,7 @@ export async function runKernelConfigBench(
       15,
       20,
     );
+    const ready = opts.backend === 'webgpu' ? undefined : await readyTimes(stub, values, ints);
     return {
       config: file,
       id: configId(config),
@@ -490,6 +538,7 @@ export async function runKernelConfigBench(
       backends: { ...(js ? { js } : {}), ...(webgpu ? { webgpu } : {}) },
       ...(noWebgpu !== undefined ? { noWebgpu } : {}),
       specializeUs: { staged: pipe.staged, unstaged: pipe.unstaged },
+      ...(ready ? { readyUs: ready } : {}),
       equal: (js?.equal ?? true) && (webgpu?.withinTolerance ?? true),
       notes: specializationNotes(stub.specialize(values as Bindings).fun, programOf(stub.FUN)),
       machine: machineInfo(),
@@ -529,6 +578,11 @@ export function formatKernelConfigReport(r: KernelConfigReport): string {
   for (const note of r.notes) lines.push(`  note: ${note}`);
   lines.push(
     `  specialize: staged ${r.specializeUs.staged.toFixed(1)} µs, unstaged ${r.specializeUs.unstaged.toFixed(1)} µs (${ratio(r.specializeUs.unstaged, r.specializeUs.staged)}×)`,
+    ...(r.readyUs
+      ? [
+          `  values known → kernel ready (a shape compiled before): by shape ${r.readyUs.shape.toFixed(1)} µs, making its template afresh ${r.readyUs.template.toFixed(1)} µs (${ratio(r.readyUs.template, r.readyUs.shape)}×)`,
+        ]
+      : []),
   );
   return lines.join('\n');
 }

@@ -43,6 +43,7 @@ import { type Bindings, specializationNotes } from '../optimizers/index.js';
 import type { LoadedStub } from '../pipeline/index.js';
 import { compileKernelJs } from './js.js';
 import type { GpuRunOptions, GpuRuntime } from './webgpu.js';
+import { learnShape, type Shape, shapeOf } from './shape.js';
 import { floatConstants, kernelTemplate } from './template.js';
 import { planKernelWgsl } from './wgsl.js';
 
@@ -85,6 +86,12 @@ export interface TierOptions {
    * is compiled on its own, float constants as literals.
    */
   readonly templates?: boolean;
+  /**
+   * How a specialized program finds its compiled template: by its shape, one walk that builds
+   * nothing (shape.ts; 'shape', the default), or by making its template afresh each time
+   * ('template', template.ts's two walks: a benchmark's baseline). Both find the same kernels.
+   */
+  readonly findTemplate?: 'shape' | 'template';
 }
 
 /** A program of `fun` and its callees: what the back ends compile. */
@@ -215,8 +222,10 @@ export class TieredKernel {
 /** The generic kernel of a staged function and its tiered handles, cached by late values. */
 export class TieredKernels {
   private readonly cache = new Map<string, TieredKernel>();
-  /** Compiled templates by key (template.ts), least recently used first out. */
+  /** Compiled templates by key (template.ts, or shape.ts's `keyOf`), least recently used first out. */
   private readonly templates = new Map<string, Promise<ReadyKernel>>();
+  /** What each shape met needs of its template (null: no template for it), least recently used first out. */
+  private readonly shapes = new Map<string, Shape | null>();
   /** The generic kernel's float constants, which templates keep as literals. */
   private keep: Set<number> | undefined;
 
@@ -277,20 +286,21 @@ export class TieredKernels {
       kernel: await compileProgram(program, fun.name, this.options.backend),
       template: false,
     });
+    if (this.options.templates === false) return plain();
     this.keep ??= floatConstants(programOf(this.source.generic));
-    const t = this.options.templates === false ? undefined : kernelTemplate(program, fun.name, this.keep);
-    if (t === undefined) return plain();
-    let compiled = this.templates.get(t.key);
+    const found = this.findTemplate(program, fun.name, this.keep);
+    if (found === undefined) return plain();
+    let compiled = this.templates.get(found.key);
     if (compiled === undefined) {
-      const lifted = t.lifted();
+      const lifted = kernelTemplate(program, fun.name, this.keep)?.lifted();
       if (lifted === undefined) return plain();
       compiled = compileProgram(lifted, fun.name, this.options.backend);
       // a failed compile is not kept: the next set of values of this shape tries again
       compiled.catch(() => {
-        if (this.templates.get(t.key) === compiled) this.templates.delete(t.key);
+        if (this.templates.get(found.key) === compiled) this.templates.delete(found.key);
       });
     }
-    setRecent(this.templates, t.key, compiled, this.cacheSize);
+    setRecent(this.templates, found.key, compiled, this.cacheSize);
     let kernel: ReadyKernel;
     try {
       kernel = await compiled;
@@ -298,7 +308,27 @@ export class TieredKernels {
       // what the template cannot do (a device's limit on arguments), the program as it is may
       return plain();
     }
-    return { kernel: withConstants(kernel, fun.name, t.constants), template: true };
+    return { kernel: withConstants(kernel, fun.name, found.constants), template: true };
+  }
+
+  /**
+   * The key of `program`'s compiled template and its constants (`findTemplate`): by its shape,
+   * learnt the first time it is met (shape.ts), or from its template made afresh.
+   */
+  private findTemplate(
+    program: Program,
+    entry: string,
+    keep: ReadonlySet<number>,
+  ): { key: string; constants: Readonly<Record<string, number>> } | undefined {
+    if (this.options.findTemplate === 'template') return kernelTemplate(program, entry, keep);
+    const shape = shapeOf(program, entry, keep);
+    if (shape === undefined) return undefined;
+    let known = this.shapes.get(shape.text);
+    if (known === undefined) known = learnShape(program, entry, keep, shape);
+    setRecent(this.shapes, shape.text, known, this.cacheSize);
+    return known === null
+      ? undefined
+      : { key: known.keyOf(shape.holes), constants: known.constantsOf(shape.holes) };
   }
 }
 
