@@ -19,14 +19,20 @@
  * parameter takes are literals the template leaves in place (neutral elements, ⊕'s literals,
  * literal-only subexpressions, recursive functions', functions the entry does not reach); their
  * values are part of the key of the compiled kernel (`Shape.keyOf`, which names the shape by a
- * number of its own rather than by its text, so a key is short).
+ * number of its own rather than by its text, so a key is short). Quicker still, `matchShape`
+ * compares a program with one met before, side by side, stopping at the first difference and
+ * skipping a subtree the two hold as one object: a staged pipeline returns what it knew early as
+ * the same objects on every call, so only what the late values built is walked (a `TieredKernels`
+ * tries the last program of each of its few most recent shapes before writing the text).
  *
  * Invariants. Which literals template.ts lifts, how it numbers them and what it names their
  * parameters depend only on what the shape text holds — the program's structure, names and
  * labels, and which literals `keep` holds — never on the values in the `h` holes; and no tag is a
  * kept value or -0. So the probe's parameters are those of every program of its shape, and for
  * each: `constantsOf(holes)` equals `kernelTemplate(program, entry, keep).constants`, and
- * `keyOf(holes)` fixes the lifted program (tests/target/shape.test.ts checks both). The walk is
+ * `keyOf(holes)` fixes the lifted program (tests/target/shape.test.ts checks both). `matchShape`
+ * matches exactly where `shapeOf` writes one text for both programs, and gives `shapeOf`'s holes
+ * (a shared subtree's holes are the earlier program's, the same values). The walk is
  * bounded as template.ts's: past MAX_TREE_DEPTH levels (depth.ts) there is no shape.
  */
 import { mapChildren, maxTreeDepth, type Program, slotsOf } from '../kernel/index.js';
@@ -87,6 +93,66 @@ export function shapeOf(program: Program, entry: string, keep: ReadonlySet<numbe
     return true;
   };
   return walk(program, 0) ? { text, holes } : undefined;
+}
+
+/** How many float literals each subtree a comparison skipped holds (a property of the object). */
+const holeCounts = new WeakMap<object, number>();
+
+function holesIn(x: object): number {
+  let n = holeCounts.get(x);
+  if (n !== undefined) return n;
+  n = 0;
+  const node = x as Record<string, unknown>;
+  if (node.kind === 'floatLit') n = 1;
+  else
+    for (const s of slotsOf(x))
+      if (typeof node[s.name] === 'object' && node[s.name] !== null) n += holesIn(node[s.name] as object);
+  holeCounts.set(x, n);
+  return n;
+}
+
+/**
+ * The holes of `program` where it has the shape of `seen` (a program `shapeOf` walked, with its
+ * `holes`), else undefined: one walk of both side by side that stops at the first difference and
+ * skips a subtree the two hold as one object (its holes are `seen`'s), so a staged pipeline's
+ * output, whose parts known early are the same objects on every call, is walked only where the
+ * late values built it. Two programs match exactly where `shapeOf` writes one text for both.
+ */
+export function matchShape(
+  program: Program,
+  seen: Program,
+  seenHoles: readonly number[],
+  keep: ReadonlySet<number>,
+): number[] | undefined {
+  const holes: number[] = [];
+  const same = (x: object, y: object): boolean => {
+    if (x === y) {
+      const n = holesIn(y);
+      for (let i = holes.length, end = i + n; i < end; i++) holes.push(seenHoles[i] as number);
+      return true;
+    }
+    const a = x as Record<string, unknown>;
+    const b = y as Record<string, unknown>;
+    if (a.kind !== b.kind) return false;
+    if (a.kind === 'floatLit') {
+      const v = a.value as number;
+      const w = b.value as number;
+      const k = kept(v, keep);
+      if (k !== kept(w, keep) || (k && !Object.is(v, w)) || a.lbl !== b.lbl) return false;
+      holes.push(v);
+      return true;
+    }
+    for (const s of slotsOf(y)) {
+      const u = a[s.name];
+      const v = b[s.name];
+      if (typeof v === 'object' && v !== null) {
+        if (typeof u !== 'object' || u === null || !same(u, v)) return false;
+      } else if (!Object.is(u, v)) return false;
+    }
+    return true;
+  };
+  // `seen` was walked within the depth bound, and the walk goes no deeper than `seen`
+  return same(program, seen) ? holes : undefined;
 }
 
 /**

@@ -43,7 +43,7 @@ import { type Bindings, specializationNotes } from '../optimizers/index.js';
 import type { LoadedStub } from '../pipeline/index.js';
 import { compileKernelJs } from './js.js';
 import type { GpuRunOptions, GpuRuntime } from './webgpu.js';
-import { learnShape, type Shape, shapeOf } from './shape.js';
+import { learnShape, matchShape, type Shape, shapeOf } from './shape.js';
 import { floatConstants, kernelTemplate } from './template.js';
 import { planKernelWgsl } from './wgsl.js';
 
@@ -224,8 +224,11 @@ export class TieredKernels {
   private readonly cache = new Map<string, TieredKernel>();
   /** Compiled templates by key (template.ts, or shape.ts's `keyOf`), least recently used first out. */
   private readonly templates = new Map<string, Promise<ReadyKernel>>();
-  /** What each shape met needs of its template (null: no template for it), least recently used first out. */
-  private readonly shapes = new Map<string, Shape | null>();
+  /**
+   * Each shape met, by text (shape.ts): what its template needs (null: no template for it) and the
+   * last program of it, which the next programs are compared with; least recently used first out.
+   */
+  private readonly shapes = new Map<string, KnownShape>();
   /** The generic kernel's float constants, which templates keep as literals. */
   private keep: Set<number> | undefined;
 
@@ -321,16 +324,56 @@ export class TieredKernels {
     keep: ReadonlySet<number>,
   ): { key: string; constants: Readonly<Record<string, number>> } | undefined {
     if (this.options.findTemplate === 'template') return kernelTemplate(program, entry, keep);
-    const shape = shapeOf(program, entry, keep);
-    if (shape === undefined) return undefined;
-    let known = this.shapes.get(shape.text);
-    if (known === undefined) known = learnShape(program, entry, keep, shape);
-    setRecent(this.shapes, shape.text, known, this.cacheSize);
-    return known === null
-      ? undefined
-      : { key: known.keyOf(shape.holes), constants: known.constantsOf(shape.holes) };
+    const found = this.matchKnown(program, entry, keep) ?? this.learn(program, entry, keep);
+    if (found === undefined || found.known.shape === null) return undefined;
+    const { shape } = found.known;
+    return { key: shape.keyOf(found.holes), constants: shape.constantsOf(found.holes) };
+  }
+
+  /** The holes of `program` where it has the shape of one of the last programs met (shape.ts's `matchShape`). */
+  private matchKnown(
+    program: Program,
+    entry: string,
+    keep: ReadonlySet<number>,
+  ): { known: KnownShape; holes: readonly number[] } | undefined {
+    // the most recent first, a few: past them the shape's text is the quicker way
+    const recent = [...this.shapes.values()].slice(-MATCH_TRIES).reverse();
+    for (const known of recent) {
+      if (known.entry !== entry) continue;
+      const holes = matchShape(program, known.program, known.holes, keep);
+      if (holes === undefined) continue;
+      setRecent(this.shapes, known.text, { ...known, program, holes }, this.cacheSize);
+      return { known, holes };
+    }
+    return undefined;
+  }
+
+  /** `program`'s shape by its text, learnt if it is new (shape.ts). */
+  private learn(
+    program: Program,
+    entry: string,
+    keep: ReadonlySet<number>,
+  ): { known: KnownShape; holes: readonly number[] } | undefined {
+    const text = shapeOf(program, entry, keep);
+    if (text === undefined) return undefined;
+    const shape = this.shapes.get(text.text)?.shape ?? learnShape(program, entry, keep, text);
+    const known: KnownShape = { text: text.text, entry, shape, program, holes: text.holes };
+    setRecent(this.shapes, text.text, known, this.cacheSize);
+    return { known, holes: text.holes };
   }
 }
+
+/** A shape a `TieredKernels` met: its text, what its template needs, the last program of it. */
+interface KnownShape {
+  readonly text: string;
+  readonly entry: string;
+  readonly shape: Shape | null;
+  readonly program: Program;
+  readonly holes: readonly number[];
+}
+
+/** How many of the last shapes met a program is compared with before its shape's text is walked. */
+const MATCH_TRIES = 4;
 
 /**
  * The tiered kernels of a staged stub (`importStub`, or the stub module itself): the generic

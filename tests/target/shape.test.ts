@@ -5,7 +5,8 @@
  * neutral elements, ⊕, literal-only subexpressions, recursive functions; -0, NaN, ±Infinity), on
  * the fusion fixtures after the pipeline, and on a staged pipeline's outputs; programs of other
  * shapes (an int, a name, a kept value changed) get other shape texts; through the tiers, both
- * ways of finding a template give the evaluator's outputs.
+ * ways of finding a template give the evaluator's outputs. Comparing a program with one met
+ * before (`matchShape`) matches exactly where their shape texts agree, with the program's holes.
  */
 import fc from 'fast-check';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -24,7 +25,7 @@ import {
 import { allPasses, runPipeline } from '../../src/optimizers/index.js';
 import { importStub, loadConfig, stageConfig, writeStaged } from '../../src/pipeline/index.js';
 import { programOf, TieredKernels } from '../../src/target/index.js';
-import { learnShape, shapeOf } from '../../src/target/shape.js';
+import { learnShape, matchShape, shapeOf } from '../../src/target/shape.js';
 import { floatConstants, kernelTemplate } from '../../src/target/template.js';
 import { ROOT } from '../optimizers/helpers.js';
 
@@ -48,6 +49,37 @@ function withFloats(program: Program, value: (index: number, old: number) => num
     return mapChildren(node, go);
   };
   return go(program) as Program;
+}
+
+/**
+ * `program` with the float literal at `index` (the walk's order) made `to`, every subtree without
+ * it the same object: two programs sharing what they have in common, as staged outputs do.
+ */
+function withFloatShared(program: Program, index: number, to: number): Program {
+  let i = 0;
+  const go = (x: unknown): unknown => {
+    if (typeof x !== 'object' || x === null) return x;
+    const node = x as { kind?: string; value?: number };
+    if (node.kind === 'floatLit') return i++ === index ? { ...node, value: to } : node;
+    let changed = false;
+    const out = mapChildren(node, (c) => {
+      const d = go(c);
+      if (d !== c) changed = true;
+      return d;
+    });
+    return changed ? out : node;
+  };
+  return go(program) as Program;
+}
+
+/** `matchShape` against `shapeOf`: a match exactly where the texts agree, with `program`'s holes. */
+function matches(program: Program, seen: Program, entry: string, keep: ReadonlySet<number>): void {
+  const a = shapeOf(program, entry, keep);
+  const b = shapeOf(seen, entry, keep);
+  if (a === undefined || b === undefined) return;
+  const got = matchShape(program, seen, b.holes, keep);
+  expect(got !== undefined).toBe(a.text === b.text);
+  if (got !== undefined) expect(got).toEqual(a.holes);
 }
 
 /**
@@ -113,6 +145,11 @@ describe('shapes against templates made afresh', () => {
           // kept values shared by every program, as one TieredKernels's are
           agrees(program, 'kern', new Set(kept), seen);
           agrees(program, 'shift', new Set(kept), seen);
+          // compared with programs of its shape or another, sharing objects with it or not
+          const j = values.findIndex((v) => v !== undefined);
+          const other = withFloatShared(program, Math.max(0, j), values[n - 1 - Math.max(0, j)] ?? 2);
+          for (const seenProgram of [base, other, withFloats(other, (_, v) => v)])
+            matches(program, seenProgram, 'kern', new Set(kept));
         },
       ),
       { numRuns: Math.max(50, RUNS * 2) },
@@ -177,6 +214,8 @@ describe('shapes against templates made afresh', () => {
         return mapChildren(node, go);
       })(base) as Program;
     expect(text(ints(-0))).not.toBe(text(ints(0)));
+    expect(matchShape(ints(-0), ints(0), shapeOf(ints(0), 'kern', keep)?.holes ?? [], keep)).toBeUndefined();
+    expect(matchShape(relabeled, base, shapeOf(base, 'kern', keep)?.holes ?? [], keep)).toBeUndefined();
     expect(printProgram(ints(0))).toBe(printProgram(base));
   });
 });
@@ -212,7 +251,18 @@ describe('shapes through the tiers', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(tap, { minLength: 9, maxLength: 9 }), async (cs) => {
         const taps = Object.fromEntries(cs.map((c, i) => [`c${i}`, c]));
-        agrees(programOf(stub.specialize(taps).fun), 'conv3x3', keep, seen);
+        const program = programOf(stub.specialize(taps).fun);
+        agrees(program, 'conv3x3', keep, seen);
+        // against the sample's output and one of the same taps but one, sharing what is known early
+        matches(
+          program,
+          programOf(stub.specialize(config.sample as Record<string, never>).fun),
+          'conv3x3',
+          keep,
+        );
+        const near = { ...taps, c4: cs[4] === 0 ? 0.5 : 0 };
+        matches(program, programOf(stub.specialize(near).fun), 'conv3x3', keep);
+        matches(program, programOf(stub.specialize(taps).fun), 'conv3x3', keep);
         const args = { img, w: 6, h: 6, ...taps };
         const want = JSON.stringify(evaluate(programOf(stub.FUN), 'conv3x3', args).result);
         for (const tiers of [byShape, byTemplate])
