@@ -44,7 +44,7 @@ import type { LoadedStub } from '../pipeline/index.js';
 import { compileKernelJs } from './js.js';
 import type { GpuRunOptions, GpuRuntime } from './webgpu.js';
 import { learnShape, matchShape, type Shape, shapeOf } from './shape.js';
-import { floatConstants, kernelTemplate } from './template.js';
+import { floatConstants, type KernelTemplate, kernelTemplate } from './template.js';
 import { planKernelWgsl } from './wgsl.js';
 
 /** What a kernel run gives: the returned value and the arrays written through array formals. */
@@ -295,7 +295,7 @@ export class TieredKernels {
     if (found === undefined) return plain();
     let compiled = this.templates.get(found.key);
     if (compiled === undefined) {
-      const lifted = kernelTemplate(program, fun.name, this.keep)?.lifted();
+      const lifted = found.lifted();
       if (lifted === undefined) return plain();
       compiled = compileProgram(lifted, fun.name, this.options.backend);
       // a failed compile is not kept: the next set of values of this shape tries again
@@ -315,19 +315,25 @@ export class TieredKernels {
   }
 
   /**
-   * The key of `program`'s compiled template and its constants (`findTemplate`): by its shape,
-   * learnt the first time it is met (shape.ts), or from its template made afresh.
+   * The key of `program`'s compiled template, its constants and its lifted program
+   * (`findTemplate`): by its shape, learnt the first time it is met (shape.ts), or from its
+   * template made afresh.
    */
   private findTemplate(
     program: Program,
     entry: string,
     keep: ReadonlySet<number>,
-  ): { key: string; constants: Readonly<Record<string, number>> } | undefined {
+  ): Pick<KernelTemplate, 'key' | 'constants' | 'lifted'> | undefined {
     if (this.options.findTemplate === 'template') return kernelTemplate(program, entry, keep);
     const found = this.matchKnown(program, entry, keep) ?? this.learn(program, entry, keep);
     if (found === undefined || found.known.shape === null) return undefined;
     const { shape } = found.known;
-    return { key: shape.keyOf(found.holes), constants: shape.constantsOf(found.holes) };
+    return {
+      key: shape.keyOf(found.holes),
+      constants: shape.constantsOf(found.holes),
+      // made only where this key has no compiled kernel
+      lifted: () => kernelTemplate(program, entry, keep)?.lifted(),
+    };
   }
 
   /** The holes of `program` where it has the shape of one of the last programs met (shape.ts's `matchShape`). */
@@ -356,7 +362,8 @@ export class TieredKernels {
   ): { known: KnownShape; holes: readonly number[] } | undefined {
     const text = shapeOf(program, entry, keep);
     if (text === undefined) return undefined;
-    const shape = this.shapes.get(text.text)?.shape ?? learnShape(program, entry, keep, text);
+    const met = this.shapes.get(text.text);
+    const shape = met !== undefined ? met.shape : learnShape(program, entry, keep, text);
     const known: KnownShape = { text: text.text, entry, shape, program, holes: text.holes };
     setRecent(this.shapes, text.text, known, this.cacheSize);
     return { known, holes: text.holes };

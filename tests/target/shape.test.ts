@@ -13,13 +13,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatDiagnostic } from '../../src/common/index.js';
 import {
   evaluate,
   loadKernelParser,
   mapChildren,
   type Program,
-  parseKernel,
   printProgram,
 } from '../../src/kernel/index.js';
 import { allPasses, runPipeline } from '../../src/optimizers/index.js';
@@ -27,17 +25,13 @@ import { importStub, loadConfig, stageConfig, writeStaged } from '../../src/pipe
 import { programOf, TieredKernels } from '../../src/target/index.js';
 import { learnShape, matchShape, shapeOf } from '../../src/target/shape.js';
 import { floatConstants, kernelTemplate } from '../../src/target/template.js';
-import { ROOT } from '../optimizers/helpers.js';
+import { parseC, ROOT } from '../optimizers/helpers.js';
 
 const RUNS = Number(process.env.SCF_JS_RUNS ?? 100);
 
 beforeAll(() => loadKernelParser());
 
-async function parse(source: string): Promise<Program> {
-  const p = await parseKernel(source, 'k.c');
-  expect(p.diagnostics.map((d) => formatDiagnostic(d, p.sources, false))).toEqual([]);
-  return p.program;
-}
+const parse = async (source: string): Promise<Program> => parseC(source, 'k.c');
 
 /** `program` with its float literals, in the walk's order, given by `value(index, old)`. */
 function withFloats(program: Program, value: (index: number, old: number) => number): Program {
